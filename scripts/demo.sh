@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The warpsmith demo: a realistic CUDA kernel (a shared-memory tiled heat-diffusion step that also
+# reduces the residual with warp shuffles) is compiled to PTX by clang 22, without any CUDA
+# installation, then
+#   1. `warpsmith stats` reports, per kernel, what warpsmith's PTX IR sees (instructions, blocks,
+#      loops, register pressure, launch bounds, shared/local memory);
+#   2. `ptxas -v` reports what NVIDIA's assembler makes of the same PTX on sm_80 and sm_90
+#      (registers, spills, stack, shared memory).
+# Usage: bash scripts/demo.sh            (runs scripts/setup.sh first; nothing is written outside a
+#                                        temporary folder, which is removed at the end)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash scripts/setup.sh
+if ! command -v cargo >/dev/null 2>&1 && [[ -x "$HOME/.cargo/bin/cargo" ]]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+clang="${WARPSMITH_CLANG:-}"
+if [[ -z "$clang" ]]; then
+  for c in /usr/lib/llvm-22/bin/clang "$(command -v clang-22 || true)"; do
+    if [[ -n "$c" && -x "$c" ]]; then clang="$c"; break; fi
+  done
+fi
+ptxas="${WARPSMITH_PTXAS:-$root/.tools/bin/ptxas}"
+[[ -x "$clang" ]] || { echo "demo: clang 22 not found (run scripts/setup.sh)" >&2; exit 1; }
+[[ -x "$ptxas" ]] || { echo "demo: ptxas not found (run scripts/setup.sh)" >&2; exit 1; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/warpsmith-demo.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+cat >"$work/heat.cu" <<'CUDA'
+// One explicit heat-diffusion step on an nx*ny grid with 32x8 thread blocks. Each block stages a
+// (32+2)x(8+2) tile with halo in shared memory, writes the new temperature, and reduces
+// |new - old| over the block (warp shuffles, then shared memory) into one atomicMax per block.
+#define BX 32
+#define BY 8
+
+extern "C" __global__ void __launch_bounds__(BX * BY)
+heat_step(const float *__restrict__ t, float *__restrict__ t_new, unsigned *__restrict__ max_delta_bits,
+          int nx, int ny, float alpha) {
+  __shared__ float tile[BY + 2][BX + 2];
+  __shared__ float warp_max[BX * BY / 32];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int x = blockIdx.x * BX + tx, y = blockIdx.y * BY + ty;
+  bool inside = x < nx && y < ny;
+  tile[ty + 1][tx + 1] = inside ? t[y * nx + x] : 0.0f;
+  if (tx == 0) tile[ty + 1][0] = (x > 0 && y < ny) ? t[y * nx + x - 1] : 0.0f;
+  if (tx == BX - 1) tile[ty + 1][BX + 1] = (x + 1 < nx && y < ny) ? t[y * nx + x + 1] : 0.0f;
+  if (ty == 0) tile[0][tx + 1] = (y > 0 && x < nx) ? t[(y - 1) * nx + x] : 0.0f;
+  if (ty == BY - 1) tile[BY + 1][tx + 1] = (y + 1 < ny && x < nx) ? t[(y + 1) * nx + x] : 0.0f;
+  __syncthreads();
+
+  float delta = 0.0f;
+  if (inside && x > 0 && y > 0 && x < nx - 1 && y < ny - 1) {
+    float c = tile[ty + 1][tx + 1];
+    float lap = tile[ty + 1][tx] + tile[ty + 1][tx + 2] + tile[ty][tx + 1] + tile[ty + 2][tx + 1] - 4.0f * c;
+    float v = c + alpha * lap;
+    t_new[y * nx + x] = v;
+    delta = fabsf(v - c);
+  }
+  // Block-wide max of delta: butterfly shuffles inside each warp, then the 8 warp results.
+  for (int m = 16; m > 0; m >>= 1) delta = fmaxf(delta, __shfl_xor_sync(0xffffffffu, delta, m));
+  int lin = ty * BX + tx;
+  if ((lin & 31) == 0) warp_max[lin >> 5] = delta;
+  __syncthreads();
+  if (lin < 32) {
+    delta = lin < BX * BY / 32 ? warp_max[lin] : 0.0f;
+    for (int m = 4; m > 0; m >>= 1) delta = fmaxf(delta, __shfl_xor_sync(0xffffffffu, delta, m));
+    // Non-negative floats order like their bit patterns, so an integer atomicMax works.
+    if (lin == 0) atomicMax((int *)max_delta_bits, __float_as_int(delta));
+  }
+}
+CUDA
+
+echo "== compiling the embedded kernel with $clang (no CUDA installation needed)"
+for arch in sm_80 sm_90; do
+  "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch="$arch" \
+    --cuda-feature=+ptx80 -O3 -S -include "$root/bench/kernels/prelude.h" \
+    "$work/heat.cu" -o "$work/heat.$arch.ptx"
+  echo "   heat.$arch.ptx: $(grep -c "" "$work/heat.$arch.ptx") lines of PTX"
+done
+
+echo
+echo "== warpsmith stats heat.sm_80.ptx"
+cargo run --release -q -- stats "$work/heat.sm_80.ptx"
+
+echo
+echo "== ptxas -v ($("$ptxas" --version | grep -o "release [^,]*, V[0-9.]*" || echo unknown version))"
+printf '   %-6s %-12s %9s %13s %12s %11s %10s\n' arch kernel registers "spill st/ld" "stack bytes" "smem bytes" barriers
+for arch in sm_80 sm_90; do
+  "$ptxas" -arch="$arch" -v "$work/heat.$arch.ptx" -o "$work/heat.$arch.cubin" 2>&1 |
+    awk -v arch="$arch" '
+      /Function properties for/ { name = $NF }
+      /bytes stack frame/ { gsub(",", ""); stack[name] = $1; st[name] = $5; ld[name] = $9 }
+      /Used [0-9]+ registers/ {
+        regs = $0; sub(/.*Used /, "", regs); sub(/ registers.*/, "", regs)
+        smem = 0; if (match($0, /[0-9]+ bytes smem/)) { smem = substr($0, RSTART, RLENGTH); sub(/ .*/, "", smem) }
+        bar = 0; if (match($0, /used [0-9]+ barriers/)) { bar = substr($0, RSTART + 5, RLENGTH - 5); sub(/ .*/, "", bar) }
+        printf "   %-6s %-12s %9s %13s %12s %11s %10s\n", arch, name, regs, st[name] "/" ld[name], stack[name], smem, bar
+      }'
+done
+echo
+echo "demo finished."

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The one command that checks everything, on a fresh Debian 12 machine or an existing checkout:
+#
+#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Rust toolchain)
+#   fmt        cargo fmt --check
+#   clippy     cargo clippy --all-targets -- -D warnings
+#   build      cargo build                      (the binary the lit tests run)
+#   test       cargo test
+#   kernels    scripts/compile-kernels.sh target/kernels --check-ptxas   (bench kernels → PTX → ptxas)
+#   lit        lit -sv lit-tests                (LLVM 22's lit)
+#
+# Every step runs even when an earlier one failed (except: nothing runs without setup, and lit
+# needs the build), then a summary is printed. Exit status: 0 only when every step passed.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+names=() results=() times=()
+failed=0
+
+# step NAME COMMAND...: runs the command, records PASS/FAIL and the time taken.
+step() {
+  local name="$1"
+  shift
+  printf '\n==== [%s] %s\n' "$name" "$*"
+  local start=$SECONDS rc=0
+  "$@" || rc=$?
+  names+=("$name")
+  times+=("$((SECONDS - start))s")
+  if ((rc == 0)); then
+    results+=("PASS")
+  else
+    results+=("FAIL (exit $rc)")
+    failed=1
+  fi
+  return "$rc"
+}
+
+skip() {
+  names+=("$1")
+  results+=("SKIPPED ($2)")
+  times+=("-")
+  failed=1
+}
+
+summary() {
+  printf '\n==== summary\n'
+  local i
+  for i in "${!names[@]}"; do
+    printf '  %-8s %-34s %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+  done
+  if ((failed)); then
+    printf 'RESULT: FAILED\n'
+  else
+    printf 'RESULT: all steps passed\n'
+  fi
+}
+
+find_lit() {
+  if [[ -n "${WARPSMITH_LIT:-}" ]]; then echo "$WARPSMITH_LIT"; return; fi
+  local c
+  for c in /usr/lib/llvm-22/bin/lit "$(command -v lit-22 || true)" "$(command -v lit || true)"; do
+    if [[ -n "$c" && -x "$c" ]]; then echo "$c"; return; fi
+  done
+  return 1
+}
+
+if ! step setup bash scripts/setup.sh; then
+  summary
+  exit 1
+fi
+if ! command -v cargo >/dev/null 2>&1 && [[ -x "$HOME/.cargo/bin/cargo" ]]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+step fmt cargo fmt --all -- --check
+step clippy cargo clippy --all-targets -- -D warnings
+build_ok=0
+step build cargo build && build_ok=1
+step test cargo test
+step kernels bash scripts/compile-kernels.sh target/kernels --check-ptxas
+if ((build_ok)); then
+  if lit="$(find_lit)"; then
+    step lit env WARPSMITH_BIN="$root/target/debug/warpsmith" "$lit" -sv lit-tests
+  else
+    skip lit "lit not found: run scripts/setup.sh"
+  fi
+else
+  skip lit "the build failed"
+fi
+
+summary
+exit "$failed"
