@@ -1,0 +1,57 @@
+//! The CLI's subcommands, one module each, and the errors they share.
+
+use std::path::{Path, PathBuf};
+
+use warpsmith::fsutil::write_atomic;
+use warpsmith::ptx::{parse_module, Module, ParseErrors};
+
+pub mod fmt;
+pub mod stats;
+
+/// Errors of the command-line tool.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Reading an input failed.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// An input is not UTF-8.
+    #[error("{path}: not UTF-8 text (invalid byte at offset {offset})")]
+    NotUtf8 { path: PathBuf, offset: usize },
+    /// Writing an output failed.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The input PTX has errors.
+    #[error("{0}")]
+    Parse(#[from] ParseErrors),
+}
+
+/// Reads and parses a PTX file.
+pub fn load_ptx(path: &Path) -> Result<Module, CliError> {
+    let text = crate::read_input(path)?;
+    let name = path.display().to_string();
+    Ok(parse_module(&text, &name)?)
+}
+
+/// Writes `text` to `output` atomically, or to standard output.
+pub fn emit(output: Option<&Path>, text: &str) -> Result<(), CliError> {
+    match output {
+        Some(p) => write_atomic(p, text.as_bytes()).map_err(|e| CliError::Write {
+            path: p.to_path_buf(),
+            source: e,
+        }),
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).map_err(|e| CliError::Write {
+                path: "<stdout>".into(),
+                source: e,
+            })
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The PTX machine IR and everything that reads or writes it as text: lexer, parser, printer,
+//! builder, and the operand-role tables analyses consult.
+
+pub mod builder;
+pub mod diag;
+pub mod ir;
+pub mod lexer;
+pub mod parse;
+pub mod printer;
+pub mod roles;
+
+pub use diag::{Diagnostic, ParseErrors};
+pub use ir::*;
+pub use parse::parse_module;
+pub use printer::print_module;
