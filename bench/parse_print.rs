@@ -87,6 +87,13 @@ fn main() {
     println!("input: {:.1} MB, {k} kernels", bytes / 1e6);
 
     // Warm up once, then take the best of 5 (the machine may be shared).
+    let mut best_lex = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let toks = warpsmith::ptx::lexer::lex(&src);
+        best_lex = best_lex.min(t.elapsed().as_secs_f64());
+        assert!(toks.len() > 1);
+    }
     let mut best_parse = f64::MAX;
     let mut best_print = f64::MAX;
     let mut printed_len = 0;
@@ -102,6 +109,11 @@ fn main() {
         best_print = best_print.min(tq);
         drop(m);
     }
+    println!(
+        "lex (part of parse): {:8.1} ms  {:7.1} MB/s",
+        best_lex * 1e3,
+        bytes / best_lex / 1e6
+    );
     println!(
         "parse:        {:8.1} ms  {:7.1} MB/s",
         best_parse * 1e3,

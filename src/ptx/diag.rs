@@ -22,9 +22,14 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}:{}:{}: error: {}, found `{}`",
-            self.file, self.line, self.col, self.message, self.found
-        )
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )?;
+        // The token is repeated only when the message does not already quote it.
+        if !self.message.contains(&format!("`{}`", self.found)) {
+            write!(f, ", found `{}`", self.found)?;
+        }
+        Ok(())
     }
 }
 

@@ -18,6 +18,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use super::fxhash::FxMap;
+
 /// A position in the source text (1-based line and column). Never part of equality.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Loc {
@@ -412,7 +414,12 @@ macro_rules! opcodes {
             pub const KNOWN: &'static [Opcode] = &[$(Opcode::$var),*];
             /// Looks up a PTX opcode name; unknown names become [`Opcode::Other`].
             pub fn from_name(s: &str) -> Opcode {
-                match s { $($s => Opcode::$var,)* _ => Opcode::Other(s.into()) }
+                static TABLE: std::sync::OnceLock<FxMap<&'static str, Opcode>> = std::sync::OnceLock::new();
+                let table = TABLE.get_or_init(|| [$(($s, Opcode::$var)),*].into_iter().collect());
+                match table.get(s) {
+                    Some(op) => op.clone(),
+                    None => Opcode::Other(s.into()),
+                }
             }
             /// The PTX spelling.
             pub fn as_str(&self) -> &str {
@@ -635,33 +642,30 @@ const COMMON_WORDS: &[&str] = &[
     "setmaxnreg",
 ];
 
-fn common_word(s: &str) -> Option<&'static str> {
-    static SORTED: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    let sorted = SORTED.get_or_init(|| {
-        let mut v = COMMON_WORDS.to_vec();
-        v.sort_unstable();
-        v.dedup();
-        v
-    });
-    sorted.binary_search(&s).ok().map(|i| sorted[i])
-}
-
 impl Modifier {
     /// Classifies a modifier spelling (without the dot).
     pub fn parse(s: &str) -> Modifier {
-        if let Some(t) = Type::from_str(s) {
-            return Modifier::Type(t);
-        }
-        if let Some(sp) = StateSpace::from_str(s) {
-            return Modifier::Space(sp);
-        }
-        if let Some(n) = s.strip_prefix('v') {
-            if let Ok(n @ (2 | 4 | 8)) = n.parse::<u8>() {
-                return Modifier::Vec(n);
+        // One hash lookup for every spelling seen often; the slow path builds an owned word.
+        static TABLE: std::sync::OnceLock<FxMap<&'static str, Modifier>> =
+            std::sync::OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let mut m = FxMap::default();
+            for w in COMMON_WORDS {
+                m.insert(*w, Modifier::Word(Cow::Borrowed(*w)));
             }
-        }
-        match common_word(s) {
-            Some(w) => Modifier::Word(Cow::Borrowed(w)),
+            for sp in StateSpace::ALL {
+                m.insert(sp.as_str(), Modifier::Space(*sp));
+            }
+            for t in Type::ALL {
+                m.insert(t.as_str(), Modifier::Type(*t));
+            }
+            for (w, n) in [("v2", 2), ("v4", 4), ("v8", 8)] {
+                m.insert(w, Modifier::Vec(n));
+            }
+            m
+        });
+        match table.get(s) {
+            Some(m) => m.clone(),
             None => Modifier::Word(Cow::Owned(s.to_string())),
         }
     }

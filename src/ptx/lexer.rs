@@ -178,7 +178,11 @@ pub fn lex_with_lines(src: &str) -> Lexed {
                     while i < n && is_ident_cont(bytes[i]) {
                         i += 1;
                     }
-                    if i + 2 < n && bytes[i] == b':' && bytes[i + 1] == b':' && is_ident_cont(bytes[i + 2]) {
+                    if i + 2 < n
+                        && bytes[i] == b':'
+                        && bytes[i + 1] == b':'
+                        && is_ident_cont(bytes[i + 2])
+                    {
                         i += 2;
                         continue;
                     }
@@ -198,8 +202,8 @@ pub fn lex_with_lines(src: &str) -> Lexed {
                 }
                 Tok::Ident
             }
-            b',' | b';' | b':' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>' | b'+' | b'-' | b'!' | b'@' | b'|' | b'='
-            | b'*' | b'/' | b'~' | b'&' | b'?' => {
+            b',' | b';' | b':' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>' | b'+'
+            | b'-' | b'!' | b'@' | b'|' | b'=' | b'*' | b'/' | b'~' | b'&' | b'?' => {
                 i += 1;
                 Tok::Punct(b)
             }
@@ -212,10 +216,21 @@ pub fn lex_with_lines(src: &str) -> Lexed {
                 Tok::Error
             }
         };
-        toks.push(Token { kind, start: start as u32, end: i as u32 });
+        toks.push(Token {
+            kind,
+            start: start as u32,
+            end: i as u32,
+        });
     }
-    toks.push(Token { kind: Tok::Eof, start: n as u32, end: n as u32 });
-    Lexed { tokens: toks, line_starts }
+    toks.push(Token {
+        kind: Tok::Eof,
+        start: n as u32,
+        end: n as u32,
+    });
+    Lexed {
+        tokens: toks,
+        line_starts,
+    }
 }
 
 /// Lexes a numeric literal starting at `i`; returns its kind and end.
@@ -365,7 +380,10 @@ mod tests {
     #[test]
     fn line_starts_are_recorded_during_lexing() {
         let src = "a\n/* x\ny */ b // c\n\"s\"\n";
-        assert_eq!(lex_with_lines(src).line_starts, LineIndex::new(src).line_starts);
+        assert_eq!(
+            lex_with_lines(src).line_starts,
+            LineIndex::new(src).line_starts
+        );
     }
 
     #[test]

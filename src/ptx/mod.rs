@@ -3,6 +3,7 @@
 
 pub mod builder;
 pub mod diag;
+mod fxhash;
 pub mod ir;
 pub mod lexer;
 pub mod parse;

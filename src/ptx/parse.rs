@@ -9,10 +9,9 @@
 //! was expected, the parser skips to the end of the statement, and goes on. The parser never panics.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::diag::{Diagnostic, ParseErrors};
+use super::fxhash::FxMap;
 use super::ir::*;
 use super::lexer::{lex_with_lines, Lexed, Tok, Token};
 
@@ -26,33 +25,6 @@ pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseErrors> {
         Err(ParseErrors(p.errors))
     }
 }
-
-/// A fast, non-cryptographic hasher for short identifier keys (FxHash).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Marker for "an error was recorded; skip the statement".
 struct Recover;
@@ -99,14 +71,16 @@ impl<'a> Scopes<'a> {
     }
     fn lookup(&self, name: &str) -> Option<Reg> {
         let d = self.depth;
-        for (names, ranges) in self.stack[..d].iter().rev().zip(self.ranges[..d].iter().rev()) {
-            if let Some(r) = names.get(name) {
-                return Some(*r);
-            }
-            // `%r12` against range `%r<N>`: split the trailing decimal digits.
-            let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-            if digits > 0 && digits < name.len() {
-                let (prefix, num) = name.split_at(name.len() - digits);
+        // `%r12` against range `%r<N>`: split the trailing decimal digits. Tried first because
+        // range registers are the common case (a name cannot be declared both ways in a scope).
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let split = (digits > 0 && digits < name.len()).then(|| name.split_at(name.len() - digits));
+        for (names, ranges) in self.stack[..d]
+            .iter()
+            .rev()
+            .zip(self.ranges[..d].iter().rev())
+        {
+            if let Some((prefix, num)) = split {
                 if let Some((first, count)) = ranges.get(prefix) {
                     // `%r01` is not `%r1`.
                     if num.len() == 1 || !num.starts_with('0') {
@@ -117,6 +91,9 @@ impl<'a> Scopes<'a> {
                         }
                     }
                 }
+            }
+            if let Some(r) = names.get(name) {
+                return Some(*r);
             }
         }
         None
@@ -143,7 +120,10 @@ const MAX_ERRORS: usize = 200;
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str, file: &'a str) -> Parser<'a> {
-        let Lexed { tokens: toks, line_starts } = lex_with_lines(src);
+        let Lexed {
+            tokens: toks,
+            line_starts,
+        } = lex_with_lines(src);
         let mut p = Parser {
             src,
             file,
@@ -915,7 +895,14 @@ impl<'a> Parser<'a> {
         let estimate = self.count_body_statements();
         body.insts.reserve(estimate);
         body.stmts.reserve(estimate);
-        let mut b = BodyBuilder { body, scopes, labels, label_defined: Vec::new(), label_first_use: Vec::new(), sym_operands: false };
+        let mut b = BodyBuilder {
+            body,
+            scopes,
+            labels,
+            label_defined: Vec::new(),
+            label_first_use: Vec::new(),
+            sym_operands: false,
+        };
         b.scopes.push();
         for v in reg_params {
             if let Some(name) = &v.name {
@@ -1263,7 +1250,10 @@ impl<'a> Parser<'a> {
         }
         let _ = ot;
         // Exact capacities (counted on the token array) save the reallocations of growing vectors.
-        let n_mods = self.toks[self.pos..].iter().take_while(|t| t.kind == Tok::Dot).count();
+        let n_mods = self.toks[self.pos..]
+            .iter()
+            .take_while(|t| t.kind == Tok::Dot)
+            .count();
         let mut mods = Vec::with_capacity(n_mods);
         for _ in 0..n_mods {
             let t = self.bump();
