@@ -1,19 +1,231 @@
-//! `warpsmith stats`: per-kernel statistics.
+//! `warpsmith stats`: per-function statistics — instruction, block and loop counts, the most 32-bit
+//! registers and predicates live at once (from the machine analyses), launch bounds, and the static
+//! shared and local memory each function declares or references.
 
+use std::collections::BTreeSet;
+use std::fmt::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use serde::Serialize;
+use warpsmith::machine::summary::FunctionSummary;
+use warpsmith::ptx::{AddrBase, FuncDirective, Function, Module, Operand, StateSpace, Variable};
+
 use super::{emit, load_ptx, CliError};
+
+/// Launch bounds as written in the PTX.
+#[derive(Debug, Default, Serialize)]
+struct LaunchBounds {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maxntid: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reqntid: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    minnctapersm: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maxnreg: Option<u32>,
+}
+
+impl LaunchBounds {
+    fn of(f: &Function) -> LaunchBounds {
+        let mut lb = LaunchBounds::default();
+        for d in &f.directives {
+            match d {
+                FuncDirective::MaxNtid(v) => lb.maxntid = Some(v.clone()),
+                FuncDirective::ReqNtid(v) => lb.reqntid = Some(v.clone()),
+                FuncDirective::MinNctaPerSm(n) => lb.minnctapersm = Some(*n),
+                FuncDirective::MaxNreg(n) => lb.maxnreg = Some(*n),
+                _ => {}
+            }
+        }
+        lb
+    }
+
+    fn text(&self) -> String {
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let mut parts = Vec::new();
+        if let Some(v) = &self.reqntid {
+            parts.push(format!("reqntid {}", list(v)));
+        }
+        if let Some(v) = &self.maxntid {
+            parts.push(format!("maxntid {}", list(v)));
+        }
+        if let Some(n) = self.minnctapersm {
+            parts.push(format!("minnctapersm {n}"));
+        }
+        if let Some(n) = self.maxnreg {
+            parts.push(format!("maxnreg {n}"));
+        }
+        if parts.is_empty() {
+            "-".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
+/// Everything printed for one function.
+#[derive(Debug, Serialize)]
+struct FunctionStats {
+    #[serde(flatten)]
+    summary: FunctionSummary,
+    launch_bounds: LaunchBounds,
+    /// Static shared memory: `.shared` variables declared in the body plus module-level ones the
+    /// body names.
+    shared_bytes: u64,
+    /// True when the function uses an unsized `extern .shared` array (dynamic shared memory).
+    dynamic_shared: bool,
+    /// Local memory declared in the body (`.local` arrays such as `__local_depot`).
+    local_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    file: &'a str,
+    functions: Vec<FunctionStats>,
+}
+
+/// The names of module-level symbols a function body refers to.
+fn referenced_symbols(f: &Function) -> BTreeSet<&str> {
+    fn visit<'a>(op: &'a Operand, out: &mut BTreeSet<&'a str>) {
+        match op {
+            Operand::Sym(s) | Operand::SymOffset(s, _) => {
+                out.insert(s);
+            }
+            Operand::Addr(a) => {
+                if let AddrBase::Sym(s) = &a.base {
+                    out.insert(s);
+                }
+            }
+            Operand::Bracket(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter().for_each(|o| visit(o, out))
+            }
+            Operand::Pair(a, b) => {
+                visit(a, out);
+                visit(b, out);
+            }
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    if let Some(b) = &f.body {
+        for i in &b.insts {
+            i.operands.iter().for_each(|o| visit(o, &mut out));
+        }
+    }
+    out
+}
+
+fn memory_of(module: &Module, f: &Function) -> (u64, bool, u64) {
+    let mut shared = 0u64;
+    let mut dynamic = false;
+    let mut local = 0u64;
+    let is_shared = |v: &Variable| {
+        matches!(
+            v.space,
+            StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster
+        )
+    };
+    let mut count = |v: &Variable| {
+        if is_shared(v) {
+            if v.dims.iter().any(Option::is_none) {
+                dynamic = true;
+            } else {
+                shared += v.size_bytes();
+            }
+        } else if v.space == StateSpace::Local {
+            local += v.size_bytes();
+        }
+    };
+    if let Some(b) = &f.body {
+        b.vars().for_each(&mut count);
+    }
+    let used = referenced_symbols(f);
+    for v in module.vars() {
+        if v.name.as_deref().is_some_and(|n| used.contains(n)) {
+            count(v);
+        }
+    }
+    // A module-level variable reached only through another variable's initialiser is not counted.
+    (shared, dynamic, local)
+}
 
 /// Runs the command.
 pub fn run(input: &Path, json: bool, output: Option<&Path>) -> Result<ExitCode, CliError> {
     let module = load_ptx(input)?;
-    let _ = json;
-    let mut s = String::new();
-    for f in module.functions() {
-        s.push_str(&f.name);
+    let functions: Vec<FunctionStats> = module
+        .functions()
+        .filter(|f| f.body.is_some())
+        .map(|f| {
+            let (shared_bytes, dynamic_shared, local_bytes) = memory_of(&module, f);
+            FunctionStats {
+                summary: FunctionSummary::compute(f),
+                launch_bounds: LaunchBounds::of(f),
+                shared_bytes,
+                dynamic_shared,
+                local_bytes,
+            }
+        })
+        .collect();
+    let file = input.display().to_string();
+    let text = if json {
+        let mut s = serde_json::to_string_pretty(&Report {
+            file: &file,
+            functions,
+        })
+        .unwrap_or_default();
         s.push('\n');
-    }
-    emit(output, &s)?;
+        s
+    } else {
+        table(&functions)
+    };
+    emit(output, &text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn table(functions: &[FunctionStats]) -> String {
+    let name_w = functions
+        .iter()
+        .map(|f| f.summary.name.len())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 48);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<5} {:<name_w$} {:>6} {:>6} {:>5} {:>5} {:>6} {:>5} {:>8} {:>7}  launch bounds",
+        "kind", "function", "insts", "blocks", "loops", "depth", "live32", "preds", "smem", "local"
+    );
+    for f in functions {
+        let m = &f.summary;
+        let smem = if f.dynamic_shared {
+            format!("{}+dyn", f.shared_bytes)
+        } else {
+            f.shared_bytes.to_string()
+        };
+        let _ = writeln!(
+            s,
+            "{:<5} {:<name_w$} {:>6} {:>6} {:>5} {:>5} {:>6} {:>5} {:>8} {:>7}  {}{}",
+            if m.is_entry { "entry" } else { "func" },
+            m.name,
+            m.instructions,
+            m.blocks,
+            m.loops,
+            m.max_loop_depth,
+            m.max_live_units,
+            m.max_live_preds,
+            smem,
+            f.local_bytes,
+            f.launch_bounds.text(),
+            if m.irreducible {
+                "  (irreducible control flow)"
+            } else {
+                ""
+            },
+        );
+    }
+    if functions.is_empty() {
+        s.push_str("(no function bodies)\n");
+    }
+    s
 }
