@@ -52,8 +52,7 @@ else
   log "NVIDIA wheels present"
 fi
 
-# Stable paths for the tools: .tools/bin/{ptxas,nvdisasm,cuobjdump} and .tools/cuda (a CUDA tree
-# layout clang accepts with --cuda-path: bin/ptxas, nvvm/libdevice).
+# Stable paths for the tools: .tools/bin/{ptxas,nvdisasm,cuobjdump}.
 mkdir -p "$tools/bin"
 for t in ptxas nvdisasm cuobjdump; do
   f=$(find "$tools/nvidia" -type f -path "*/bin/$t" | head -n1)
