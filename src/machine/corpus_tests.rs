@@ -10,7 +10,6 @@
 //!   instruction and slot) before and after, the printed module parses again, and a second split
 //!   finds nothing.
 
-
 use super::testutil::chains;
 use super::*;
 use crate::ptx::{parse_module, print_module, Body};
