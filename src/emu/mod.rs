@@ -1,0 +1,28 @@
+//! The PTX emulator: warpsmith's correctness oracle (DESIGN.md, "A rewrite is correct only if the
+//! emulator says so").
+//!
+//! One interpreter ([`exec`]) executes a grid of CTAs of 32-lane warps with SIMT semantics over a
+//! value [`domain::Domain`]: the [`concrete`] domain now, a Z3 bit-vector domain later. Modules:
+//!
+//! - [`domain`]: the value-domain trait and the operation vocabulary ([`domain::Op`]).
+//! - [`concrete`]: `u64` values with exact PTX semantics; [`float`]: exact IEEE rounding.
+//! - [`decode`]: pre-decodes PTX IR into a compact executable form.
+//! - [`memory`]: state spaces, the generic address map, bounds and alignment checks.
+//! - [`exec`]: the SIMT interpreter (IPDOM reconvergence stack, barriers, calls, warp collectives).
+//! - [`launch`]: JSON launch specs, deterministic inputs, running a kernel.
+//! - [`equiv`]: differential checking of two modules.
+//!
+//! See docs/emulator.md for the design, the model's limits and the supported instructions.
+
+pub mod concrete;
+pub mod decode;
+pub mod domain;
+pub mod equiv;
+pub mod error;
+pub mod exec;
+pub mod float;
+pub mod launch;
+pub mod memory;
+
+pub use error::{EmuError, EmuResult};
+pub use launch::{run, spec_for, Hints, LaunchSpec, RunOptions, RunOutput};
