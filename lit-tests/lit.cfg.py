@@ -119,3 +119,17 @@ def has_gpu():
 if has_gpu():
     config.available_features.add("gpu")
     lit_config.note("gpu         available (nvidia-smi -L)")
+
+# The LLVM 22 pass plugin (issue 4): %plugin is target/debug/libwarpsmith.so (env WARPSMITH_PLUGIN);
+# feature `plugin` when it exists and was built with the C++ shim (build.rs found LLVM 22).
+plugin = os.environ.get("WARPSMITH_PLUGIN") or os.path.join(repo, "target", "debug", "libwarpsmith.so")
+config.substitutions.insert(0, ("%plugin", plugin))
+try:
+    with open(plugin, "rb") as f:
+        if b"print<affine-divergence>" in f.read():
+            config.available_features.add("plugin")
+            lit_config.note("plugin      %s" % plugin)
+        else:
+            lit_config.note("plugin      %s was built without LLVM 22 (no shim)" % plugin)
+except OSError:
+    lit_config.note("plugin      %s not found: run `cargo build`" % plugin)

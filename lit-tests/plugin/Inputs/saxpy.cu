@@ -1,0 +1,4 @@
+__global__ void saxpy(float *y, const float *x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}

@@ -1,0 +1,265 @@
+//! Soundness of the PTX divergence analysis, checked dynamically with the emulator (issue 4):
+//! the bench kernels (bench/kernels/*.cu, compiled by clang-22 at -O3 and -O0) run under several
+//! launch shapes — 1-D, 2-D, incomplete warps — instrumented by
+//! `warpsmith::analysis::divergence::soundness`, and every claim the analysis makes about a
+//! register (uniform in the warp or the block, constant, affine in the lane) is checked at every
+//! read and write. Zero violations are allowed.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use warpsmith::analysis::divergence::soundness::{check_launch, CheckReport, SoundnessError};
+use warpsmith::analysis::divergence::Options;
+use warpsmith::emu::launch::{spec_for, Hints, InitSpec};
+use warpsmith::ptx::{parse_module, FuncKind, Module};
+
+/// The bench kernels compiled once per test process, or `None` when clang-22 is missing.
+fn kernels_dir() -> Option<&'static PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("divergence-kernels");
+        let status = Command::new("bash")
+            .arg(root.join("scripts/compile-kernels.sh"))
+            .arg(&out)
+            .output();
+        match status {
+            Ok(o) if o.status.success() => Some(out),
+            Ok(o) => {
+                eprintln!(
+                    "SKIPPED: compile-kernels.sh failed: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("SKIPPED: cannot run compile-kernels.sh: {e}");
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
+fn load(name: &str) -> Option<Module> {
+    let path = kernels_dir()?.join(name);
+    let text = std::fs::read_to_string(&path).ok()?;
+    Some(parse_module(&text, name).expect("clang's PTX parses"))
+}
+
+struct Shape {
+    name: &'static str,
+    grid: &'static [u32],
+    block: &'static [u32],
+}
+
+const SHAPES: &[Shape] = &[
+    Shape {
+        name: "1-D",
+        grid: &[2],
+        block: &[64],
+    },
+    Shape {
+        name: "incomplete warps",
+        grid: &[2],
+        block: &[48],
+    },
+    Shape {
+        name: "2-D",
+        grid: &[2, 1],
+        block: &[16, 4],
+    },
+    Shape {
+        name: "2-D aligned",
+        grid: &[1, 2],
+        block: &[32, 2],
+    },
+];
+
+/// Runs one kernel under one shape; `Ok(None)` when the emulator cannot run it (a kernel that
+/// needs particular inputs), `Err` on a violation.
+fn check(m: &Module, kernel: &str, shape: &Shape) -> Result<Option<CheckReport>, String> {
+    let f = m.function(kernel).expect("kernel exists");
+    let mut last_err = String::new();
+    for init in ["random", "zero"] {
+        let mut hints = Hints::new()
+            .grid(shape.grid)
+            .block(shape.block)
+            .len(1 << 14)
+            .dynamic_smem(1 << 14);
+        for (i, _) in f.param_list().iter().enumerate() {
+            hints = hints.init(i, InitSpec::Named(init.into()));
+        }
+        for (i, p) in f.param_list().iter().enumerate() {
+            if p.size_bytes() != 8 {
+                hints = hints.scalar(i, 8);
+            }
+        }
+        let Ok(mut spec) = spec_for(f, &hints) else {
+            return Ok(None);
+        };
+        spec.max_instructions = Some(4_000_000);
+        let mut d = [1u32; 3];
+        for (k, v) in shape.block.iter().enumerate() {
+            d[k] = *v;
+        }
+        let opts = Options {
+            block_dim: Some(d),
+            ..Options::default()
+        };
+        match check_launch(m, kernel, &spec, &opts, 1 << 16) {
+            Ok(r) => {
+                if !r.violations.is_empty() {
+                    return Err(format!("{kernel} ({}): {:#?}", shape.name, r.violations));
+                }
+                return Ok(Some(r));
+            }
+            Err(SoundnessError::Emulator(e)) => last_err = e,
+            Err(e) => return Err(format!("{kernel} ({}): {e}", shape.name)),
+        }
+    }
+    eprintln!("  not run: {kernel} ({}): {last_err}", shape.name);
+    Ok(None)
+}
+
+#[derive(Default)]
+struct Totals {
+    kernels: std::collections::BTreeSet<String>,
+    launches: usize,
+    truncated: usize,
+    records: u64,
+    groups: u64,
+    block_groups: u64,
+    failures: Vec<String>,
+}
+
+fn check_file(file: &str, totals: &std::sync::Mutex<Totals>) {
+    let Some(m) = load(file) else { return };
+    let names: Vec<String> = m
+        .functions()
+        .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
+        .map(|f| f.name.to_string())
+        .collect();
+    // -O0 code keeps nearly everything in local memory (divergent): one shape is enough.
+    let shapes = if file.contains(".O0.") {
+        &SHAPES[..1]
+    } else {
+        SHAPES
+    };
+    for k in names {
+        for shape in shapes {
+            let t0 = std::time::Instant::now();
+            let res = check(&m, &k, shape);
+            if std::env::var_os("WS_TIMING").is_some() {
+                eprintln!(
+                    "TIME {:.3} {file} {k} {}",
+                    t0.elapsed().as_secs_f64(),
+                    shape.name
+                );
+            }
+            let mut t = totals.lock().expect("totals");
+            match res {
+                Ok(Some(r)) => {
+                    t.launches += 1;
+                    t.truncated += usize::from(r.truncated);
+                    t.records += r.records;
+                    t.groups += r.warp_groups;
+                    t.block_groups += r.block_groups;
+                    t.kernels.insert(format!("{file}:{k}"));
+                }
+                Ok(None) => {}
+                Err(e) => t.failures.push(e),
+            }
+        }
+    }
+}
+
+/// The checker finds wrong claims: analysed as if blocks were 1-D (64 threads) but launched as
+/// 16x4 blocks, %tid.x is not `lane + b` and %tid.y is not 0.
+#[test]
+fn wrong_assumptions_are_caught() {
+    let Some(m) = load("stencil2d.sm_80.O3.ptx") else {
+        return;
+    };
+    let kernel = m
+        .functions()
+        .find(|f| f.kind == FuncKind::Entry && f.body.is_some())
+        .map(|f| f.name.to_string())
+        .expect("a kernel");
+    let f = m.function(&kernel).expect("kernel");
+    let mut hints = Hints::new().grid(&[1]).block(&[16, 4]).len(1 << 14);
+    for (i, p) in f.param_list().iter().enumerate() {
+        if p.size_bytes() != 8 {
+            hints = hints.scalar(i, 8);
+        }
+    }
+    let spec = spec_for(f, &hints).expect("spec");
+    let wrong = Options {
+        block_dim: Some([64, 1, 1]),
+        ..Options::default()
+    };
+    let r = check_launch(&m, &kernel, &spec, &wrong, 1 << 16).expect("runs");
+    assert!(
+        !r.violations.is_empty(),
+        "a wrong block shape must be caught"
+    );
+    let right = Options {
+        block_dim: Some([16, 4, 1]),
+        ..Options::default()
+    };
+    let r = check_launch(&m, &kernel, &spec, &right, 1 << 16).expect("runs");
+    assert!(r.violations.is_empty(), "{:#?}", r.violations);
+}
+
+#[test]
+fn bench_kernels_have_no_violations() {
+    let Some(dir) = kernels_dir() else {
+        return;
+    };
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .expect("kernel dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sm_80.O3.ptx") || n.ends_with(".sm_80.O0.ptx"))
+        .collect();
+    files.sort();
+    let totals = std::sync::Mutex::new(Totals::default());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(file) = files.get(i) else { break };
+                check_file(file, &totals);
+            });
+        }
+    });
+    let t = totals.into_inner().expect("totals");
+    let distinct: std::collections::BTreeSet<&str> = t
+        .kernels
+        .iter()
+        .filter_map(|k| k.split(':').nth(1))
+        .collect();
+    eprintln!(
+        "soundness: {} distinct kernels ({} kernel/level pairs), {} launches ({} with a truncated trace), {} records, {} warp \
+         groups, {} multi-warp block groups, {} failures",
+        distinct.len(),
+        t.kernels.len(),
+        t.launches,
+        t.truncated,
+        t.records,
+        t.groups,
+        t.block_groups,
+        t.failures.len()
+    );
+    assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+    assert!(
+        t.kernels.len() >= 30,
+        "only {} kernels ran",
+        t.kernels.len()
+    );
+}
