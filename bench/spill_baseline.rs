@@ -1,0 +1,231 @@
+//! NVIDIA's baseline for register-capped kernels, measured with `ptxas -v`: for each register-heavy
+//! kernel of `bench/kernels/heavy.cu` and each occupancy cliff below its natural register use, what
+//! ptxas does at `.maxnreg N` alone (local-memory spilling) and with `.pragma
+//! "enable_smem_spilling"` at the same N (spilling to shared memory first). warpsmith's own
+//! shared-memory spilling is measured against this table (docs/benchmarks.md).
+//!
+//! Run: `cargo bench --bench spill_baseline` (needs clang-22 and ptxas; `-- --arch sm_90` for
+//! another target). Prints a Markdown table.
+//!
+//! The cliffs come from warpsmith's occupancy calculator for the kernel's launch bounds and
+//! shared memory (static, plus the dynamic size the kernel is launched with, listed below). The
+//! pragma needs PTX ISA 8.7, so that variant raises `.version` to 8.7; ptxas refuses it for kernels
+//! with dynamic shared memory, which the table shows.
+
+use std::process::Command;
+
+use warpsmith::analysis::occupancy::{arch, cliffs, occupancy, LaunchResources};
+use warpsmith::ptx::{parse_module, print_module, FuncDirective, Module, Stmt};
+use warpsmith::spill::{spill_module, SpillOptions, Target};
+use warpsmith::tools::{self, KernelResources, Tool};
+
+/// Dynamic shared memory each kernel is launched with (bytes): the tiles it indexes.
+const DYNAMIC_SMEM: &[(&str, u32)] = &[
+    ("heavy_sgemm_8x8_dynsmem", 2 * 8 * 128 * 4),
+    ("heavy_stencil33_dynsmem", (1024 + 32) * 4),
+];
+
+fn with_cap(m: &Module, kernel: &str, n: u32, pragma: bool) -> String {
+    let mut m = m.clone();
+    if pragma && m.version < (8, 7) {
+        m.version = (8, 7);
+    }
+    for f in m.functions_mut().filter(|f| &*f.name == kernel) {
+        f.directives
+            .retain(|d| !matches!(d, FuncDirective::MaxNreg(_)));
+        f.directives.push(FuncDirective::MaxNreg(n));
+        if pragma {
+            if let Some(b) = f.body.as_mut() {
+                b.stmts
+                    .insert(0, Stmt::Pragma(vec!["enable_smem_spilling".into()]));
+            }
+        }
+    }
+    print_module(&m)
+}
+
+fn figures(text: &str, sm: &str, kernel: &str) -> Result<KernelResources, String> {
+    match tools::ptxas_verbose_source(text, sm, &[]) {
+        Ok(v) => v
+            .into_iter()
+            .find(|k| k.name == kernel)
+            .ok_or_else(|| "no figures".to_string()),
+        Err(tools::ToolError::Failed { stderr, .. }) => {
+            let line = stderr
+                .lines()
+                .find(|l| l.contains("error") || l.contains("fatal"))
+                .unwrap_or("ptxas failed");
+            let msg = line.rsplit(" : ").next().unwrap_or(line).trim();
+            Err(format!("refused: {msg}"))
+        }
+        // ptxas 12.9 sometimes prints negative spill byte counts with the pragma.
+        Err(e) => Err(format!(
+            "unreadable `ptxas -v` output ({})",
+            e.to_string().rsplit(": ").next().unwrap_or("").trim()
+        )),
+    }
+}
+
+/// One table cell: local-memory figures, shared memory, and the occupancy that shared memory allows.
+/// warpsmith's spilling at `.maxnreg n` for `kernel`, then `ptxas -v` (the shared-memory figure
+/// includes the spill area).
+fn warpsmith_at(
+    module: &Module,
+    kernel: &str,
+    n: u32,
+    sm: &str,
+    dynamic_smem: u32,
+) -> Result<KernelResources, String> {
+    let mut m = module.clone();
+    let opts = SpillOptions {
+        target: Target::MaxRegs(n),
+        kernel: Some(kernel.to_string()),
+        arch: sm.to_string(),
+        block_size: None,
+        smem_budget: None,
+        use_ptxas: true,
+        dynamic_smem,
+    };
+    spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
+    figures(&print_module(&m), sm, kernel)
+}
+
+fn cell(
+    r: &Result<KernelResources, String>,
+    a: &'static warpsmith::analysis::occupancy::ArchLimits,
+    threads: u32,
+    dynamic: u32,
+) -> String {
+    match r {
+        Ok(k) => {
+            let local = k.spill_stores + k.spill_loads + k.stack_frame;
+            let occ = occupancy(
+                a,
+                &LaunchResources {
+                    regs_per_thread: k.registers,
+                    threads_per_block: threads,
+                    static_smem: k.shared,
+                    dynamic_smem: dynamic,
+                    carveout_kib: None,
+                },
+            )
+            .map_or("-".to_string(), |o| format!("{:.0}%", o.occupancy * 100.0));
+            if local == 0 {
+                format!("**no local**; smem {} B; occ. {occ}", k.shared)
+            } else {
+                format!(
+                    "spill {}/{} B, stack {} B; smem {} B; occ. {occ}",
+                    k.spill_stores, k.spill_loads, k.stack_frame, k.shared
+                )
+            }
+        }
+        Err(e) => e.clone(),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let sm = args
+        .iter()
+        .position(|a| a == "--arch")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "sm_80".into());
+    let (Ok(clang), Ok(_)) = (tools::find(Tool::Clang), tools::find(Tool::Ptxas)) else {
+        eprintln!("SKIPPED: clang-22 or ptxas not found (run scripts/setup.sh)");
+        return;
+    };
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::env::temp_dir().join(format!("ws-spill-baseline-{}.ptx", std::process::id()));
+    let status = Command::new(&clang)
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-device-only",
+            "-nocudainc",
+            "-nocudalib",
+            &format!("--cuda-gpu-arch={sm}"),
+            "--cuda-feature=+ptx80",
+            "-O3",
+            "-S",
+            "-include",
+        ])
+        .arg(format!("{root}/bench/kernels/prelude.h"))
+        .arg(format!("{root}/bench/kernels/heavy.cu"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run clang");
+    assert!(status.success(), "clang failed");
+    let text = std::fs::read_to_string(&out).expect("read PTX");
+    let _ = std::fs::remove_file(&out);
+    let module = parse_module(&text, "heavy.ptx").expect("clang's PTX parses");
+    let natural = tools::ptxas_verbose_source(&text, &sm, &[]).expect("ptxas accepts clang's PTX");
+    let a = arch(&sm).expect("known architecture");
+
+    println!("Baseline on {sm} (ptxas 12.9, `ptxas -v`); N = the register cap of an occupancy cliff below the kernel's natural use.\n");
+    println!("Cells: spill stores/loads and stack frame (local memory, bytes per thread), static shared memory per block, and the occupancy those registers and that shared memory allow.\n");
+    println!("| kernel | natural | N | occupancy at N | ptxas `.maxnreg N` | + `enable_smem_spilling` | warpsmith `spill --max-regs N` |");
+    println!("|---|---|---|---|---|---|---|");
+    let (mut cases, mut local_plain, mut local_pragma, mut refused) = (0, 0, 0, 0);
+    let (mut ours_no_local, mut ours_only, mut both_clean, mut smem_not_larger) = (0, 0, 0, 0);
+    for f in module.functions().filter(|f| f.body.is_some()) {
+        let Some(nat) = natural.iter().find(|k| k.name == *f.name) else {
+            continue;
+        };
+        let threads = f.block_size_bound().unwrap_or(1024);
+        let dynamic = DYNAMIC_SMEM
+            .iter()
+            .find(|(k, _)| *k == &*f.name)
+            .map_or(0, |(_, b)| *b);
+        let r = LaunchResources {
+            regs_per_thread: nat.registers,
+            threads_per_block: threads,
+            static_smem: nat.shared,
+            dynamic_smem: dynamic,
+            carveout_kib: None,
+        };
+        let Ok(steps) = cliffs(a, &r) else { continue };
+        for c in steps.iter().filter(|c| c.max_regs < nat.registers) {
+            let n = c.max_regs;
+            let plain = figures(&with_cap(&module, &f.name, n, false), &sm, &f.name);
+            let pragma = figures(&with_cap(&module, &f.name, n, true), &sm, &f.name);
+            let ours = warpsmith_at(&module, &f.name, n, &sm, dynamic);
+            cases += 1;
+            let has_local = |r: &Result<KernelResources, String>| {
+                r.as_ref()
+                    .is_ok_and(|k| k.spill_stores + k.spill_loads + k.stack_frame > 0)
+            };
+            local_plain += usize::from(has_local(&plain));
+            local_pragma += usize::from(has_local(&pragma));
+            refused += usize::from(pragma.as_ref().is_err_and(|e| e.starts_with("refused")));
+            let ours_clean = !has_local(&ours) && ours.is_ok();
+            ours_no_local += usize::from(ours_clean);
+            if ours_clean && (has_local(&pragma) || pragma.is_err()) {
+                ours_only += 1;
+            }
+            if let (true, Ok(p), Ok(o)) = (ours_clean && !has_local(&pragma), &pragma, &ours) {
+                both_clean += 1;
+                smem_not_larger += usize::from(o.shared <= p.shared);
+            }
+            println!(
+                "| {} | {} regs{} | {n} | {:.0}% ({} blocks × {} threads) | {} | {} | {} |",
+                f.name,
+                nat.registers,
+                if dynamic > 0 {
+                    format!(", {dynamic} B dynamic smem")
+                } else {
+                    String::new()
+                },
+                c.occupancy * 100.0,
+                c.blocks_per_sm,
+                threads,
+                cell(&plain, a, threads, dynamic),
+                cell(&pragma, a, threads, dynamic),
+                cell(&ours, a, threads, dynamic)
+            );
+        }
+    }
+    println!("\n{cases} capped configurations: ptxas alone uses local memory in {local_plain}; with enable_smem_spilling in {local_pragma}, and refuses the pragma in {refused}.");
+    println!("warpsmith avoids local memory in {ours_no_local} of {cases}; in {ours_only} of them the pragma leaves local memory or is refused; where both avoid it ({both_clean}), warpsmith's shared memory is no larger in {smem_not_larger}.");
+}

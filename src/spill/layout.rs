@@ -1,0 +1,229 @@
+//! The shared-memory spill area of one kernel and where each demoted value lives in it
+//! (RegDem §3.2, "bank-conflict-free layout").
+//!
+//! One static `.shared` array per kernel, in three regions:
+//!
+//! ```text
+//! [ per-block slots:  word w           at  w·4 ]
+//! [ per-warp slots:   word w of warp  v at  K + w·W·4 + v·4 ]      W = warps per block
+//! [ per-thread slots: word w of thread t at  K + V + w·B·4 + t·4 ]  B = threads per block (bound)
+//! ```
+//!
+//! The per-block region comes first so that its addresses (`array + w·4`) never move while the
+//! other regions grow; the base registers of the other two are computed once the layout is final.
+//!
+//! Consecutive threads of a warp touch consecutive words (32 distinct banks), so a per-thread
+//! access is conflict-free; a per-warp or per-block slot is read by every lane at one address (a
+//! broadcast). Every access is `[base + constant]` with a base register computed once at kernel
+//! entry (per-thread and per-warp regions) or the array's symbol (per-block region), so a demoted
+//! value costs no address arithmetic where it is used.
+
+use crate::machine::bitset::BitSet;
+
+/// Where one demoted value lives: its region and first word (64-bit values take two words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Per-thread words, starting at word index `w` of the per-thread region.
+    Thread(u32),
+    /// Per-warp words.
+    Warp(u32),
+    /// Per-block words.
+    Block(u32),
+}
+
+/// Word allocation for one kernel's spill area. Values whose live ranges never overlap share
+/// words (slot colouring, as a register allocator shares registers): [`Layout::alloc_shared`].
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// What occupies each region: (first word, words, where the value is live).
+    occupants: [Vec<(u32, u32, BitSet)>; 3],
+    /// Threads per block the area is sized for.
+    pub threads: u32,
+    /// Words allocated per thread.
+    pub thread_words: u32,
+    /// Words allocated per warp.
+    pub warp_words: u32,
+    /// Words allocated per block.
+    pub block_words: u32,
+}
+
+impl Layout {
+    /// A layout for blocks of at most `threads` threads.
+    pub fn new(threads: u32) -> Layout {
+        Layout {
+            threads,
+            ..Layout::default()
+        }
+    }
+
+    /// Warps per block.
+    pub fn warps(&self) -> u32 {
+        self.threads.div_ceil(32)
+    }
+
+    /// Allocates `words` consecutive words in the region of `kind` (`Slot::Thread(_)` etc.; the
+    /// index in `kind` is ignored).
+    pub fn alloc(&mut self, kind: Slot, words: u32) -> Slot {
+        match kind {
+            Slot::Thread(_) => {
+                let w = self.thread_words;
+                self.thread_words += words;
+                Slot::Thread(w)
+            }
+            Slot::Warp(_) => {
+                let w = self.warp_words;
+                self.warp_words += words;
+                Slot::Warp(w)
+            }
+            Slot::Block(_) => {
+                let w = self.block_words;
+                self.block_words += words;
+                Slot::Block(w)
+            }
+        }
+    }
+
+    /// Allocates `words` words in the region of `kind` for a value live at the program points
+    /// `live`, reusing the lowest words whose occupants are never live at the same time.
+    pub fn alloc_shared(&mut self, kind: Slot, words: u32, live: &BitSet) -> Slot {
+        let region = match kind {
+            Slot::Block(_) => 0,
+            Slot::Warp(_) => 1,
+            Slot::Thread(_) => 2,
+        };
+        let occupants = &self.occupants[region];
+        let clash = |w: u32| {
+            occupants.iter().any(|(start, len, other)| {
+                *start < w + words && w < start + len && live.iter().any(|p| other.contains(p))
+            })
+        };
+        let mut w = 0;
+        while clash(w) {
+            w += 1;
+        }
+        self.occupants[region].push((w, words, live.clone()));
+        let top = w + words;
+        match kind {
+            Slot::Block(_) => {
+                self.block_words = self.block_words.max(top);
+                Slot::Block(w)
+            }
+            Slot::Warp(_) => {
+                self.warp_words = self.warp_words.max(top);
+                Slot::Warp(w)
+            }
+            Slot::Thread(_) => {
+                self.thread_words = self.thread_words.max(top);
+                Slot::Thread(w)
+            }
+        }
+    }
+
+    /// Byte offset of the per-warp region.
+    fn warp_region(&self) -> u64 {
+        u64::from(self.block_words) * 4
+    }
+
+    /// Byte offset of the per-thread region.
+    fn thread_region(&self) -> u64 {
+        self.warp_region() + u64::from(self.warp_words) * u64::from(self.warps()) * 4
+    }
+
+    /// Total bytes of the area.
+    pub fn bytes(&self) -> u64 {
+        self.thread_region() + u64::from(self.thread_words) * u64::from(self.threads) * 4
+    }
+
+    /// The constant offset of word `k` of `slot` from its base: the array (per-block slots), the
+    /// per-warp base register (array + per-warp region + v·4) or the per-thread base register
+    /// (array + per-thread region + t·4).
+    pub fn offset(&self, slot: Slot, k: u32) -> i64 {
+        let o = match slot {
+            Slot::Thread(w) => u64::from(w + k) * u64::from(self.threads) * 4,
+            Slot::Warp(w) => u64::from(w + k) * u64::from(self.warps()) * 4,
+            Slot::Block(w) => u64::from(w + k) * 4,
+        };
+        o as i64
+    }
+
+    /// Byte offset of the per-warp region (part of the per-warp base register).
+    pub fn warp_base_offset(&self) -> i64 {
+        self.warp_region() as i64
+    }
+
+    /// Byte offset of the per-thread region (part of the per-thread base register).
+    pub fn thread_base_offset(&self) -> i64 {
+        self.thread_region() as i64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_and_offsets() {
+        let mut l = Layout::new(256);
+        let a = l.alloc(Slot::Thread(0), 1);
+        let b = l.alloc(Slot::Thread(0), 2);
+        let w = l.alloc(Slot::Warp(0), 1);
+        let k = l.alloc(Slot::Block(0), 1);
+        assert_eq!(
+            (a, b, w, k),
+            (
+                Slot::Thread(0),
+                Slot::Thread(1),
+                Slot::Warp(0),
+                Slot::Block(0)
+            )
+        );
+        // Thread words: word w of thread t at w·256·4 + t·4 from the thread base.
+        assert_eq!(l.offset(b, 0), 1024);
+        assert_eq!(l.offset(b, 1), 2048);
+        // One block word, then 8 warps × 1 word, then the thread region.
+        assert_eq!(l.offset(k, 0), 0);
+        assert_eq!(l.warp_base_offset(), 4);
+        assert_eq!(l.offset(w, 0), 0);
+        assert_eq!(l.thread_base_offset(), 4 + 32);
+        assert_eq!(l.bytes(), 36 + 3 * 1024);
+    }
+
+    #[test]
+    fn values_never_live_together_share_words() {
+        let set = |v: &[usize]| {
+            let mut b = BitSet::new(16);
+            v.iter().for_each(|&i| {
+                b.insert(i);
+            });
+            b
+        };
+        let mut l = Layout::new(32);
+        let a = l.alloc_shared(Slot::Thread(0), 1, &set(&[0, 1, 2]));
+        let b = l.alloc_shared(Slot::Thread(0), 1, &set(&[3, 4]));
+        let c = l.alloc_shared(Slot::Thread(0), 2, &set(&[2, 3]));
+        let d = l.alloc_shared(Slot::Thread(0), 1, &set(&[5]));
+        assert_eq!(
+            (a, b, c, d),
+            (
+                Slot::Thread(0),
+                Slot::Thread(0),
+                Slot::Thread(1),
+                Slot::Thread(0)
+            )
+        );
+        assert_eq!(l.thread_words, 3);
+    }
+
+    #[test]
+    fn consecutive_threads_hit_distinct_banks() {
+        let mut l = Layout::new(96);
+        let s = l.alloc(Slot::Thread(0), 1);
+        let s2 = l.alloc(Slot::Thread(0), 1);
+        for slot in [s, s2] {
+            let banks: std::collections::BTreeSet<i64> = (0..32)
+                .map(|t| (l.offset(slot, 0) + t * 4) / 4 % 32)
+                .collect();
+            assert_eq!(banks.len(), 32);
+        }
+    }
+}
