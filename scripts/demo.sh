@@ -5,7 +5,12 @@
 #   1. `warpsmith stats` reports, per kernel, what warpsmith's PTX IR sees (instructions, blocks,
 #      loops, register pressure, launch bounds, shared/local memory);
 #   2. `ptxas -v` reports what NVIDIA's assembler makes of the same PTX on sm_80 and sm_90
-#      (registers, spills, stack, shared memory).
+#      (registers, spills, stack, shared memory);
+#   3. `warpsmith divergence` classifies its registers (uniform, affine, divergent);
+#   4. a register-heavy kernel of bench/kernels/heavy.cu is capped at the next occupancy cliff:
+#      `warpsmith occupancy` shows the cliffs, `warpsmith spill --occupancy auto` demotes registers
+#      to shared memory, `ptxas -v` compares NVIDIA's local-memory spilling with the result, and
+#      `warpsmith equiv` runs both versions on the emulator and compares every output byte.
 # Usage: bash scripts/demo.sh            (runs scripts/setup.sh first; nothing is written outside a
 #                                        temporary folder, which is removed at the end)
 set -euo pipefail
@@ -102,5 +107,38 @@ for arch in sm_80 sm_90; do
         printf "   %-6s %-12s %9s %13s %12s %11s %10s\n", arch, name, regs, st[name] "/" ld[name], stack[name], smem, bar
       }'
 done
+echo
+echo "== warpsmith divergence heat.sm_80.ptx --block-dim 32,8,1 (registers per class)"
+cargo run --release -q -- divergence "$work/heat.sm_80.ptx" --block-dim 32,8,1 --json |
+  grep -o '"class": "[a-z-]*"' | sort | uniq -c
+
+echo
+echo "== shared-memory spilling: heavy_accumulators96 (bench/kernels/heavy.cu), sm_80"
+"$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_80 --cuda-feature=+ptx80 -O3 -S \
+  -include "$root/bench/kernels/prelude.h" "$root/bench/kernels/heavy.cu" -o "$work/heavy.ptx"
+regs=$("$ptxas" -arch=sm_80 -v "$work/heavy.ptx" -o /dev/null 2>&1 |
+  awk '/Compiling entry function .heavy_accumulators96./ { on = 1 } on && /Used [0-9]+ registers/ { sub(/.*Used /, ""); sub(/ registers.*/, ""); print; exit }')
+echo "   natural register use: $regs"
+cargo run --release -q -- occupancy --arch sm_80 --regs "$regs" --threads 256 --cliffs
+cargo run --release -q -- spill "$work/heavy.ptx" -o "$work/heavy.spilled.ptx" --kernel heavy_accumulators96 \
+  --occupancy auto --arch sm_80 --report "$work/report.json"
+cap=$(grep -o '"max_regs": [0-9]*' "$work/report.json" | grep -o '[0-9]*$')
+# NVIDIA's own answer at the same cap: .maxnreg on the kernel, ptxas spills to local memory.
+awk -v cap="$cap" '/^\.visible \.entry heavy_accumulators96\(/ { on = 1 }
+  { print } on && /^\.maxntid/ { print ".maxnreg " cap; on = 0 }' "$work/heavy.ptx" >"$work/heavy.capped.ptx"
+for variant in capped spilled; do
+  echo "   ptxas -v, $variant at .maxnreg $cap:"
+  "$ptxas" -arch=sm_80 -v "$work/heavy.$variant.ptx" -o /dev/null 2>&1 |
+    awk '/Compiling entry function .heavy_accumulators96./ { on = 1 } on && /bytes stack frame|Used [0-9]+ registers/ { print "     " $0 } on && /Used/ { exit }'
+done
+cat >"$work/spec.json" <<'JSON'
+{"kernel": "heavy_accumulators96", "grid": [2,1,1], "block": [256,1,1],
+ "args": [{"buffer": {"type": "f32", "len": 512, "init": "random", "seed": 1}},
+          {"buffer": {"type": "f32", "len": 512, "init": "zero"}},
+          {"scalar": {"type": "s32", "value": 512}}, {"scalar": {"type": "s32", "value": 3}}]}
+JSON
+echo "   warpsmith equiv (emulator, 3 input sets):"
+cargo run --release -q -- equiv "$work/heavy.ptx" "$work/heavy.spilled.ptx" --launch "$work/spec.json" --seeds 3
+
 echo
 echo "demo finished."

@@ -3,10 +3,19 @@
 //! The library is organised as in `DESIGN.md`:
 //! - [`ptx`]: the PTX machine IR — lexer, parser, printer, builder, operand roles.
 //! - [`machine`]: analyses on that IR — CFG, dominators, loops, liveness, register pressure, SSA renaming.
+//! - [`emu`]: the PTX emulator (SIMT interpreter over a value domain), the correctness oracle.
+//! - [`analysis`]: divergence (affine, PTX and LLVM front ends) and occupancy analyses.
+//! - `plugin` (feature `llvm`): the LLVM 22 pass plugin, `libwarpsmith.so` (`print<affine-divergence>`).
+//! - [`spill`]: shared-memory spilling (demote registers to a `.shared` array for a register cap).
 //! - [`tools`]: discovery of the external tools (ptxas, nvdisasm, clang-22, …).
 //! - [`fsutil`]: atomic output files.
 
+pub mod analysis;
+pub mod emu;
 pub mod fsutil;
 pub mod machine;
+#[cfg(feature = "llvm")]
+pub mod plugin;
 pub mod ptx;
+pub mod spill;
 pub mod tools;

@@ -14,9 +14,11 @@ mod cli;
 /// the PTX that LLVM's NVPTX back end, nvcc or NVHPC emit (and the cubins ptxas makes from it),
 /// analyses it and rewrites it.
 ///
-/// Built today: the PTX machine IR (parser, printer, CFG, dominators, loops, liveness, register
-/// pressure) with the `fmt` and `stats` commands. Planned, not built yet: divergence analysis,
-/// shared-memory spilling, shuffle synthesis, SASS register demotion, the emulator.
+/// Built today: the PTX machine IR (`fmt`, `stats`), the occupancy calculator (`occupancy`), the
+/// affine divergence analysis (`divergence`, and the LLVM 22 pass plugin libwarpsmith.so), the PTX
+/// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`).
+/// Partial or planned: see each command's help and docs/ (shuffle synthesis, SASS
+/// register demotion and the `ptxas` drop-in are not built yet).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
 struct Cli {
@@ -53,6 +55,146 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Occupancy of a launch on one SM: resident blocks and warps, the limiting resource, and
+    /// (with --cliffs) the register counts at which occupancy changes.
+    ///
+    /// Follows the rules of NVIDIA's occupancy calculator (cuda_occupancy.h): per-warp register
+    /// allocation in units of 256 over 4 sub-partitions, shared memory per block including the
+    /// 1 KiB reservation on sm_80+, and the per-SM warp and block limits.
+    Occupancy {
+        /// Target architecture: sm_70, sm_75, sm_80, sm_86, sm_89 or sm_90.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Registers per thread (as ptxas -v reports).
+        #[arg(long)]
+        regs: u32,
+        /// Threads per block.
+        #[arg(long)]
+        threads: u32,
+        /// Static shared memory per block, bytes.
+        #[arg(long, default_value_t = 0)]
+        smem: u32,
+        /// Dynamic shared memory per block, bytes.
+        #[arg(long, default_value_t = 0)]
+        dynamic_smem: u32,
+        /// Shared-memory carve-out in KiB (rounded up to a supported option); default the largest.
+        #[arg(long)]
+        carveout: Option<u32>,
+        /// Also list the register cliffs for this block size and shared memory.
+        #[arg(long)]
+        cliffs: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Shared-memory spilling: demote registers to shared memory so that ptxas, capped at
+    /// --max-regs (written as .maxnreg), needs no local memory.
+    ///
+    /// Values are classified by the affine divergence analysis: constants and lane-affine values
+    /// are rematerialised, uniform values with one definition take one word per warp (or per
+    /// block), the rest one word per thread in a bank-conflict-free layout. With ptxas available
+    /// the result is checked with `ptxas -v` and more is demoted while ptxas still spills.
+    /// Partial: affine values are kept per thread, predicates are not demoted, reloads are not
+    /// shared between neighbouring uses (the report's notes say when this applies).
+    Spill {
+        /// The PTX file.
+        input: PathBuf,
+        /// Where to write the rewritten PTX (atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Register cap per thread.
+        #[arg(
+            long,
+            conflicts_with = "occupancy",
+            required_unless_present = "occupancy"
+        )]
+        max_regs: Option<u32>,
+        /// `auto`: the next occupancy cliff below the kernel's register use.
+        #[arg(long, value_parser = ["auto"])]
+        occupancy: Option<String>,
+        /// Only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Architecture for occupancy and ptxas checks.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Threads per block for kernels without .reqntid/.maxntid.
+        #[arg(long)]
+        block_size: Option<u32>,
+        /// Most shared memory the pass may add per block, bytes.
+        #[arg(long)]
+        smem_budget: Option<u32>,
+        /// Dynamic shared memory the kernel is launched with, bytes (for occupancy and the budget).
+        #[arg(long, default_value_t = 0)]
+        dynamic_smem: u32,
+        /// Do not run ptxas to check and refine the result.
+        #[arg(long)]
+        no_ptxas: bool,
+        /// Write the JSON report here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
+    /// Run a kernel on the PTX emulator (SIMT, exact PTX semantics) with a JSON launch spec.
+    ///
+    /// Writes every buffer argument after the run to DIR/arg<N>.bin (raw little-endian) and every
+    /// module .global variable to DIR/<name>.bin, and prints instruction counts and time. The
+    /// spec format is in docs/emulator.md.
+    Emulate {
+        /// The PTX file.
+        input: PathBuf,
+        /// The launch spec (JSON).
+        #[arg(long, value_name = "SPEC.json")]
+        launch: PathBuf,
+        /// Output directory for the buffers.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Affine divergence analysis: for every register of every function, whether it is the
+    /// same on all lanes of a warp (uniform; block scope: in the whole thread block), an affine
+    /// function `coef·lane + base` of the lane, or divergent.
+    ///
+    /// Classes: constant, uniform, constant-affine, affine, divergent (Sampaio et al., "Spill
+    /// Code Placement for SIMD Machines" §2). %tid.x is affine in the lane only for 1-D blocks
+    /// or when ntid.x is a multiple of 32: the shape comes from .reqntid, --block-dim or
+    /// --assume-1d; otherwise %tid is divergent and the output says why.
+    Divergence {
+        /// The PTX file to read (`-` for standard input).
+        input: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Only this function.
+        #[arg(long, value_name = "NAME")]
+        function: Option<String>,
+        /// The block shape X[,Y[,Z]] of every launch (overrides .reqntid).
+        #[arg(long, value_name = "X,Y,Z", value_parser = cli::divergence::parse_block_dim)]
+        block_dim: Option<[u32; 3]>,
+        /// Assume 1-D blocks for kernels without .reqntid.
+        #[arg(long)]
+        assume_1d: bool,
+        /// Assume integer arithmetic never wraps (as if every add/mul had LLVM's nsw and nuw).
+        #[arg(long)]
+        assume_no_overflow: bool,
+        /// Where to write; standard output when absent. Written atomically.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Check that two PTX files compute the same bytes: run both on identical inputs.
+    ///
+    /// Exit status 0 when every output buffer is byte-identical for every seed, 1 when not (the
+    /// first differing buffer, element and values are printed), 2 on an error.
+    Equiv {
+        /// The reference PTX file.
+        a: PathBuf,
+        /// The PTX file to compare with it.
+        b: PathBuf,
+        /// The launch spec (JSON).
+        #[arg(long, value_name = "SPEC.json")]
+        launch: PathBuf,
+        /// Number of input sets: seed s replaces every `random` seed by seed+s.
+        #[arg(long, default_value_t = 1)]
+        seeds: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -70,6 +212,84 @@ fn main() -> ExitCode {
             json,
             output,
         } => cli::stats::run(input, *json, output.as_deref()),
+        Command::Occupancy {
+            arch,
+            regs,
+            threads,
+            smem,
+            dynamic_smem,
+            carveout,
+            cliffs,
+            json,
+        } => cli::occupancy::run(
+            &cli::occupancy::Request {
+                arch,
+                regs: *regs,
+                threads: *threads,
+                smem: *smem,
+                dynamic_smem: *dynamic_smem,
+                carveout_kib: *carveout,
+                cliffs: *cliffs,
+                json: *json,
+            },
+            None,
+        ),
+        Command::Spill {
+            input,
+            output,
+            max_regs,
+            occupancy: _,
+            kernel,
+            arch,
+            block_size,
+            smem_budget,
+            dynamic_smem,
+            no_ptxas,
+            report,
+        } => {
+            let opts = warpsmith::spill::SpillOptions {
+                target: max_regs.map_or(
+                    warpsmith::spill::Target::Auto,
+                    warpsmith::spill::Target::MaxRegs,
+                ),
+                kernel: kernel.clone(),
+                arch: arch.clone(),
+                block_size: *block_size,
+                smem_budget: *smem_budget,
+                use_ptxas: !no_ptxas
+                    && warpsmith::tools::find(warpsmith::tools::Tool::Ptxas).is_ok(),
+                dynamic_smem: *dynamic_smem,
+            };
+            cli::spill::run(input, output, &opts, report.as_deref())
+        }
+        Command::Emulate { input, launch, out } => cli::emulate::run(input, launch, out.as_deref()),
+        Command::Divergence {
+            input,
+            json,
+            function,
+            block_dim,
+            assume_1d,
+            assume_no_overflow,
+            output,
+        } => cli::divergence::run(
+            input,
+            &cli::divergence::Request {
+                json: *json,
+                function: function.as_deref(),
+                options: warpsmith::analysis::divergence::Options {
+                    block_dim: *block_dim,
+                    assume_1d: *assume_1d,
+                    assume_no_wrap: *assume_no_overflow,
+                },
+            },
+            output.as_deref(),
+        ),
+        Command::Equiv {
+            a,
+            b,
+            launch,
+            seeds,
+        } => cli::equiv::run(a, b, launch, *seeds),
     };
     match result {
         Ok(code) => code,

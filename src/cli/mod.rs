@@ -5,7 +5,12 @@ use std::path::{Path, PathBuf};
 use warpsmith::fsutil::write_atomic;
 use warpsmith::ptx::{parse_module, Module, ParseErrors};
 
+pub mod divergence;
+pub mod emulate;
+pub mod equiv;
 pub mod fmt;
+pub mod occupancy;
+pub mod spill;
 pub mod stats;
 
 /// Errors of the command-line tool.
@@ -29,6 +34,15 @@ pub enum CliError {
     /// The input PTX has errors.
     #[error("{0}")]
     Parse(#[from] ParseErrors),
+    /// The spilling pass failed for a kernel.
+    #[error("{0}")]
+    Spill(String),
+    /// A bad occupancy request or a launch that cannot run.
+    #[error("{0}")]
+    Occupancy(#[from] warpsmith::analysis::occupancy::OccupancyError),
+    /// The emulator failed (bad launch spec, fault, unsupported instruction, …).
+    #[error("{0}")]
+    Emu(String),
 }
 
 /// Reads and parses a PTX file.
