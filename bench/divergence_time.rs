@@ -6,7 +6,6 @@
 //! Run: `cargo bench --bench divergence_time` (`-- --insts N` for another size). Results go in
 //! docs/benchmarks.md; the target is under 100 ms.
 
-use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 use warpsmith::analysis::divergence::{analyze_function, Options};
@@ -18,7 +17,7 @@ fn generate(target: usize) -> (String, usize) {
     let (mut r, mut rd, mut p) = (10usize, 10usize, 1usize);
     let mut insts = 0usize;
     let mut seg = 0usize;
-    let mut emit = |body: &mut String, s: String, insts: &mut usize| {
+    let emit = |body: &mut String, s: String, insts: &mut usize| {
         body.push('\t');
         body.push_str(&s);
         body.push('\n');

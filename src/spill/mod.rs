@@ -430,10 +430,16 @@ fn spill_kernel(
     // The greedy loop tightens in steps and ptxas often needs less: find the shortest prefix of
     // the demotion order that still leaves ptxas without local memory (binary search, each probe
     // a replay from the start and one ptxas run), and keep it — less shared memory, fewer accesses.
-    let clean = |k: &crate::tools::KernelResources| k.spill_stores + k.spill_loads + k.stack_frame == 0;
+    let clean =
+        |k: &crate::tools::KernelResources| k.spill_stores + k.spill_loads + k.stack_frame == 0;
     if opts.use_ptxas && order.len() > 1 && ptxas_after.as_ref().is_some_and(clean) {
         let (mut lo, mut hi) = (0usize, order.len());
-        let mut best: Option<(Function, Layout, Vec<Demoted>, crate::tools::KernelResources)> = None;
+        let mut best: Option<(
+            Function,
+            Layout,
+            Vec<Demoted>,
+            crate::tools::KernelResources,
+        )> = None;
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
             let (mut g, l, d) = replay(&start, &order[..mid], &live, threads, &bases);
@@ -498,7 +504,13 @@ fn spill_kernel(
 
 /// Applies the first demotions of `order` to a copy of `start` (the kernel with its spill array
 /// name and base registers reserved), exactly as the greedy loop did.
-fn replay(start: &Function, order: &[(Reg, Class)], live: &[BitSet], threads: u32, bases: &Bases) -> (Function, Layout, Vec<Demoted>) {
+fn replay(
+    start: &Function,
+    order: &[(Reg, Class)],
+    live: &[BitSet],
+    threads: u32,
+    bases: &Bases,
+) -> (Function, Layout, Vec<Demoted>) {
     let mut f = start.clone();
     let mut layout = Layout::new(threads);
     let mut temps = Temps::default();
@@ -510,7 +522,13 @@ fn replay(start: &Function, order: &[(Reg, Class)], live: &[BitSet], threads: u3
     for &(r, class) in order {
         let rule = rule_for(body, r, class, &loops, &cfg, &mut layout, &live[r.index()]);
         let (loads, stores) = rewrite_register(body, r, rule, &layout, bases, &mut temps);
-        demoted.push(Demoted { reg: body.reg_name(r).to_string(), class: class.name().to_string(), rule: rule.name().to_string(), loads, stores });
+        demoted.push(Demoted {
+            reg: body.reg_name(r).to_string(),
+            class: class.name().to_string(),
+            rule: rule.name().to_string(),
+            loads,
+            stores,
+        });
     }
     (f, layout, demoted)
 }
