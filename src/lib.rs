@@ -7,6 +7,7 @@
 //! - [`analysis`]: divergence (affine, PTX and LLVM front ends) and occupancy analyses.
 //! - `plugin` (feature `llvm`): the LLVM 22 pass plugin, `libwarpsmith.so` (`print<affine-divergence>`).
 //! - [`spill`]: shared-memory spilling (demote registers to a `.shared` array for a register cap).
+//! - [`sass`]: cubins (ELF reader/writer, `.nv.info`), the SASS decoder/encoder and the editing API.
 //! - [`tools`]: discovery of the external tools (ptxas, nvdisasm, clang-22, …).
 //! - [`fsutil`]: atomic output files.
 
@@ -17,5 +18,6 @@ pub mod machine;
 #[cfg(feature = "llvm")]
 pub mod plugin;
 pub mod ptx;
+pub mod sass;
 pub mod spill;
 pub mod tools;

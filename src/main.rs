@@ -16,8 +16,8 @@ mod cli;
 ///
 /// Built today: the PTX machine IR (`fmt`, `stats`), the occupancy calculator (`occupancy`), the
 /// affine divergence analysis (`divergence`, and the LLVM 22 pass plugin libwarpsmith.so), the PTX
-/// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`).
-/// Partial or planned: see each command's help and docs/ (shuffle synthesis, SASS
+/// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`) and the cubin/SASS tools
+/// (`sass`). Partial or planned: see each command's help and docs/ (shuffle synthesis, SASS
 /// register demotion and the `ptxas` drop-in are not built yet).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
@@ -195,6 +195,15 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seeds: u64,
     },
+    /// Cubins and SASS (sm_80, sm_86, sm_89, sm_90): disassembly with control bits and def/use,
+    /// a check of our decoder against nvdisasm, and the NOP-insertion test of the editing API.
+    ///
+    /// Edited cubins are checked with nvdisasm and cuobjdump only; none has been run on a GPU
+    /// yet. CALL instructions get a conservative def/use (docs/sass.md).
+    Sass {
+        #[command(subcommand)]
+        command: cli::sass::SassCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -290,6 +299,7 @@ fn main() -> ExitCode {
             launch,
             seeds,
         } => cli::equiv::run(a, b, launch, *seeds),
+        Command::Sass { command } => cli::sass::run(command),
     };
     match result {
         Ok(code) => code,

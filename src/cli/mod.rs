@@ -10,6 +10,7 @@ pub mod emulate;
 pub mod equiv;
 pub mod fmt;
 pub mod occupancy;
+pub mod sass;
 pub mod spill;
 pub mod stats;
 
@@ -43,6 +44,9 @@ pub enum CliError {
     /// The emulator failed (bad launch spec, fault, unsupported instruction, …).
     #[error("{0}")]
     Emu(String),
+    /// A cubin/SASS operation failed.
+    #[error("{0}")]
+    Sass(#[from] warpsmith::sass::SassError),
 }
 
 /// Reads and parses a PTX file.

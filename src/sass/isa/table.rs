@@ -1,0 +1,378 @@
+//! The per-generation opcode/operand tables: one text file per SM generation
+//! (`tables/sm_8x.tbl` for sm_80/86/89, `tables/sm_90.tbl` for sm_90), learned from nvdisasm by
+//! `tables/learn_tables.py` and checked against nvdisasm by `warpsmith sass check` and the
+//! corpus tests (sass-and-cubin-format.md §9: per-opcode operand descriptors derived from
+//! nvdisasm, checked against its life ranges).
+//!
+//! Line format (one form of one opcode):
+//!
+//! ```text
+//! 0x0984 LDS 73:2=1 g16:w2 g24:r1 p12:r1
+//! │      │   │      └ operands: file letter (g GPR, u UGPR, p PRED, q UPRED), field low bit,
+//! │      │   │        r<n> read width, w<n> write width (in registers); `g:implicit` = the
+//! │      │   │        instruction touches registers of that file outside its fields
+//! │      │   └ selector: bit ranges lo:bits=value that pick this form (`-` = the only form)
+//! │      └ mnemonic (base name as nvdisasm prints it)
+//! └ opcode key: bits [0:11] plus bit 91 as bit 12
+//! ```
+//!
+//! A line may end with `t<lo>:<bits>`: a signed, 4-byte-scaled branch offset relative to the
+//! next instruction (§6.4). An instruction whose key is missing, or whose selector values match
+//! no line, is unknown: the decoder keeps it raw with a conservative summary.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::Generation;
+
+/// A register file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegFile {
+    /// General-purpose registers R0–R254 (field value 255 = RZ).
+    Gpr,
+    /// Predicates P0–P6 (7 = PT).
+    Pred,
+    /// Uniform registers UR0–UR62 (63 = URZ).
+    Ugpr,
+    /// Uniform predicates UP0–UP6 (7 = UPT).
+    Upred,
+}
+
+impl RegFile {
+    /// All files.
+    pub const ALL: [RegFile; 4] = [RegFile::Gpr, RegFile::Pred, RegFile::Ugpr, RegFile::Upred];
+
+    /// Width of the field in bits (uniform registers are 6-bit fields at the GPR positions).
+    pub fn field_bits(self) -> u32 {
+        match self {
+            RegFile::Gpr => 8,
+            RegFile::Ugpr => 6,
+            RegFile::Pred | RegFile::Upred => 3,
+        }
+    }
+
+    /// The field value of the zero/true register (RZ, URZ, PT, UPT).
+    pub fn zero(self) -> u8 {
+        match self {
+            RegFile::Gpr => 255,
+            RegFile::Ugpr => 63,
+            RegFile::Pred | RegFile::Upred => 7,
+        }
+    }
+
+    /// The register-name prefix.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RegFile::Gpr => "R",
+            RegFile::Pred => "P",
+            RegFile::Ugpr => "UR",
+            RegFile::Upred => "UP",
+        }
+    }
+
+    /// The table letter.
+    pub fn letter(self) -> char {
+        match self {
+            RegFile::Gpr => 'g',
+            RegFile::Pred => 'p',
+            RegFile::Ugpr => 'u',
+            RegFile::Upred => 'q',
+        }
+    }
+
+    fn from_letter(c: char) -> Option<RegFile> {
+        Some(match c {
+            'g' => RegFile::Gpr,
+            'p' => RegFile::Pred,
+            'u' => RegFile::Ugpr,
+            'q' => RegFile::Upred,
+            _ => return None,
+        })
+    }
+
+    /// Index in [`RegFile::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One register field of a form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperandSpec {
+    /// The register file.
+    pub file: RegFile,
+    /// Low bit of the field.
+    pub lo: u8,
+    /// Registers read from the field's value upwards (0 = not read).
+    pub read: u8,
+    /// Registers written from the field's value upwards (0 = not written).
+    pub write: u8,
+}
+
+/// One form of one opcode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    /// Opcode key.
+    pub key: u16,
+    /// Mnemonic.
+    pub mnemonic: String,
+    /// Selector: (low bit, bits, value) ranges that must all match.
+    pub selector: Vec<(u8, u8, u64)>,
+    /// Register fields.
+    pub operands: Vec<OperandSpec>,
+    /// Register files touched outside the fields (conservatively: any register).
+    pub implicit: Vec<RegFile>,
+    /// Envelope: `(mask, value)` — modifier bits that must have the values seen when the table
+    /// was learned (an unseen modifier makes the instruction unknown rather than mis-decoded).
+    pub fixed: (u128, u128),
+    /// Relative branch-target field: pieces (low bit, bits) from the low end of the 4-byte-scaled
+    /// offset (sm_90 splits it: `[16:23]` then `[34:81]`); empty when there is none.
+    pub target: Vec<(u8, u8)>,
+}
+
+impl Form {
+    /// Whether `w` has this form's selector values.
+    pub fn matches(&self, w: u128) -> bool {
+        w & self.fixed.0 == self.fixed.1
+            && self
+                .selector
+                .iter()
+                .all(|&(lo, n, v)| super::word::bits(w, lo as u32, n as u32) == v)
+    }
+}
+
+/// Why a table line could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{table} line {line}: {message}")]
+pub struct TableError {
+    /// The table file.
+    pub table: &'static str,
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A parsed table: forms by opcode key, and the mnemonic of every key seen (also keys whose
+/// operands could not be learned).
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    forms: HashMap<u16, Vec<Form>>,
+    mnemonics: HashMap<u16, String>,
+}
+
+fn parse_num(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+impl Table {
+    /// Parses a table text.
+    pub fn parse(name: &'static str, text: &str) -> Result<Table, TableError> {
+        let mut t = Table::default();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let err = |message: String| TableError {
+                table: name,
+                line: i + 1,
+                message,
+            };
+            let mut toks = line.split_whitespace();
+            let key = toks
+                .next()
+                .and_then(parse_num)
+                .filter(|&k| k < 1 << 13)
+                .ok_or_else(|| err("bad opcode key".into()))? as u16;
+            let mnemonic = toks
+                .next()
+                .ok_or_else(|| err("missing mnemonic".into()))?
+                .to_string();
+            t.mnemonics.insert(key, mnemonic.clone());
+            let sel = toks.next().ok_or_else(|| err("missing selector".into()))?;
+            let mut selector = Vec::new();
+            if sel != "-" {
+                for part in sel.split(',') {
+                    let (range, val) = part
+                        .split_once('=')
+                        .ok_or_else(|| err(format!("bad selector {part}")))?;
+                    let (lo, n) = range
+                        .split_once(':')
+                        .ok_or_else(|| err(format!("bad selector {part}")))?;
+                    let (lo, n, v) = (
+                        parse_num(lo).filter(|&x| x < 128),
+                        parse_num(n).filter(|&x| (1..=32).contains(&x)),
+                        parse_num(val),
+                    );
+                    match (lo, n, v) {
+                        (Some(lo), Some(n), Some(v)) => selector.push((lo as u8, n as u8, v)),
+                        _ => return Err(err(format!("bad selector {part}"))),
+                    }
+                }
+            }
+            let rest: Vec<&str> = toks.collect();
+            if rest
+                .first()
+                .is_some_and(|r| *r == "unknown" || *r == "conflict")
+            {
+                continue;
+            }
+            let mut form = Form {
+                key,
+                mnemonic,
+                selector,
+                operands: Vec::new(),
+                implicit: Vec::new(),
+                fixed: (0, 0),
+                target: Vec::new(),
+            };
+            for tok in rest {
+                let bad = || err(format!("bad operand {tok}"));
+                let mut chars = tok.chars();
+                let c = chars.next().ok_or_else(bad)?;
+                let body = chars.as_str();
+                if c == 'm' {
+                    let (m, v) = body.split_once('=').ok_or_else(bad)?;
+                    let m = u128::from_str_radix(m, 16).map_err(|_| bad())?;
+                    let v = u128::from_str_radix(v, 16).map_err(|_| bad())?;
+                    form.fixed = (m, v & m);
+                    continue;
+                }
+                if c == 't' {
+                    let mut total = 0;
+                    for piece in body.split(',') {
+                        let (lo, n) = piece.split_once(':').ok_or_else(bad)?;
+                        let n = parse_num(n)
+                            .filter(|&x| (1..=64).contains(&x))
+                            .ok_or_else(bad)?;
+                        let lo = parse_num(lo).filter(|&x| x + n <= 128).ok_or_else(bad)?;
+                        total += n;
+                        form.target.push((lo as u8, n as u8));
+                    }
+                    if total > 62 {
+                        return Err(bad());
+                    }
+                    continue;
+                }
+                let file = RegFile::from_letter(c).ok_or_else(bad)?;
+                let (lo, role) = body.split_once(':').ok_or_else(bad)?;
+                if lo.is_empty() && role == "implicit" {
+                    form.implicit.push(file);
+                    continue;
+                }
+                let lo = parse_num(lo).filter(|&x| x + 8 <= 128).ok_or_else(bad)? as u8;
+                let (mut read, mut write) = (0u8, 0u8);
+                let mut r = role;
+                while !r.is_empty() {
+                    let which = r.as_bytes()[0];
+                    let digits: String =
+                        r[1..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                    let n: u8 = digits.parse().map_err(|_| bad())?;
+                    match which {
+                        b'r' => read = n,
+                        b'w' => write = n,
+                        _ => return Err(bad()),
+                    }
+                    r = &r[1 + digits.len()..];
+                }
+                if read > 4 || write > 4 {
+                    return Err(bad());
+                }
+                form.operands.push(OperandSpec {
+                    file,
+                    lo,
+                    read,
+                    write,
+                });
+            }
+            t.forms.entry(key).or_default().push(form);
+        }
+        Ok(t)
+    }
+
+    /// The form of `w`, if the table knows it.
+    pub fn lookup(&self, w: u128) -> Option<&Form> {
+        let key = super::word::opcode_key(w);
+        self.forms.get(&key)?.iter().find(|f| f.matches(w))
+    }
+
+    /// The mnemonic of an opcode key, when the key was seen.
+    pub fn mnemonic(&self, key: u16) -> Option<&str> {
+        self.mnemonics.get(&key).map(String::as_str)
+    }
+
+    /// Number of forms.
+    pub fn len(&self) -> usize {
+        self.forms.values().map(Vec::len).sum()
+    }
+
+    /// Whether the table has no forms.
+    pub fn is_empty(&self) -> bool {
+        self.forms.is_empty()
+    }
+}
+
+const SM_8X: &str = include_str!("tables/sm_8x.tbl");
+const SM_90: &str = include_str!("tables/sm_90.tbl");
+
+/// The table of a generation (parsed once). A table that does not parse is a build defect; it
+/// is reported by the tests and treated as empty here (every instruction then decodes as
+/// unknown), never as a panic.
+pub fn table(g: Generation) -> &'static Table {
+    static T8X: OnceLock<Table> = OnceLock::new();
+    static T90: OnceLock<Table> = OnceLock::new();
+    let (cell, name, text) = match g {
+        Generation::Sm8x => (&T8X, "sm_8x.tbl", SM_8X),
+        Generation::Sm90 => (&T90, "sm_90.tbl", SM_90),
+    };
+    cell.get_or_init(|| {
+        Table::parse(name, text).unwrap_or_else(|e| {
+            log::error!("SASS table: {e}");
+            Table::default()
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_tables_parse() {
+        for (name, text) in [("sm_8x.tbl", SM_8X), ("sm_90.tbl", SM_90)] {
+            let t = Table::parse(name, text).unwrap();
+            assert!(t.len() > 100, "{name}: {} forms", t.len());
+        }
+    }
+
+    #[test]
+    fn parses_lines() {
+        let t = Table::parse(
+            "x",
+            "# c\n0x0984 LDS 73:2=1 g16:w2 g24:r1 p12:r1 m80000=0\n0x0947 BRA - p12:r1 t16:8,34:48\n0x0944 CALL - g:implicit\n0x1 X - unknown\n",
+        )
+        .unwrap();
+        assert_eq!(t.len(), 3);
+        let lds = (0x984u128) | (1u128 << 73);
+        let f = t.lookup(lds).unwrap();
+        assert_eq!(
+            f.operands[0],
+            OperandSpec {
+                file: RegFile::Gpr,
+                lo: 16,
+                read: 0,
+                write: 2
+            }
+        );
+        assert!(t.lookup(0x984).is_none());
+        assert!(t.lookup(lds | 1 << 19).is_none(), "outside the envelope");
+        assert_eq!(t.lookup(0x947).unwrap().target, vec![(16, 8), (34, 48)]);
+        assert_eq!(t.mnemonic(1), Some("X"));
+        assert!(Table::parse("x", "0x0984 LDS - g16:z1").is_err());
+        assert!(Table::parse("x", "0x0984 LDS 200:2=1").is_err());
+    }
+}

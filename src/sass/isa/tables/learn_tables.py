@@ -1,0 +1,625 @@
+#!/usr/bin/env python3
+"""Learns warpsmith's SASS operand tables (sm_8x.tbl, sm_90.tbl) from nvdisasm.
+
+Development tool, not needed to build or test warpsmith; docs/sass.md explains when to run it.
+
+    learn_tables.py --nvdisasm PATH --out DIR CUBIN...
+
+Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level probing):
+ 1. Every instruction of the given cubins is listed with `nvdisasm -c -hex -lrm narrow`; the
+    life-range columns say which registers (GPR, PRED, UGPR, UPRED) each instruction reads (v),
+    writes (^) or both (x). nvdisasm 13.x computes life ranges only for "standard" CUDA ELF
+    headers, so a copy with EI_OSABI 0x41, EI_ABIVERSION 8 and e_flags = sm << 8 is listed.
+ 2. Instructions are grouped by opcode key (bits [0:11] plus bit 91 as bit 12) and by signature
+    (the word with register, predicate, immediate and control fields cleared). For each
+    signature, mutants with fresh, well-separated register numbers in every candidate register
+    field are written into a template kernel and listed again, so that no register is read or
+    written by coincidence.
+ 3. For each signature and register file, the smallest assignment of (read width, write width)
+    to candidate fields that predicts exactly the marks of every sample is found.
+ 4. Per opcode key, the bit range among the modifier bits that selects between different
+    assignments is searched (e.g. the LDS size field); selector values never seen stay unknown,
+    so that the decoder keeps such instructions raw rather than mis-decoding them.
+"""
+import argparse
+import collections
+import itertools
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+FILES = ("GPR", "PRED", "UGPR", "UPRED")
+# Candidate register fields: (file, low bit, bits, zero register value).
+SLOTS = {
+    "GPR": [(16, 8), (24, 8), (32, 8), (64, 8)],
+    # Uniform registers are 6-bit fields (UR0-UR62, 63 = URZ) at the GPR field positions; the
+    # two bits above may be modifiers (e.g. bit 70 of ST's descriptor field).
+    "UGPR": [(16, 6), (24, 6), (32, 6), (64, 6)],
+    "PRED": [(12, 3), (68, 3), (77, 3), (81, 3), (84, 3), (87, 3)],
+    "UPRED": [(12, 3), (68, 3), (77, 3), (81, 3), (84, 3), (87, 3)],
+}
+ZERO = {"GPR": 255, "UGPR": 63, "PRED": 7, "UPRED": 7}
+MAXW = {"GPR": 4, "UGPR": 4, "PRED": 1, "UPRED": 1}
+LETTER = {"GPR": "g", "PRED": "p", "UGPR": "u", "UPRED": "q"}
+# Always cleared to form a signature: guard, immediate/constant operand, control bits.
+SIG_CLEAR = [(12, 4), (32, 32), (105, 23)]
+# Negation bit of each predicate field.
+PRED_NEG = {12: 15, 68: 71, 77: 80, 87: 90}
+CONTROL_FLOW = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BSSY",
+                "BSYNC", "BREAK", "KILL", "BPT", "RTT"}
+# Relative branch-target fields (sass-and-cubin-format.md §6.3/6.4), by mnemonic.
+# Relative branch-target fields by generation: pieces (low bit, bits) from the low end of the
+# 4-byte-scaled offset. sm_90 keeps the low 8 bits of the offset in [16:23] for BRA, CALL, RET
+# and BRX (checked against nvdisasm's labels by `warpsmith sass check`).
+TARGETS = {
+    "sm_8x": {"BRA": "34:48", "BSSY": "34:30", "CALL": "34:48", "BRX": "34:48", "RET": "34:48",
+              "JMX": "34:48"},
+    "sm_90": {"BRA": "16:8,34:48", "BSSY": "34:30", "CALL": "16:8,34:48", "BRX": "16:8,34:48",
+              "RET": "16:8,34:48", "JMX": "16:8,34:48", "WARPSYNC": "16:8,34:48"},
+}
+# The plain forms src/sass/isa/encode.rs emits (operand fields zero; learned with mutants), so
+# that its output is always in the tables: LDS/STS 32/64/128, S2R of each special register it
+# offers, MOV, IMAD, IADD3, LEA (a Rust test checks that every encoder output decodes as known).
+ENCODER_SEEDS = (
+    [0x7984 | (sz << 73) for sz in (4, 5, 6)]
+    + [0x7388 | (sz << 73) for sz in (4, 5, 6)]
+    + [0x7919 | (sr << 72) for sr in (0, 33, 34, 35, 37, 38, 39)]
+    + [0x7802 | (0xf00 << 64), 0x7202 | (0xf00 << 64), 0x7224 | (0x078e0200 << 64),
+       0x7824 | (0x078e0200 << 64), 0x7210 | (0x07ffe000 << 64), 0x7810 | (0x07ffe000 << 64),
+       0x7211 | (0x078e00ff << 64), 0x7918]
+)
+EXIT_W = (0x000000000000794d, 0x000fea0003800000)
+BRA_SELF = (0xfffffff000007947, 0x000fc0000383ffff)
+NOP_W = (0x0000000000007918, 0x000fc00000000000)
+
+INST_RE = re.compile(r'^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*/\* (0x[0-9a-f]{16}) \*/\s*(//.*)?$')
+HI_RE = re.compile(r'^\s*/\* (0x[0-9a-f]{16}) \*/\s*(//.*)?$')
+
+
+def mask(lo, n):
+    return ((1 << n) - 1) << lo
+
+
+def key_hints(ss):
+    """Candidate register fields of one opcode: those where some sample has a marked register
+    (or RZ); every GPR field for opcodes only seen without life ranges."""
+    hints = set()
+    for w, t, m in ss:
+        if m:
+            for lo, n in SLOTS["PRED"]:
+                v = field(w, lo, n)
+                if v != 7 and (v in m["PRED"] or v in m["UPRED"]):
+                    hints.add(lo)
+            for lo, n in SLOTS["GPR"]:
+                v = field(w, lo, n)
+                if v == 255 or v in m["GPR"] or (v < 63 and v in m["UGPR"]):
+                    hints.add(lo)
+        else:
+            hints |= {lo for lo, n in SLOTS["GPR"]}
+    return hints
+
+
+def sig_mask(gen, mn, hints):
+    """Bits cleared to form a signature: SIG_CLEAR, the candidate register fields, the branch
+    target. The remaining bits of [16:31] and [64:104] may select between forms."""
+    m = 0
+    for lo, n in SIG_CLEAR:
+        m |= mask(lo, n)
+    for lo, n in SLOTS["GPR"]:
+        if lo in hints:
+            m |= mask(lo, 8)
+    for lo, n in SLOTS["PRED"]:
+        if lo in hints:
+            m |= mask(lo, 3)
+            if lo in PRED_NEG:
+                m |= mask(PRED_NEG[lo], 1)
+    for piece in TARGETS[gen].get(mn, '').split(','):
+        if piece:
+            lo, n = map(int, piece.split(':'))
+            m |= mask(lo, n)
+    return m
+
+
+def selector_bits(smask):
+    return [b for b in list(range(16, 32)) + list(range(64, 105)) if not (smask >> b) & 1]
+
+
+def key_of(w):
+    return (w & 0xFFF) | ((w >> 91) & 1) << 12
+
+
+def sections(d):
+    shoff = struct.unpack_from('<Q', d, 0x28)[0]
+    shnum = struct.unpack_from('<H', d, 0x3c)[0]
+    shstr = struct.unpack_from('<H', d, 0x3e)[0]
+    secs = [list(struct.unpack_from('<IIQQQQIIQQ', d, shoff + i * 64)) for i in range(shnum)]
+    so = secs[shstr][4]
+    return [(d[so + s[0]:d.index(b'\0', so + s[0])].decode(), s) for s in secs]
+
+
+def std_header(d):
+    """The "standard ELF" header nvdisasm 13 analyses (see the module doc)."""
+    d = bytearray(d)
+    fl = struct.unpack_from('<I', d, 0x30)[0]
+    d[7] = 0x41
+    d[8] = 8
+    struct.pack_into('<I', d, 0x30, (fl & 0xff) << 8)
+    return d
+
+
+def boxes(line):
+    return line[line.index('//') + 2:].split('|')[1:-1]
+
+
+def listing(nvdisasm, path, life_ranges=True):
+    """Instructions of a cubin: (function, offset, text, word, {file: {reg: mark}})."""
+    out = subprocess.run([nvdisasm, '-c', '-hex'] + (['-lrm', 'narrow'] if life_ranges else []) + [path],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("nvdisasm %s: %s" % (path, out.stderr))
+    lines = out.stdout.splitlines()
+    res, cols, func = [], None, None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith('\t.section\t.text.'):
+            func, cols = line.split()[1].split(',')[0], None
+        if '// |' in line and '#' in line and cols is None:
+            bx = boxes(line)
+            titles = [t.strip() for t in boxes(lines[i - 3])]
+            prev = [boxes(lines[i - k]) for k in (1, 2)]
+            cols = []
+            for bi, b in enumerate(bx):
+                h = b.index('#')
+                regs = []
+                for j in range(h + 1, len(b)):
+                    if not b[j].isdigit():
+                        continue
+                    n = int(b[j])
+                    for k, pb in enumerate(prev):
+                        c = pb[bi][j] if j < len(pb[bi]) else ' '
+                        if c.isdigit():
+                            n += int(c) * 10 ** (k + 1)
+                    regs.append((j, n))
+                cols.append((titles[bi], regs))
+        m = INST_RE.match(line)
+        if m:
+            m2 = HI_RE.match(lines[i + 1])
+            word = int(m.group(3), 16) | int(m2.group(1), 16) << 64
+            marks = {f: {} for f in FILES}
+            if m2.group(2) and cols:
+                bx = boxes(lines[i + 1])
+                for bi, (title, regs) in enumerate(cols):
+                    for j, n in regs:
+                        c = bx[bi][j] if j < len(bx[bi]) else ' '
+                        if c in '^vx':
+                            marks[title][n] = c
+            res.append((func, int(m.group(1), 16), m.group(2), word, marks))
+            i += 2
+            continue
+        i += 1
+    return res
+
+
+def mnemonic(text):
+    t = text.split()
+    if t and t[0].startswith('@'):
+        t = t[1:]
+    return t[0].rstrip(';') if t else '?'
+
+
+def base(text):
+    return mnemonic(text).split('.')[0]
+
+
+def shape(text):
+    """The instruction's printed form with register numbers and numbers abstracted: mutants of
+    the same shape differ only in operand values."""
+    t = text.split()
+    if t and t[0].startswith('@'):
+        t = t[1:]
+    t = ' '.join(t)
+    t = re.sub(r'\b(UR|UP|R|P|B)\d+', r'\1#', t)
+    t = re.sub(r'-?\b0x[0-9a-f]+|-?\b\d+(\.\d+)?(e[-+]?\d+)?', '#', t)
+    return t.replace('RZ', 'R#').replace('URZ', 'UR#').replace('PT', 'P#')
+
+
+def key_mnemonic(ss):
+    mn = collections.Counter(base(t) for w, t, m in ss if t).most_common(1)
+    return mn[0][0] if mn else None
+
+
+def rw_sets(marks):
+    r = frozenset(k for k, c in marks.items() if c in 'vx')
+    w = frozenset(k for k, c in marks.items() if c in '^x')
+    return r, w
+
+
+def field(w, lo, n):
+    return (w >> lo) & ((1 << n) - 1)
+
+
+def solve(file, samples, exact=True):
+    """Smallest {slot: (read width, write width)} explaining every sample's marks of `file`.
+
+    samples: [(word, R, W)]. With exact=False, marks not explained by any slot are allowed
+    (implicit operands) and the result says so."""
+    slots = SLOTS[file]
+    z = ZERO[file]
+    cands = [(a, b) for a in range(MAXW[file] + 1) for b in range(MAXW[file] + 1)]
+
+    def val(w, lo, n):
+        v = field(w, lo, n)
+        return None if v == z else v
+
+    per = []
+    for lo, n in slots:
+        ok = []
+        for wr, ww in cands:
+            good = True
+            for w, R, W in samples:
+                v = val(w, lo, n)
+                if v is None:
+                    continue
+                if any(v + k not in R for k in range(wr)) or any(v + k not in W for k in range(ww)):
+                    good = False
+                    break
+            if good:
+                ok.append((wr, ww))
+        per.append(ok)
+    best = None
+    for combo in itertools.product(*per):
+        cost = sum(a + b for a, b in combo)
+        if exact and best is not None and cost >= best[0]:
+            continue
+        good = True
+        implicit = False
+        missed = 0
+        for w, R, W in samples:
+            pr, pw = set(), set()
+            for (lo, n), (wr, ww) in zip(slots, combo):
+                v = val(w, lo, n)
+                if v is None:
+                    continue
+                pr |= set(range(v, v + wr))
+                pw |= set(range(v, v + ww))
+            if exact:
+                if pr != R or pw != W:
+                    good = False
+                    break
+            else:
+                if not (pr <= R and pw <= W):
+                    good = False
+                    break
+                if pr != R or pw != W:
+                    implicit = True
+                    missed += len(R - pr) + len(W - pw)
+        if good:
+            score = cost if exact else (missed, cost)
+            if best is None or score < best[3]:
+                best = (cost, combo, implicit, score)
+    if best is None:
+        return None
+    ops = {lo: rw for (lo, n), rw in zip(slots, best[1]) if rw != (0, 0)}
+    return ops, best[2]
+
+
+def make_mutants(word, n, rng, hints):
+    """Copies of `word` with fresh values in candidate register fields: `n` with every field in
+    `hints` (GPR/UGPR bytes and predicate fields) and the guard changed at once, then two per
+    field with only that field changed (so that a field whose change alters the instruction's
+    form does not spoil the others)."""
+    pool = list(range(4, 61, 8))
+    gpr = [lo for lo, bits in SLOTS["GPR"] if lo in hints]
+    prd = [lo for lo, bits in SLOTS["PRED"] if lo == 12 or lo in hints]
+
+    def setf(w, lo, bits, v):
+        return (w & ~mask(lo, bits)) | (v << lo)
+
+    out = []
+    for _ in range(n):
+        w = word
+        for lo, v in zip(gpr, rng.sample(pool, len(gpr))):
+            w = setf(w, lo, 8, v)
+        for lo, v in zip(prd, rng.sample(range(7), len(prd))):
+            w = setf(w, lo, 3, v)
+        out.append(w)
+    for lo in gpr:
+        for v in rng.sample(pool, 2):
+            out.append(setf(word, lo, 8, v))
+    for lo in prd:
+        for v in rng.sample(range(7), 2):
+            out.append(setf(word, lo, 3, v))
+    return out
+
+
+def run_synthetic(nvdisasm, template, kernel, words, tmpdir, tag):
+    """Writes `words` into `kernel` of `template` (then EXIT, BRA self, NOPs) and lists it."""
+    d = bytearray(open(template, 'rb').read())
+    per_file = None
+    for name, s in sections(d):
+        if name == '.text.' + kernel:
+            per_file = (s[4], s[5])
+    off, size = per_file
+    cap = size // 16 - 2
+    results = []
+    pending = [words[i:i + cap] for i in range(0, len(words), cap)]
+    n = 0
+    while pending:
+        chunk = pending.pop()
+        n += 1
+        dd = bytearray(d)
+        ws = [(w & (2 ** 64 - 1), w >> 64) for w in chunk] + [EXIT_W, BRA_SELF]
+        ws += [NOP_W] * (size // 16 - len(ws))
+        for i, (lo, hi) in enumerate(ws):
+            struct.pack_into('<QQ', dd, off + 16 * i, lo, hi)
+        for name, s in sections(dd):
+            if name == '.nv.info.' + kernel:
+                o, e = s[4], s[4] + s[5]
+                while o < e:
+                    fmt, at = dd[o], dd[o + 1]
+                    if fmt == 4:
+                        ln = struct.unpack_from('<H', dd, o + 2)[0]
+                        if at in (0x1c, 0x1d, 0x28, 0x31):
+                            for k in range(ln // 4):
+                                struct.pack_into('<I', dd, o + 4 + 4 * k, 16 * len(chunk))
+                        o += 4 + ln
+                    else:
+                        o += 4
+        path = os.path.join(tmpdir, '%s-%d.cubin' % (tag, n))
+        open(path, 'wb').write(std_header(dd))
+        try:
+            lst = listing(nvdisasm, path)
+        except RuntimeError as e:
+            bad = {int(a, 16) // 16 for a in re.findall(r'at address (0x[0-9a-f]+)', str(e))}
+            if not bad:
+                print("dropping %d words: %s" % (len(chunk), str(e)[:200]), file=sys.stderr)
+                continue
+            pending.append([w for i, w in enumerate(chunk) if i not in bad])
+            continue
+        got = {o: (t, w, m) for f, o, t, w, m in lst if f == '.text.' + kernel}
+        for i, w in enumerate(chunk):
+            t, ww, m = got.get(16 * i, (None, None, None))
+            if ww == w:
+                results.append((w, t, m))
+    return results
+
+
+def learn(args):
+    rng = random.Random(12345)
+    tmpdir = tempfile.mkdtemp(prefix='warpsmith-learn-')
+    gens = {"sm_8x": [], "sm_90": []}
+    for path in args.cubins:
+        sm = struct.unpack_from('<I', open(path, 'rb').read(), 0x30)[0] & 0xff
+        gens["sm_90" if sm == 90 else "sm_8x"].append(path)
+
+    def list_std(path):
+        p = os.path.join(tmpdir, os.path.basename(path) + '.std')
+        open(p, 'wb').write(std_header(open(path, 'rb').read()))
+        return listing(args.nvdisasm, p)
+
+    for gen, paths in gens.items():
+        if not paths:
+            continue
+        with ThreadPoolExecutor(4) as ex:
+            listings = list(ex.map(list_std, paths))
+        samples = collections.defaultdict(list)   # key -> [(word, text, marks)]
+        for lst in listings:
+            for f, o, t, w, m in lst:
+                samples[key_of(w)].append((w, t, m))
+        # The life-range listing leaves out the NOP padding after the last branch: instructions
+        # only the plain listing has are learned from mutants alone.
+        with ThreadPoolExecutor(4) as ex:
+            plain = list(ex.map(lambda p: listing(args.nvdisasm, p, False), paths))
+        seen = {w for lst in listings for f, o, t, w, m in lst}
+        for lst in plain:
+            for f, o, t, w, m in lst:
+                if w not in seen:
+                    seen.add(w)
+                    samples[key_of(w)].append((w, t, None))
+        template = args.template_90 if gen == "sm_90" else args.template_8x
+        # Extra seeds: encodings the encoders emit that the corpus may lack.
+        for w in ENCODER_SEEDS:
+            # Control bits: stall 1, no scoreboards (a store with a write scoreboard is illegal).
+            w |= 0x7e1 << 105
+            samples[key_of(w)].append((w, None, None))
+        for s in args.seed or []:
+            g, hexw = s.split(':')
+            if g == gen:
+                w = int(hexw, 16)
+                samples.setdefault(key_of(w), [])
+                samples[key_of(w)].append((w, None, None))
+        # Mutants per signature.
+        plan = []
+        for key, ss in samples.items():
+            if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
+                continue
+            hints = key_hints(ss)
+            smask = sig_mask(gen, key_mnemonic(ss), hints)
+            sigs = {}
+            for w, t, m in ss:
+                sigs.setdefault(w & ~smask, w)
+            for sig, w in sigs.items():
+                for mw in make_mutants(w, args.mutants, rng, hints):
+                    plan.append((key, sig, mw))
+        words = [mw for _, _, mw in plan]
+        got = run_synthetic(args.nvdisasm, template, args.kernel, words, tmpdir, gen)
+        by_word = {w: (t, m) for w, t, m in got}
+        mutants = collections.defaultdict(list)
+        for key, sig, mw in plan:
+            if mw in by_word:
+                mutants[(key, sig)].append((mw,) + by_word[mw])
+        dropped = collections.Counter(key for key, sig, mw in plan if mw not in by_word)
+        total = collections.Counter(key for key, sig, mw in plan)
+        for key in sorted(dropped):
+            if dropped[key] * 2 > total[key]:
+                print("%s 0x%04x: %d of %d mutants rejected by nvdisasm" % (gen, key, dropped[key], total[key]), file=sys.stderr)
+        write_table(args, gen, samples, mutants)
+
+
+def generalise(results, sel_bits):
+    """results: {sig: layout}. Finds the fewest selector bit ranges whose values determine the
+    layout: None (one layout), or a tuple of (lo, bits) ranges; falls back to every selector bit
+    (exact signatures) when no one or two ranges do."""
+    if len(set(results.values())) <= 1:
+        return (), {(): next(iter(results.values()))} if results else {}
+
+    def try_ranges(ranges):
+        m = {}
+        for sig, lay in results.items():
+            v = tuple(field(sig, lo, n) for lo, n in ranges)
+            if m.setdefault(v, lay) != lay:
+                return None
+        return m
+
+    singles = [(lo, n) for n in (1, 2, 3, 4) for lo in sel_bits
+               if all(b in sel_bits for b in range(lo, lo + n))]
+    for r in singles:
+        m = try_ranges((r,))
+        if m is not None:
+            return (r,), m
+    for i, a in enumerate(singles):
+        for b in singles[i + 1:]:
+            if a[0] + a[1] <= b[0] or b[0] + b[1] <= a[0]:
+                ranges = tuple(sorted((a, b)))
+                m = try_ranges(ranges)
+                if m is not None:
+                    return ranges, m
+    ranges = tuple((b, 1) for b in sel_bits)
+    m = try_ranges(ranges)
+    return (ranges, m) if m is not None else ('conflict', None)
+
+
+def layout_of(per_file):
+    """Canonical, hashable operand layout."""
+    ops = []
+    for f in FILES:
+        ops_f, implicit = per_file[f]
+        for lo in sorted(ops_f):
+            ops.append((LETTER[f], lo, ops_f[lo]))
+        if implicit:
+            ops.append((LETTER[f], 'implicit', None))
+    return tuple(ops)
+
+
+def write_table(args, gen, samples, mutants):
+    lines = []
+    stats = collections.Counter()
+    for key in sorted(samples):
+        ss = samples[key]
+        texts = [t for w, t, m in ss if t]
+        mn = key_mnemonic(ss)
+        smask = sig_mask(gen, mn, key_hints(ss))
+        sigs = {}
+        for w, t, m in ss:
+            sigs.setdefault(w & ~smask, []).append((w, t, m))
+        results = {}
+        for sig, group in sigs.items():
+            data = [(w, t, m) for w, t, m in group if m is not None]
+            data += mutants.get((key, sig), [])
+            if not data:
+                continue
+            if mn is None:
+                mn = base(data[0][1])
+            per_file = {}
+            forms = {shape(t) for w, t, m in group if t}
+            same = [(w, t, m) for w, t, m in data if shape(t) in forms]
+            has_mutants = len(same) > len([1 for w, t, m in group if m is not None])
+            for f in FILES:
+                r = None
+                if has_mutants:
+                    # Mutants that kept the instruction's printed form first: a field whose
+                    # change alters the form (a modifier, not a register) is left out.
+                    r = solve(f, [(w,) + rw_sets(m[f]) for w, t, m in same], exact=True)
+                smp = [(w,) + rw_sets(m[f]) for w, t, m in data]
+                if r is None:
+                    r = solve(f, smp, exact=True)
+                if r is None:
+                    r = solve(f, smp, exact=False)
+                if r is None:
+                    per_file = None
+                    break
+                per_file[f] = r
+            if per_file is None:
+                stats['unsolved-sig'] += 1
+                continue
+            lay = layout_of(per_file)
+            # Whether this form has a branch target (nvdisasm prints a label, or BRX's offset).
+            if any(t and ('`(' in t or base(t) == 'BRX') for w, t, m in group):
+                lay = lay + (('t', 0, None),)
+            results[sig] = lay
+        if not results:
+            stats['unknown-key'] += 1
+            lines.append("0x%04x %s - unknown" % (key, mn))
+            continue
+        # The guard predicate exists in every form of an opcode; evidence of it in one form
+        # (a mutant with a non-PT guard) holds for all.
+        guards = {op for lay in results.values() for op in lay if op[1] == 12 and op[2] == (1, 0)}
+        results = {sig: tuple(sorted(set(lay) | guards, key=lambda o: (o[0], str(o[1]))))
+                   for sig, lay in results.items()}
+        sel, m = generalise(results, selector_bits(smask))
+        # The envelope: selector-candidate bits that never varied among the opcode's samples
+        # must keep their value, so that an unseen modifier (e.g. STS.128 when only STS was
+        # seen) decodes as unknown instead of borrowing a seen form's operands.
+        fixed_mask = 0
+        for b in selector_bits(smask):
+            vals = {(w >> b) & 1 for w, t, m in ss}
+            if len(vals) == 1:
+                fixed_mask |= 1 << b
+        fixed_value = ss[0][0] & fixed_mask
+        if sel == 'conflict':
+            stats['conflict'] += 1
+            lines.append("0x%04x %s - conflict" % (key, mn))
+            continue
+        stats['ok'] += 1
+        for v in sorted(m):
+            ops = []
+            implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
+            for letter, lo, rw in m[v]:
+                if letter == 't':
+                    if TARGETS[gen].get(mn):
+                        ops.append('t' + TARGETS[gen][mn])
+                    continue
+                if lo == 'implicit':
+                    ops.append('%s:implicit' % letter)
+                    continue
+                if letter in implicit:
+                    continue  # "any register of the file" covers the field
+                wr, ww = rw
+                role = ('r%d' % wr if wr else '') + ('w%d' % ww if ww else '')
+                ops.append('%s%d:%s' % (letter, lo, role))
+            selector = ','.join('%d:%d=%d' % (lo, n, x) for (lo, n), x in zip(sel, v)) or '-'
+            if fixed_mask:
+                ops.append('m%x=%x' % (fixed_mask, fixed_value))
+            lines.append("0x%04x %s %s %s" % (key, mn, selector, ' '.join(ops)))
+    path = os.path.join(args.out, '%s.tbl' % gen)
+    with open(path, 'w') as fh:
+        fh.write("# warpsmith SASS operand table, generation %s. Generated by learn_tables.py from\n" % gen)
+        fh.write("# nvdisasm life ranges (docs/sass.md); do not edit by hand.\n")
+        fh.write("# opcode-key mnemonic selector(lo:bits=value|-) operands: <file><lowbit>:r<n>w<n>\n")
+        fh.write("# files: g=GPR u=UGPR p=PRED q=UPRED; <file>:implicit = registers not in any field\n")
+        for l in lines:
+            fh.write(l + "\n")
+    print(gen, dict(stats), file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--nvdisasm', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--template-8x', required=True, help='an sm_8x cubin with a large kernel')
+    ap.add_argument('--template-90', required=True, help='an sm_90 cubin with a large kernel')
+    ap.add_argument('--kernel', required=True, help='the large kernel in both templates')
+    ap.add_argument('--mutants', type=int, default=6)
+    ap.add_argument('--seed', action='append', help='GEN:HEXWORD extra encodings to learn')
+    ap.add_argument('cubins', nargs='+')
+    learn(ap.parse_args())
+
+
+if __name__ == '__main__':
+    main()

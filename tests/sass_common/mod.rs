@@ -1,0 +1,166 @@
+//! Shared helpers of the SASS/cubin tests: the cubin corpus ptxas 12.9 builds from every CUDA
+//! kernel of bench/kernels for sm_80, sm_86, sm_89 (from the sm_80 PTX) and sm_90, built once per
+//! test process in a temporary folder.
+
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use warpsmith::tools::{self, Tool};
+
+/// One cubin of the corpus.
+#[derive(Debug, Clone)]
+pub struct CorpusCubin {
+    /// Where it is.
+    pub path: PathBuf,
+    /// `sm_80`, `sm_86`, `sm_89` or `sm_90`.
+    pub arch: String,
+    /// `<kernel file>.<O0|O3>`.
+    pub name: String,
+}
+
+/// The archs every corpus test covers.
+pub const ARCHS: [&str; 4] = ["sm_80", "sm_86", "sm_89", "sm_90"];
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Prints the skip line and returns `false` when `tool` is missing.
+pub fn require(tool: Tool, test: &str) -> bool {
+    match tools::find(tool) {
+        Ok(_) => true,
+        Err(_) => {
+            eprintln!("SKIPPED: {tool} not found ({test})");
+            false
+        }
+    }
+}
+
+fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let n = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 4);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..n {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = f(&items[i]);
+                *results[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| m.into_inner().unwrap().unwrap())
+        .collect()
+}
+
+/// Runs `f` on every item with a few threads.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    run_parallel(items, f)
+}
+
+fn build() -> Result<Vec<CorpusCubin>, String> {
+    let ptxas = tools::find(Tool::Ptxas).map_err(|e| e.to_string())?;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sass-corpus-{}", std::process::id()));
+    // Corpora of earlier runs are not needed any more.
+    if let Ok(rd) = std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with("sass-corpus-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let ptx_dir = dir.join("ptx");
+    let status = Command::new("bash")
+        .arg(repo_root().join("scripts/compile-kernels.sh"))
+        .arg(&ptx_dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("compile-kernels.sh: {e}"))?;
+    if !status.success() {
+        return Err("scripts/compile-kernels.sh failed".into());
+    }
+    let mut jobs = Vec::new();
+    let mut ptx: Vec<PathBuf> = std::fs::read_dir(&ptx_dir)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    ptx.sort();
+    for p in &ptx {
+        // <name>.<sm_80|sm_90>.<O0|O3>.ptx
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        let parts: Vec<&str> = stem.rsplitn(3, '.').collect();
+        let (level, src_arch, kname) = (parts[0], parts[1], parts[2]);
+        let targets: &[&str] = if src_arch == "sm_80" {
+            &["sm_80", "sm_86", "sm_89"]
+        } else {
+            &["sm_90"]
+        };
+        for t in targets {
+            let name = format!("{kname}.{level}");
+            jobs.push((
+                p.clone(),
+                t.to_string(),
+                name.clone(),
+                dir.join(format!("{name}.{t}.cubin")),
+            ));
+        }
+    }
+    let results = run_parallel(&jobs, |(ptx, arch, _, out)| {
+        let o = Command::new(&ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg(ptx)
+            .arg("-o")
+            .arg(out)
+            .output();
+        match o {
+            Ok(o) if o.status.success() => Ok(()),
+            Ok(o) => Err(format!(
+                "ptxas -arch={arch} {}: {}",
+                ptx.display(),
+                String::from_utf8_lossy(&o.stderr)
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    });
+    for r in results {
+        r?;
+    }
+    Ok(jobs
+        .into_iter()
+        .map(|(_, arch, name, path)| CorpusCubin { path, arch, name })
+        .collect())
+}
+
+/// The corpus, built once per process; `None` (after printing a SKIPPED line) when ptxas or
+/// clang is missing.
+pub fn corpus(test: &str) -> Option<&'static [CorpusCubin]> {
+    static CORPUS: OnceLock<Result<Vec<CorpusCubin>, String>> = OnceLock::new();
+    if !require(Tool::Ptxas, test) || !require(Tool::Clang, test) {
+        return None;
+    }
+    match CORPUS.get_or_init(build) {
+        Ok(v) => Some(v.as_slice()),
+        Err(e) => panic!("building the cubin corpus failed: {e}"),
+    }
+}
+
+/// Reads a file.
+pub fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
