@@ -1,6 +1,7 @@
 //! Corpus tests of the cubin and SASS foundation on every cubin ptxas 12.9 builds from
 //! bench/kernels for sm_80, sm_86, sm_89 and sm_90 (tests/sass_common).
 
+mod common;
 mod sass_common;
 
 use sass_common::*;

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use crate::ptx::ir::{Body, Inst, InstData, Label, Opcode, Operand, Stmt};
 
-machine_entity!(
+crate::ptx::ir::entity!(
     /// A basic block of a [`Cfg`]; prints as `bb3`.
     Block,
     "bb"

@@ -16,7 +16,7 @@
 use super::cfg::{Block, Cfg};
 use super::dominators::DomTree;
 
-machine_entity!(
+crate::ptx::ir::entity!(
     /// A natural loop of a [`LoopInfo`]; prints as `loop2`. Loops are numbered by their header's
     /// position in reverse post-order, so an outer loop has a smaller number than the loops inside it.
     Loop,

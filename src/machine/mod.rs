@@ -20,33 +20,6 @@
 //! # let _ = (live, max);
 //! ```
 
-/// Declares a `u32` entity id that prints with a prefix (`bb3`, `loop1`), like Cranelift's
-/// `entity_impl!`.
-macro_rules! machine_entity {
-    ($(#[$m:meta])* $name:ident, $prefix:literal) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-        impl $name {
-            /// The id as an index.
-            #[inline]
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-            /// The id for index `i`.
-            #[inline]
-            pub fn new(i: usize) -> Self {
-                $name(i as u32)
-            }
-        }
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-    };
-}
-
 pub mod bitset;
 pub mod cfg;
 pub mod dominators;

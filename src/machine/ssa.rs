@@ -29,17 +29,17 @@ use super::cfg::Cfg;
 use super::slots::{for_each_slot_mut, slots};
 use crate::ptx::ir::{Body, Inst, Reg, RegDecl, RegDeclItem, RegType, Stmt};
 
-machine_entity!(
+crate::ptx::ir::entity!(
     /// A definition site of a [`ReachingDefs`]; prints as `def3`.
     DefId,
     "def"
 );
-machine_entity!(
+crate::ptx::ir::entity!(
     /// A use site of a [`ReachingDefs`]; prints as `use3`.
     UseId,
     "use"
 );
-machine_entity!(
+crate::ptx::ir::entity!(
     /// A web of a [`Webs`]; prints as `web3`.
     Web,
     "web"

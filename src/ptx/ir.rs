@@ -53,13 +53,14 @@ macro_rules! entity {
                 $name(i as u32)
             }
         }
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 write!(f, concat!($prefix, "{}"), self.0)
             }
         }
     };
 }
+pub(crate) use entity;
 
 entity!(
     /// A register of a function body: index into [`Body::regs`].

@@ -40,36 +40,7 @@ pub fn require(tool: Tool, test: &str) -> bool {
     }
 }
 
-fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 4);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<R>>> =
-        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..n {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= items.len() {
-                    break;
-                }
-                let r = f(&items[i]);
-                *results[i].lock().unwrap() = Some(r);
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|m| m.into_inner().unwrap().unwrap())
-        .collect()
-}
-
-/// Runs `f` on every item with a few threads.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    run_parallel(items, f)
-}
+pub use crate::common::parallel_map;
 
 fn build() -> Result<Vec<CorpusCubin>, String> {
     let ptxas = tools::find(Tool::Ptxas).map_err(|e| e.to_string())?;
@@ -121,7 +92,7 @@ fn build() -> Result<Vec<CorpusCubin>, String> {
             ));
         }
     }
-    let results = run_parallel(&jobs, |(ptx, arch, _, out)| {
+    let results = parallel_map(&jobs, |(ptx, arch, _, out)| {
         let o = Command::new(&ptxas)
             .arg(format!("-arch={arch}"))
             .arg(ptx)
