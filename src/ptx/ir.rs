@@ -952,7 +952,7 @@ impl Body {
         for k in 0..count {
             let name_start = self.reg_names.len() as u32;
             self.reg_names.push_str(prefix);
-            push_decimal(&mut self.reg_names, k);
+            push_i64(&mut self.reg_names, i64::from(k));
             let name_len = self.reg_names.len() as u32 - name_start;
             self.regs.push(RegData {
                 ty,
@@ -1120,19 +1120,24 @@ impl Module {
     }
 }
 
-/// Appends `v` in decimal (faster than `write!` in the register-declaration hot loop).
-pub(crate) fn push_decimal(buf: &mut String, mut v: u32) {
-    let mut digits = [0u8; 10];
+/// Appends `v` in decimal: the parser's register-name and the printer's number hot paths, where
+/// `write!` is several times slower.
+pub(crate) fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut u = v.unsigned_abs();
+    let mut digits = [0u8; 20];
     let mut n = 0;
     loop {
-        digits[n] = b'0' + (v % 10) as u8;
+        digits[n] = b'0' + (u % 10) as u8;
         n += 1;
-        v /= 10;
-        if v == 0 {
+        u /= 10;
+        if u == 0 {
             break;
         }
     }
     for d in digits[..n].iter().rev() {
-        buf.push(*d as char);
+        out.push(*d as char);
     }
 }

@@ -1043,7 +1043,7 @@ impl<'a> Parser<'a> {
             Tok::Ident if self.peek_at(1).kind == Tok::Punct(b':') => {
                 self.pos += 2;
                 let name = self.text(t);
-                let label = b.define_label(name);
+                let label = b.intern_label(name);
                 if !b.mark_defined(label) {
                     self.error_at(t, format!("label `{name}` defined twice"));
                 }
@@ -1522,9 +1522,6 @@ impl<'a> BodyBuilder<'a> {
         self.label_defined.push(false);
         self.label_first_use.push(None);
         l
-    }
-    fn define_label(&mut self, name: &'a str) -> Label {
-        self.intern_label(name)
     }
     /// Marks `l` defined; false when it already was.
     fn mark_defined(&mut self, l: Label) -> bool {

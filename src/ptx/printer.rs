@@ -35,27 +35,6 @@ struct Printer {
     out: String,
 }
 
-/// Appends `v` in decimal (the printer's hot path; `write!` is several times slower).
-fn push_i64(out: &mut String, v: i64) {
-    if v < 0 {
-        out.push('-');
-    }
-    let mut u = v.unsigned_abs();
-    let mut digits = [0u8; 20];
-    let mut n = 0;
-    loop {
-        digits[n] = b'0' + (u % 10) as u8;
-        n += 1;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
-    for d in digits[..n].iter().rev() {
-        out.push(*d as char);
-    }
-}
-
 impl Printer {
     fn module(&mut self, m: &Module) {
         let _ = writeln!(self.out, ".version {}.{}", m.version.0, m.version.1);

@@ -61,28 +61,6 @@ impl Layout {
         self.threads.div_ceil(32)
     }
 
-    /// Allocates `words` consecutive words in the region of `kind` (`Slot::Thread(_)` etc.; the
-    /// index in `kind` is ignored).
-    pub fn alloc(&mut self, kind: Slot, words: u32) -> Slot {
-        match kind {
-            Slot::Thread(_) => {
-                let w = self.thread_words;
-                self.thread_words += words;
-                Slot::Thread(w)
-            }
-            Slot::Warp(_) => {
-                let w = self.warp_words;
-                self.warp_words += words;
-                Slot::Warp(w)
-            }
-            Slot::Block(_) => {
-                let w = self.block_words;
-                self.block_words += words;
-                Slot::Block(w)
-            }
-        }
-    }
-
     /// Allocates `words` words in the region of `kind` for a value live at the program points
     /// `live`, reusing the lowest words whose occupants are never live at the same time.
     pub fn alloc_shared(&mut self, kind: Slot, words: u32, live: &BitSet) -> Slot {
@@ -161,13 +139,21 @@ impl Layout {
 mod tests {
     use super::*;
 
+    /// A value live at program point 0 (so all such values interfere).
+    fn live_everywhere() -> BitSet {
+        let mut b = BitSet::new(1);
+        b.insert(0);
+        b
+    }
+
     #[test]
     fn regions_and_offsets() {
         let mut l = Layout::new(256);
-        let a = l.alloc(Slot::Thread(0), 1);
-        let b = l.alloc(Slot::Thread(0), 2);
-        let w = l.alloc(Slot::Warp(0), 1);
-        let k = l.alloc(Slot::Block(0), 1);
+        let all = live_everywhere();
+        let a = l.alloc_shared(Slot::Thread(0), 1, &all);
+        let b = l.alloc_shared(Slot::Thread(0), 2, &all);
+        let w = l.alloc_shared(Slot::Warp(0), 1, &all);
+        let k = l.alloc_shared(Slot::Block(0), 1, &all);
         assert_eq!(
             (a, b, w, k),
             (
@@ -217,8 +203,9 @@ mod tests {
     #[test]
     fn consecutive_threads_hit_distinct_banks() {
         let mut l = Layout::new(96);
-        let s = l.alloc(Slot::Thread(0), 1);
-        let s2 = l.alloc(Slot::Thread(0), 1);
+        let all = live_everywhere();
+        let s = l.alloc_shared(Slot::Thread(0), 1, &all);
+        let s2 = l.alloc_shared(Slot::Thread(0), 1, &all);
         for slot in [s, s2] {
             let banks: std::collections::BTreeSet<i64> = (0..32)
                 .map(|t| (l.offset(slot, 0) + t * 4) / 4 % 32)

@@ -180,10 +180,6 @@ pub fn spill_module(m: &mut Module, opts: &SpillOptions) -> Result<SpillReport, 
     Ok(SpillReport { kernels })
 }
 
-fn block_size(f: &Function, opts: &SpillOptions) -> Option<u32> {
-    f.block_size_bound().or(opts.block_size)
-}
-
 fn ptxas_check(
     module: &Module,
     idx: usize,
@@ -238,7 +234,10 @@ fn spill_kernel(
             why: "it is recursive".into(),
         });
     }
-    let threads = block_size(f, opts).ok_or_else(|| SpillError::NoBlockSize(name.clone()))?;
+    let threads = f
+        .block_size_bound()
+        .or(opts.block_size)
+        .ok_or_else(|| SpillError::NoBlockSize(name.clone()))?;
     let arch = occupancy::arch(&opts.arch)?;
     let mut notes = Vec::new();
 
@@ -326,7 +325,7 @@ fn spill_kernel(
         .map_err(|e| SpillError::Divergence(e.to_string()))?;
 
     let mut layout = Layout::new(threads);
-    let (array, bases, original_regs) = {
+    let (bases, original_regs) = {
         let body = f.body.as_mut().expect("checked above");
         let original_regs = body.regs.len();
         let mut b = Builder::new(body);
@@ -334,11 +333,11 @@ fn spill_kernel(
         let array = b.fresh_name("__ws_spill");
         // Base registers, computed at entry once the layout is final.
         let bases = Bases {
-            array: array.clone(),
+            array,
             thread: Some(b.new_reg(Type::B32)),
             warp: Some(b.new_reg(Type::B32)),
         };
-        (array, bases, original_regs)
+        (bases, original_regs)
     };
     // Where each original register is live, for slot sharing; the state every replay starts from.
     let live = live_points(f.body.as_ref().expect("checked above"));
@@ -422,7 +421,6 @@ fn spill_kernel(
             }
         }
     }
-    let _ = &array;
     finish(f, &layout, &bases, &demoted, max_regs);
     if opts.use_ptxas {
         ptxas_after = ptxas_check(module, idx, f, &opts.arch).or(ptxas_after);
