@@ -19,5 +19,6 @@ pub mod machine;
 pub mod plugin;
 pub mod ptx;
 pub mod sass;
+pub mod shuffle;
 pub mod spill;
 pub mod tools;

@@ -20,6 +20,7 @@
 //! paper's uniform-base-plus-`mad` rule is not built), predicates take a word each (not packed),
 //! and reloads are not yet moved or shared between neighbouring uses.
 
+pub mod env;
 pub mod layout;
 pub mod rewrite;
 pub mod select;

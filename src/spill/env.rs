@@ -1,0 +1,146 @@
+//! Spilling options from the environment, for the front ends that have no command line of their
+//! own: the `warpsmith ptxas` wrapper (`WARPSMITH_PASSES=spill`) and the LLVM plugin's
+//! code-generation hook. One reader so that both understand exactly the same variables:
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `WARPSMITH_SPILL_MAX_REGS` | `N` (a register cap) or `auto` (next occupancy cliff) | `auto` |
+//! | `WARPSMITH_SPILL_KERNEL` | only this kernel | every kernel |
+//! | `WARPSMITH_SPILL_ARCH` | `sm_XX` for occupancy | the caller's (`-arch`, the module's `.target`) |
+//! | `WARPSMITH_SPILL_BLOCK_SIZE` | threads per block for kernels without launch bounds | none (such kernels are refused) |
+//! | `WARPSMITH_SPILL_SMEM_BUDGET` | most extra shared memory per block, bytes | keeps the target occupancy |
+//! | `WARPSMITH_SPILL_DYNAMIC_SMEM` | dynamic shared memory the kernel is launched with, bytes | 0 |
+//! | `WARPSMITH_SPILL_PTXAS_CHECK` | `0` to skip the `ptxas -v` tightening loop | `1` (when ptxas is found) |
+
+use super::{SpillOptions, Target};
+
+/// A variable with a value that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {var}={value:?}: {why}")]
+pub struct EnvError {
+    /// The variable.
+    pub var: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+/// Reads the spilling options through `get` (normally [`std::env::var`]); `arch` is the caller's
+/// architecture, used when `WARPSMITH_SPILL_ARCH` is unset.
+pub fn spill_options_with(
+    get: impl Fn(&str) -> Option<String>,
+    arch: &str,
+) -> Result<SpillOptions, EnvError> {
+    let num = |var: &'static str| -> Result<Option<u32>, EnvError> {
+        match get(var) {
+            None => Ok(None),
+            Some(v) if v.trim().is_empty() => Ok(None),
+            Some(v) => v.trim().parse::<u32>().map(Some).map_err(|_| EnvError {
+                var,
+                value: v,
+                why: "expected a non-negative integer",
+            }),
+        }
+    };
+    let target = match get("WARPSMITH_SPILL_MAX_REGS") {
+        None => Target::Auto,
+        Some(v) if v.trim().is_empty() || v.trim() == "auto" => Target::Auto,
+        Some(v) => match v.trim().parse::<u32>() {
+            Ok(n) if (16..=255).contains(&n) => Target::MaxRegs(n),
+            _ => {
+                return Err(EnvError {
+                    var: "WARPSMITH_SPILL_MAX_REGS",
+                    value: v,
+                    why: "expected `auto` or a register count in 16..=255",
+                })
+            }
+        },
+    };
+    let use_ptxas = match get("WARPSMITH_SPILL_PTXAS_CHECK").as_deref().map(str::trim) {
+        None | Some("") | Some("1") => true,
+        Some("0") => false,
+        Some(v) => {
+            return Err(EnvError {
+                var: "WARPSMITH_SPILL_PTXAS_CHECK",
+                value: v.to_string(),
+                why: "expected 0 or 1",
+            })
+        }
+    };
+    let arch = match get("WARPSMITH_SPILL_ARCH") {
+        Some(a) if !a.trim().is_empty() => a.trim().to_string(),
+        _ => arch.to_string(),
+    };
+    Ok(SpillOptions {
+        target,
+        kernel: get("WARPSMITH_SPILL_KERNEL").filter(|k| !k.trim().is_empty()),
+        arch,
+        block_size: num("WARPSMITH_SPILL_BLOCK_SIZE")?,
+        smem_budget: num("WARPSMITH_SPILL_SMEM_BUDGET")?,
+        use_ptxas,
+        dynamic_smem: num("WARPSMITH_SPILL_DYNAMIC_SMEM")?.unwrap_or(0),
+    })
+}
+
+/// [`spill_options_with`] on the process environment.
+pub fn spill_options_from_env(arch: &str) -> Result<SpillOptions, EnvError> {
+    spill_options_with(|v| std::env::var(v).ok(), arch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(vars: &[(&str, &str)]) -> Result<SpillOptions, EnvError> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        spill_options_with(
+            |k| vars.iter().find(|(a, _)| a == k).map(|(_, b)| b.clone()),
+            "sm_80",
+        )
+    }
+
+    #[test]
+    fn defaults_are_auto_with_callers_arch() {
+        let o = opts(&[]).unwrap();
+        assert_eq!(o.target, Target::Auto);
+        assert_eq!(o.arch, "sm_80");
+        assert!(o.use_ptxas);
+        assert_eq!(o.dynamic_smem, 0);
+        assert_eq!(o.block_size, None);
+    }
+
+    #[test]
+    fn reads_every_variable() {
+        let o = opts(&[
+            ("WARPSMITH_SPILL_MAX_REGS", "64"),
+            ("WARPSMITH_SPILL_KERNEL", "k"),
+            ("WARPSMITH_SPILL_ARCH", "sm_90"),
+            ("WARPSMITH_SPILL_BLOCK_SIZE", "128"),
+            ("WARPSMITH_SPILL_SMEM_BUDGET", "4096"),
+            ("WARPSMITH_SPILL_DYNAMIC_SMEM", "1024"),
+            ("WARPSMITH_SPILL_PTXAS_CHECK", "0"),
+        ])
+        .unwrap();
+        assert_eq!(o.target, Target::MaxRegs(64));
+        assert_eq!(o.kernel.as_deref(), Some("k"));
+        assert_eq!(o.arch, "sm_90");
+        assert_eq!(o.block_size, Some(128));
+        assert_eq!(o.smem_budget, Some(4096));
+        assert_eq!(o.dynamic_smem, 1024);
+        assert!(!o.use_ptxas);
+    }
+
+    #[test]
+    fn rejects_bad_values_naming_the_variable() {
+        let e = opts(&[("WARPSMITH_SPILL_MAX_REGS", "lots")]).unwrap_err();
+        assert_eq!(e.var, "WARPSMITH_SPILL_MAX_REGS");
+        assert!(opts(&[("WARPSMITH_SPILL_MAX_REGS", "8")]).is_err());
+        let e = opts(&[("WARPSMITH_SPILL_BLOCK_SIZE", "-1")]).unwrap_err();
+        assert_eq!(e.var, "WARPSMITH_SPILL_BLOCK_SIZE");
+        assert!(e.to_string().contains("WARPSMITH_SPILL_BLOCK_SIZE"));
+    }
+}
