@@ -153,7 +153,7 @@ impl<'a> Builder<'a> {
             attributes: Vec::new(),
             loc: Loc::default(),
         };
-        self.insert_decl(Stmt::Var(v));
+        self.insert_decl(Stmt::Var(Box::new(v)));
         name
     }
 

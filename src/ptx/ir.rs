@@ -886,7 +886,7 @@ pub enum Stmt {
     /// A `.reg` declaration.
     RegDecl(RegDecl),
     /// A `.local`, `.shared`, `.param`, `.const` or `.global` variable declared in the body.
-    Var(Variable),
+    Var(Box<Variable>),
     /// `{`: a nested scope opens.
     ScopeOpen,
     /// `}`: a nested scope closes.
@@ -949,10 +949,28 @@ impl Body {
         let first = Reg::new(self.regs.len());
         self.regs.reserve(count as usize);
         self.reg_names.reserve((prefix.len() + 3) * count as usize);
-        for k in 0..count {
+        // The index in decimal, counted up in place: `digits[at..]` (a u32 has at most 10 digits).
+        let mut digits = [b'0'; 11];
+        let mut at = digits.len() - 1;
+        for _ in 0..count {
             let name_start = self.reg_names.len() as u32;
             self.reg_names.push_str(prefix);
-            push_i64(&mut self.reg_names, i64::from(k));
+            self.reg_names
+                .push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+            let mut j = digits.len() - 1;
+            loop {
+                if digits[j] < b'9' {
+                    digits[j] += 1;
+                    break;
+                }
+                digits[j] = b'0';
+                if j == at {
+                    at = at.saturating_sub(1);
+                    digits[at] = b'1';
+                    break;
+                }
+                j -= 1;
+            }
             let name_len = self.reg_names.len() as u32 - name_start;
             self.regs.push(RegData {
                 ty,
@@ -990,7 +1008,7 @@ impl Body {
     /// The variables declared in the body (any nesting).
     pub fn vars(&self) -> impl Iterator<Item = &Variable> + '_ {
         self.stmts.iter().filter_map(|s| match s {
-            Stmt::Var(v) => Some(v),
+            Stmt::Var(v) => Some(&**v),
             _ => None,
         })
     }

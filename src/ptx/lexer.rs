@@ -101,135 +101,208 @@ pub fn lex(src: &str) -> Vec<Token> {
 
 /// [`lex`], also recording line starts (one pass over the input instead of two).
 pub fn lex_with_lines(src: &str) -> Lexed {
-    let bytes = src.as_bytes();
-    let n = bytes.len().min(u32::MAX as usize - 1);
-    let mut toks = Vec::with_capacity(n / 3 + 1);
-    let mut line_starts = Vec::with_capacity(n / 24 + 1);
-    line_starts.push(0u32);
-    let mut i = 0usize;
-    while i < n {
-        let b = bytes[i];
-        if CLASS[b as usize] & SPACE != 0 {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-            i += 1;
-            continue;
+    let mut lx = Lexer::new(src);
+    let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
+    loop {
+        let t = lx.next_token();
+        tokens.push(t);
+        if t.kind == Tok::Eof {
+            break;
         }
-        let start = i;
-        let kind = match b {
-            b'/' if i + 1 < n && bytes[i + 1] == b'/' => {
-                i += 2;
-                while i < n && bytes[i] != b'\n' {
-                    i += 1;
+    }
+    Lexed {
+        tokens,
+        line_starts: lx.into_line_starts(),
+    }
+}
+
+/// A streaming lexer: hands out one token at a time (the parser keeps a lookahead of two), so no
+/// token array is written and read back. It records line starts as it passes them.
+#[derive(Clone, Debug)]
+pub struct Lexer<'a> {
+    bytes: &'a [u8],
+    /// Length lexed: the input, cut at 4 GiB.
+    n: usize,
+    /// The next byte to look at.
+    i: usize,
+    line_starts: Vec<u32>,
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `src`.
+    pub fn new(src: &'a str) -> Lexer<'a> {
+        let bytes = src.as_bytes();
+        let n = bytes.len().min(u32::MAX as usize - 1);
+        let mut line_starts = Vec::with_capacity(n / 24 + 1);
+        line_starts.push(0u32);
+        Lexer {
+            bytes,
+            n,
+            i: 0,
+            line_starts,
+        }
+    }
+
+    /// The start offsets of the lines seen so far (every line that begins at or before the end
+    /// of the last token handed out; the first is 0).
+    #[inline]
+    pub fn line_starts(&self) -> &[u32] {
+        &self.line_starts
+    }
+
+    /// The line starts seen so far.
+    pub fn into_line_starts(self) -> Vec<u32> {
+        self.line_starts
+    }
+
+    /// Appends up to `max` tokens to `out`, stopping after [`Tok::Eof`]; returns how many. The
+    /// parser reads tokens in such small batches: the lexing loop stays hot and no token array
+    /// of the whole input is written.
+    pub fn next_tokens(&mut self, out: &mut Vec<Token>, max: usize) -> usize {
+        for k in 0..max {
+            let t = self.lex_one();
+            out.push(t);
+            if t.kind == Tok::Eof {
+                return k + 1;
+            }
+        }
+        max
+    }
+
+    /// The next token; [`Tok::Eof`] at the end, and again on every later call.
+    pub fn next_token(&mut self) -> Token {
+        self.lex_one()
+    }
+
+    #[inline(always)]
+    fn lex_one(&mut self) -> Token {
+        let bytes = self.bytes;
+        let n = self.n;
+        let mut i = self.i;
+        loop {
+            if i >= n {
+                self.i = n;
+                return Token {
+                    kind: Tok::Eof,
+                    start: n as u32,
+                    end: n as u32,
+                };
+            }
+            let b = bytes[i];
+            if CLASS[b as usize] & SPACE != 0 {
+                if b == b'\n' {
+                    self.line_starts.push(i as u32 + 1);
                 }
+                i += 1;
                 continue;
             }
-            b'/' if i + 1 < n && bytes[i + 1] == b'*' => {
-                i += 2;
-                let mut closed = false;
-                while i + 1 < n {
-                    if bytes[i] == b'*' && bytes[i + 1] == b'/' {
-                        closed = true;
-                        break;
-                    }
-                    if bytes[i] == b'\n' {
-                        line_starts.push(i as u32 + 1);
-                    }
-                    i += 1;
-                }
-                if closed {
+            let start = i;
+            let kind = match b {
+                b'/' if i + 1 < n && bytes[i + 1] == b'/' => {
                     i += 2;
-                    continue;
-                }
-                if i < n && bytes[i] == b'\n' {
-                    line_starts.push(i as u32 + 1);
-                }
-                i = n;
-                Tok::Error
-            }
-            b'"' => {
-                i += 1;
-                let mut closed = false;
-                while i < n {
-                    match bytes[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            closed = true;
-                            i += 1;
-                            break;
-                        }
-                        b'\n' => break,
-                        _ => i += 1,
-                    }
-                }
-                i = i.min(n);
-                if closed {
-                    Tok::Str
-                } else {
-                    Tok::Error
-                }
-            }
-            // Modifiers may start with a digit: `.1d`, `.2d`, `.3d`; `::` joins qualified ones:
-            // `.shared::cluster`, `.mbarrier::complete_tx::bytes`.
-            b'.' if i + 1 < n && is_ident_cont(bytes[i + 1]) => {
-                i += 1;
-                loop {
-                    while i < n && is_ident_cont(bytes[i]) {
+                    while i < n && bytes[i] != b'\n' {
                         i += 1;
                     }
-                    if i + 2 < n
-                        && bytes[i] == b':'
-                        && bytes[i + 1] == b':'
-                        && is_ident_cont(bytes[i + 2])
-                    {
+                    continue;
+                }
+                b'/' if i + 1 < n && bytes[i + 1] == b'*' => {
+                    i += 2;
+                    let mut closed = false;
+                    while i + 1 < n {
+                        if bytes[i] == b'*' && bytes[i + 1] == b'/' {
+                            closed = true;
+                            break;
+                        }
+                        if bytes[i] == b'\n' {
+                            self.line_starts.push(i as u32 + 1);
+                        }
+                        i += 1;
+                    }
+                    if closed {
                         i += 2;
                         continue;
                     }
-                    break;
+                    if i < n && bytes[i] == b'\n' {
+                        self.line_starts.push(i as u32 + 1);
+                    }
+                    i = n;
+                    Tok::Error
                 }
-                Tok::Dot
-            }
-            b'0'..=b'9' => {
-                let (k, end) = lex_number(bytes, i, n);
-                i = end;
-                k
-            }
-            _ if is_ident_start(b) => {
-                i += 1;
-                while i < n && is_ident_cont(bytes[i]) {
+                b'"' => {
                     i += 1;
+                    let mut closed = false;
+                    while i < n {
+                        match bytes[i] {
+                            b'\\' => i += 2,
+                            b'"' => {
+                                closed = true;
+                                i += 1;
+                                break;
+                            }
+                            b'\n' => break,
+                            _ => i += 1,
+                        }
+                    }
+                    i = i.min(n);
+                    if closed {
+                        Tok::Str
+                    } else {
+                        Tok::Error
+                    }
                 }
-                Tok::Ident
-            }
-            b',' | b';' | b':' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>' | b'+'
-            | b'-' | b'!' | b'@' | b'|' | b'=' | b'*' | b'/' | b'~' | b'&' | b'?' => {
-                i += 1;
-                Tok::Punct(b)
-            }
-            _ => {
-                // One UTF-8 scalar (or byte) that starts no token.
-                i += 1;
-                while i < n && (bytes[i] & 0xC0) == 0x80 {
+                // Modifiers may start with a digit: `.1d`, `.2d`, `.3d`; `::` joins qualified
+                // ones: `.shared::cluster`, `.mbarrier::complete_tx::bytes`.
+                b'.' if i + 1 < n && is_ident_cont(bytes[i + 1]) => {
                     i += 1;
+                    loop {
+                        while i < n && is_ident_cont(bytes[i]) {
+                            i += 1;
+                        }
+                        if i + 2 < n
+                            && bytes[i] == b':'
+                            && bytes[i + 1] == b':'
+                            && is_ident_cont(bytes[i + 2])
+                        {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    Tok::Dot
                 }
-                Tok::Error
-            }
-        };
-        toks.push(Token {
-            kind,
-            start: start as u32,
-            end: i as u32,
-        });
-    }
-    toks.push(Token {
-        kind: Tok::Eof,
-        start: n as u32,
-        end: n as u32,
-    });
-    Lexed {
-        tokens: toks,
-        line_starts,
+                b'0'..=b'9' => {
+                    let (k, end) = lex_number(bytes, i, n);
+                    i = end;
+                    k
+                }
+                _ if is_ident_start(b) => {
+                    i += 1;
+                    while i < n && is_ident_cont(bytes[i]) {
+                        i += 1;
+                    }
+                    Tok::Ident
+                }
+                b',' | b';' | b':' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>'
+                | b'+' | b'-' | b'!' | b'@' | b'|' | b'=' | b'*' | b'/' | b'~' | b'&' | b'?' => {
+                    i += 1;
+                    Tok::Punct(b)
+                }
+                _ => {
+                    // One UTF-8 scalar (or byte) that starts no token.
+                    i += 1;
+                    while i < n && (bytes[i] & 0xC0) == 0x80 {
+                        i += 1;
+                    }
+                    Tok::Error
+                }
+            };
+            self.i = i;
+            return Token {
+                kind,
+                start: start as u32,
+                end: i as u32,
+            };
+        }
     }
 }
 
@@ -384,6 +457,21 @@ mod tests {
             lex_with_lines(src).line_starts,
             LineIndex::new(src).line_starts
         );
+    }
+
+    #[test]
+    fn batches_and_single_tokens_agree() {
+        let src = "a.b 1 /* x\ny */ \"s\" // c\n{%r<2>}; 0f3F800000 é";
+        let all = lex(src);
+        let mut lx = Lexer::new(src);
+        let mut batched = Vec::new();
+        while batched.last().is_none_or(|t: &Token| t.kind != Tok::Eof) {
+            lx.next_tokens(&mut batched, 3);
+        }
+        assert_eq!(batched, all);
+        // After the end, end of input again.
+        assert_eq!(lx.next_token().kind, Tok::Eof);
+        assert_eq!(lx.line_starts(), &LineIndex::new(src).line_starts[..]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use super::diag::{Diagnostic, ParseErrors};
 use super::fxhash::FxMap;
 use super::ir::*;
-use super::lexer::{lex_with_lines, Lexed, Tok, Token};
+use super::lexer::{Lexer, Tok, Token};
 
 /// Parses a whole PTX module. `file` names the source in diagnostics.
 pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseErrors> {
@@ -31,15 +31,95 @@ struct Recover;
 
 type PResult<T> = Result<T, Recover>;
 
-/// Registers visible in the current function, innermost scope last. The maps are reused from
+/// Registers visible in the current function, innermost scope last. The tables are reused from
 /// body to body (cleared, capacity kept).
 #[derive(Default)]
 struct Scopes<'a> {
     stack: Vec<FxMap<Cow<'a, str>, Reg>>,
-    /// `%r<N>` ranges per scope: prefix → (first reg, count).
-    ranges: Vec<FxMap<&'a str, (Reg, u32)>>,
+    /// `%r<N>` ranges per scope.
+    ranges: Vec<Ranges<'a>>,
     /// How many scopes are open (`stack[..depth]`).
     depth: usize,
+}
+
+/// The `%r<N>` ranges of one scope: prefix → (first reg, count). A scope declares a handful
+/// (`%p`, `%r`, `%rd`, `%f`, …), so they are searched linearly, comparing the prefix's first eight
+/// bytes as one integer; past [`Ranges::LINEAR`] entries a hash map takes over.
+#[derive(Default)]
+struct Ranges<'a> {
+    list: Vec<RangeEntry<'a>>,
+    map: FxMap<&'a str, (Reg, u32)>,
+}
+
+struct RangeEntry<'a> {
+    /// The first eight bytes of the prefix, zero-padded, as an integer.
+    key: u64,
+    prefix: &'a str,
+    first: Reg,
+    count: u32,
+}
+
+/// The first eight bytes of `s`, zero-padded, as an integer (a cheap inequality test).
+#[inline]
+fn key8(s: &[u8]) -> u64 {
+    // Byte by byte: a variable-length copy would be a call to memcpy.
+    let mut k = 0u64;
+    for (i, &c) in s.iter().take(8).enumerate() {
+        k |= u64::from(c) << (8 * i);
+    }
+    k
+}
+
+impl<'a> Ranges<'a> {
+    const LINEAR: usize = 16;
+
+    fn clear(&mut self) {
+        self.list.clear();
+        self.map.clear();
+    }
+    fn insert(&mut self, prefix: &'a str, first: Reg, count: u32) {
+        let key = key8(prefix.as_bytes());
+        match self
+            .list
+            .iter_mut()
+            .find(|e| e.key == key && e.prefix == prefix)
+        {
+            Some(e) => {
+                e.first = first;
+                e.count = count;
+            }
+            None => self.list.push(RangeEntry {
+                key,
+                prefix,
+                first,
+                count,
+            }),
+        }
+        if self.list.len() > Self::LINEAR {
+            if self.map.is_empty() {
+                self.map
+                    .extend(self.list.iter().map(|e| (e.prefix, (e.first, e.count))));
+            } else {
+                self.map.insert(prefix, (first, count));
+            }
+        }
+    }
+    #[inline]
+    fn get(&self, prefix: &[u8]) -> Option<(Reg, u32)> {
+        if self.list.len() > Self::LINEAR {
+            let p = std::str::from_utf8(prefix).ok()?;
+            return self.map.get(p).copied();
+        }
+        let key = key8(prefix);
+        self.list
+            .iter()
+            .find(|e| {
+                e.key == key
+                    && e.prefix.len() == prefix.len()
+                    && (prefix.len() <= 8 || e.prefix.as_bytes() == prefix)
+            })
+            .map(|e| (e.first, e.count))
+    }
 }
 
 impl<'a> Scopes<'a> {
@@ -52,7 +132,7 @@ impl<'a> Scopes<'a> {
             self.ranges[self.depth].clear();
         } else {
             self.stack.push(FxMap::default());
-            self.ranges.push(FxMap::default());
+            self.ranges.push(Ranges::default());
         }
         self.depth += 1;
     }
@@ -66,34 +146,44 @@ impl<'a> Scopes<'a> {
     }
     fn insert_range(&mut self, prefix: &'a str, first: Reg, count: u32) {
         if let Some(m) = self.ranges[..self.depth].last_mut() {
-            m.insert(prefix, (first, count));
+            m.insert(prefix, first, count);
         }
     }
     fn lookup(&self, name: &str) -> Option<Reg> {
         let d = self.depth;
         // `%r12` against range `%r<N>`: split the trailing decimal digits. Tried first because
         // range registers are the common case (a name cannot be declared both ways in a scope).
-        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        let split = (digits > 0 && digits < name.len()).then(|| name.split_at(name.len() - digits));
+        let bytes = name.as_bytes();
+        let mut split = bytes.len();
+        while split > 0 && bytes[split - 1].is_ascii_digit() {
+            split -= 1;
+        }
+        let (prefix, num) = bytes.split_at(split);
+        // The index, when the name can be one of a range: digits after a non-empty prefix, no
+        // leading zero (`%r01` is not `%r1`), and it fits in a u32.
+        let index = if prefix.is_empty() || num.is_empty() || (num.len() > 1 && num[0] == b'0') {
+            None
+        } else {
+            num.iter().try_fold(0u32, |acc, &c| {
+                acc.checked_mul(10)?.checked_add(u32::from(c - b'0'))
+            })
+        };
         for (names, ranges) in self.stack[..d]
             .iter()
             .rev()
             .zip(self.ranges[..d].iter().rev())
         {
-            if let Some((prefix, num)) = split {
+            if let Some(k) = index {
                 if let Some((first, count)) = ranges.get(prefix) {
-                    // `%r01` is not `%r1`.
-                    if num.len() == 1 || !num.starts_with('0') {
-                        if let Ok(k) = num.parse::<u32>() {
-                            if k < *count {
-                                return Some(Reg(first.0 + k));
-                            }
-                        }
+                    if k < count {
+                        return Some(Reg(first.0 + k));
                     }
                 }
             }
-            if let Some(r) = names.get(name) {
-                return Some(*r);
+            if !names.is_empty() {
+                if let Some(r) = names.get(name) {
+                    return Some(*r);
+                }
             }
         }
         None
@@ -103,38 +193,102 @@ impl<'a> Scopes<'a> {
 struct Parser<'a> {
     src: &'a str,
     file: &'a str,
-    toks: Vec<Token>,
-    pos: usize,
+    /// The streaming lexer, positioned after the last token of `buf`.
+    lexer: Lexer<'a>,
+    /// The current token.
+    cur: Token,
+    /// The token after it (the parser looks at most one token ahead).
+    next: Token,
+    /// Tokens lexed after `next`, [`Parser::WINDOW`] at a time: `buf[at..]` come next.
+    buf: Vec<Token>,
+    at: usize,
+    /// The first token of the input (where "missing .version" is reported).
+    first: Token,
     errors: Vec<Diagnostic>,
-    line_starts: Vec<u32>,
-    /// Index into `line_starts` of the last located line (locations are asked for in order).
+    /// Index into the lexer's line starts of the last located line (locations are asked for in
+    /// order).
     line_cursor: usize,
     /// Per-body tables kept between bodies so their allocations are reused.
     scope_pool: Scopes<'a>,
     label_pool: FxMap<&'a str, Label>,
+    /// Scratch vectors, reused: an instruction's modifiers and operands are collected here, then
+    /// moved into vectors of exactly their length.
+    mods_pool: Vec<Modifier>,
+    operands_pool: Vec<Operand>,
+    /// The instruction and statement counts of the previous body: the capacity reserved for
+    /// the next one (compilers emit functions of similar sizes; a body that needs more grows,
+    /// one that needs less is shrunk in place at its end).
+    last_counts: (usize, usize),
     /// True while parsing the operands of `bra`: identifiers there are labels.
     branch_operands: bool,
+    /// Opcode and modifier spellings seen recently, classified.
+    opcodes: SpellingCache<Opcode>,
+    modifiers: SpellingCache<Modifier>,
+}
+
+/// A small direct-mapped cache in front of a spelling → value classifier ([`Opcode::from_name`],
+/// [`Modifier::parse`]) for spellings of at most eight bytes: the key is the spelling itself,
+/// packed into an integer (identifier characters are never NUL, so it is exact), which saves
+/// hashing the string and comparing it with `memcmp`.
+struct SpellingCache<T> {
+    slots: Vec<Option<(u64, T)>>,
+}
+
+impl<T: Clone> SpellingCache<T> {
+    const BITS: u32 = 7;
+
+    fn new() -> Self {
+        SpellingCache {
+            slots: vec![None; 1 << Self::BITS],
+        }
+    }
+
+    #[inline]
+    fn get(&mut self, s: &str, classify: impl FnOnce(&str) -> T) -> T {
+        if s.is_empty() || s.len() > 8 {
+            return classify(s);
+        }
+        let key = key8(s.as_bytes());
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::BITS)) as usize;
+        if let Some(Some((k, v))) = self.slots.get(slot) {
+            if *k == key {
+                return v.clone();
+            }
+        }
+        let v = classify(s);
+        if let Some(e) = self.slots.get_mut(slot) {
+            *e = Some((key, v.clone()));
+        }
+        v
+    }
 }
 
 const MAX_ERRORS: usize = 200;
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str, file: &'a str) -> Parser<'a> {
-        let Lexed {
-            tokens: toks,
-            line_starts,
-        } = lex_with_lines(src);
+        let mut lexer = Lexer::new(src);
+        let cur = lexer.next_token();
+        let next = lexer.next_token();
         let mut p = Parser {
             src,
             file,
-            toks,
-            pos: 0,
+            lexer,
+            cur,
+            next,
+            buf: Vec::with_capacity(Self::WINDOW),
+            at: 0,
+            first: cur,
             errors: Vec::new(),
-            line_starts,
             line_cursor: 0,
             scope_pool: Scopes::default(),
             label_pool: FxMap::default(),
+            mods_pool: Vec::new(),
+            operands_pool: Vec::new(),
+            last_counts: (0, 0),
             branch_operands: false,
+            opcodes: SpellingCache::new(),
+            modifiers: SpellingCache::new(),
         };
         if src.len() >= u32::MAX as usize - 1 {
             let t = p.peek();
@@ -145,20 +299,49 @@ impl<'a> Parser<'a> {
 
     // ---- token access ------------------------------------------------------------------------
 
+    /// Tokens lexed at a time.
+    const WINDOW: usize = 256;
+
     #[inline]
     fn peek(&self) -> Token {
-        self.toks[self.pos.min(self.toks.len() - 1)]
+        self.cur
     }
+    /// The token after the current one.
     #[inline]
-    fn peek_at(&self, k: usize) -> Token {
-        self.toks[(self.pos + k).min(self.toks.len() - 1)]
+    fn peek_next(&self) -> Token {
+        self.next
+    }
+    /// Moves to the next token (stays on end of input).
+    #[inline]
+    fn advance(&mut self) {
+        if let Some(t) = self.buf.get(self.at) {
+            self.cur = self.next;
+            self.next = *t;
+            self.at += 1;
+        } else {
+            self.refill();
+        }
+    }
+    /// [`Parser::advance`] when the window is used up: lexes the next [`Parser::WINDOW`] tokens.
+    #[inline(never)]
+    fn refill(&mut self) {
+        if self.cur.kind == Tok::Eof {
+            return;
+        }
+        self.cur = self.next;
+        if self.next.kind == Tok::Eof {
+            return;
+        }
+        self.buf.clear();
+        self.at = 0;
+        self.lexer.next_tokens(&mut self.buf, Self::WINDOW);
+        self.next = self.buf[0];
+        self.at = 1;
     }
     #[inline]
     fn bump(&mut self) -> Token {
         let t = self.peek();
-        if self.pos < self.toks.len() - 1 {
-            self.pos += 1;
-        }
+        self.advance();
         t
     }
     #[inline]
@@ -167,12 +350,12 @@ impl<'a> Parser<'a> {
     }
     #[inline]
     fn at_punct(&self, c: u8) -> bool {
-        self.peek().kind == Tok::Punct(c)
+        self.cur.kind == Tok::Punct(c)
     }
     #[inline]
     fn eat_punct(&mut self, c: u8) -> bool {
         if self.at_punct(c) {
-            self.pos += 1;
+            self.advance();
             true
         } else {
             false
@@ -185,7 +368,7 @@ impl<'a> Parser<'a> {
     }
     fn eat_dot(&mut self, word: &str) -> bool {
         if self.at_dot(word) {
-            self.pos += 1;
+            self.advance();
             true
         } else {
             false
@@ -195,7 +378,7 @@ impl<'a> Parser<'a> {
     // ---- locations and errors ----------------------------------------------------------------
 
     fn line_col(&mut self, off: u32) -> (u32, u32) {
-        let ls = &self.line_starts;
+        let ls = self.lexer.line_starts();
         let mut l = self.line_cursor.min(ls.len() - 1);
         if ls[l] > off {
             l = match ls.binary_search(&off) {
@@ -222,7 +405,7 @@ impl<'a> Parser<'a> {
         }
         let (line, col) = {
             // Errors may be reported out of order; do not disturb the cursor.
-            let ls = &self.line_starts;
+            let ls = self.lexer.line_starts();
             let l = match ls.binary_search(&t.start) {
                 Ok(l) => l,
                 Err(l) => l - 1,
@@ -273,7 +456,7 @@ impl<'a> Parser<'a> {
             match t.kind {
                 Tok::Eof => return,
                 Tok::Punct(b';') if depth <= 0 => {
-                    self.pos += 1;
+                    self.advance();
                     return;
                 }
                 Tok::Punct(b'{') | Tok::Punct(b'(') | Tok::Punct(b'[') => depth += 1,
@@ -286,7 +469,7 @@ impl<'a> Parser<'a> {
                 Tok::Punct(b')') | Tok::Punct(b']') => depth -= 1,
                 _ => {}
             }
-            self.pos += 1;
+            self.advance();
         }
     }
 
@@ -298,7 +481,7 @@ impl<'a> Parser<'a> {
         if t.kind != Tok::Int {
             return self.expected("an integer");
         }
-        self.pos += 1;
+        self.advance();
         match parse_int(self.text(t), neg) {
             Some(imm) => Ok((imm, t)),
             None => {
@@ -322,14 +505,14 @@ impl<'a> Parser<'a> {
     /// An immediate operand: integers, floats, with an optional leading `-`.
     fn imm(&mut self) -> PResult<Imm> {
         let neg = self.at_punct(b'-');
-        let t = if neg { self.peek_at(1) } else { self.peek() };
+        let t = if neg { self.peek_next() } else { self.peek() };
         match t.kind {
             Tok::Int => Ok(self.int_literal()?.0),
             Tok::Float => {
                 if neg {
-                    self.pos += 1;
+                    self.advance();
                 }
-                self.pos += 1;
+                self.advance();
                 match parse_float(self.text(t), neg) {
                     Some(imm) => Ok(imm),
                     None => {
@@ -347,7 +530,7 @@ impl<'a> Parser<'a> {
         if t.kind != Tok::Str {
             return self.expected("a string");
         }
-        self.pos += 1;
+        self.advance();
         let s = self.text(t);
         Ok(s[1..s.len() - 1].into())
     }
@@ -366,37 +549,37 @@ impl<'a> Parser<'a> {
                 Tok::Eof => break,
                 Tok::Dot => match self.text(t) {
                     ".version" => {
-                        self.pos += 1;
+                        self.advance();
                         seen_version = true;
                         self.version().map(|v| m.version = v)
                     }
                     ".target" => {
-                        self.pos += 1;
+                        self.advance();
                         self.target().map(|v| m.target = v)
                     }
                     ".address_size" => {
-                        self.pos += 1;
+                        self.advance();
                         self.u32_literal().map(|v| m.address_size = Some(v))
                     }
                     ".file" => {
-                        self.pos += 1;
+                        self.advance();
                         self.file_directive().map(|i| m.items.push(i))
                     }
                     ".section" => {
-                        self.pos += 1;
+                        self.advance();
                         self.section().map(|i| m.items.push(i))
                     }
                     ".pragma" => {
-                        self.pos += 1;
+                        self.advance();
                         self.pragma_strings().map(|v| m.items.push(Item::Pragma(v)))
                     }
                     ".alias" => {
-                        self.pos += 1;
+                        self.advance();
                         self.alias().map(|i| m.items.push(i))
                     }
                     _ => self.module_decl().map(|i| m.items.push(i)),
                 },
-                Tok::Punct(b'@') if self.text(self.peek_at(1)) == "@DWARF" => {
+                Tok::Punct(b'@') if self.text(self.peek_next()) == "@DWARF" => {
                     let tt = self.peek();
                     self.error_at(tt, "`@@DWARF` debug sections are not supported; compile with a newer toolchain or without -G");
                     Err(Recover)
@@ -408,7 +591,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !seen_version && self.errors.is_empty() {
-            let t = self.toks[0];
+            let t = self.first;
             self.error_at(t, "missing .version directive");
         }
         m
@@ -425,12 +608,12 @@ impl<'a> Parser<'a> {
                 Tok::Punct(b'}') => {
                     depth -= 1;
                     if depth <= 0 {
-                        self.pos += 1;
+                        self.advance();
                         return;
                     }
                 }
                 Tok::Punct(b';') if depth <= 0 => {
-                    self.pos += 1;
+                    self.advance();
                     return;
                 }
                 Tok::Dot if depth <= 0 => {
@@ -449,14 +632,14 @@ impl<'a> Parser<'a> {
                 }
                 _ => {}
             }
-            self.pos += 1;
+            self.advance();
         }
     }
 
     fn version(&mut self) -> PResult<(u32, u32)> {
         let t = self.peek();
         if matches!(t.kind, Tok::Float | Tok::Int) {
-            self.pos += 1;
+            self.advance();
             let s = self.text(t);
             let mut it = s.splitn(2, '.');
             let major = it.next().and_then(|x| x.parse().ok());
@@ -477,7 +660,7 @@ impl<'a> Parser<'a> {
             if t.kind != Tok::Ident {
                 return self.expected("a target name (sm_90, texmode_independent, debug, …)");
             }
-            self.pos += 1;
+            self.advance();
             v.push(self.text(t).into());
             if !self.eat_punct(b',') {
                 return Ok(v);
@@ -501,7 +684,7 @@ impl<'a> Parser<'a> {
         if t.kind != Tok::Dot {
             return self.expected("a section name such as .debug_info");
         }
-        self.pos += 1;
+        self.advance();
         let name: Box<str> = self.text(t)[1..].into();
         let open = self.peek();
         self.expect_punct(b'{')?;
@@ -554,7 +737,7 @@ impl<'a> Parser<'a> {
     fn ident(&mut self, what: &str) -> PResult<&'a str> {
         let t = self.peek();
         if t.kind == Tok::Ident {
-            self.pos += 1;
+            self.advance();
             Ok(self.text(t))
         } else {
             self.expected(what)
@@ -572,7 +755,7 @@ impl<'a> Parser<'a> {
                 return Err(Recover);
             }
             linkage = Some(l);
-            self.pos += 1;
+            self.advance();
         }
         if self.eat_dot(".entry") {
             return self
@@ -615,7 +798,7 @@ impl<'a> Parser<'a> {
         let Some(space) = space else {
             return self.expected("a state space (.global, .shared, .const, .local, .param, .reg)");
         };
-        self.pos += 1;
+        self.advance();
         let mut v = Variable {
             linkage: None,
             space,
@@ -636,7 +819,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             let w = &self.text(t)[1..];
-            self.pos += 1;
+            self.advance();
             match w {
                 "align" => {
                     let a = self.u32_literal()?;
@@ -661,7 +844,7 @@ impl<'a> Parser<'a> {
                         if a.kind != Tok::Dot {
                             return self.expected("an attribute such as .managed");
                         }
-                        self.pos += 1;
+                        self.advance();
                         v.attributes.push(self.text(a)[1..].into());
                         if !self.eat_punct(b',') {
                             break;
@@ -729,11 +912,11 @@ impl<'a> Parser<'a> {
         }
         let t = self.peek();
         if t.kind == Tok::Ident {
-            self.pos += 1;
+            self.advance();
             let mut generic = false;
             let mut name = self.text(t);
             if name == "generic" && self.at_punct(b'(') {
-                self.pos += 1;
+                self.advance();
                 name = self.ident("a symbol")?;
                 self.expect_punct(b')')?;
                 generic = true;
@@ -750,12 +933,12 @@ impl<'a> Parser<'a> {
 
     /// `+N`, `+-N`, `-N` after a symbol or register; 0 when absent.
     fn opt_offset(&mut self) -> PResult<i64> {
-        if self.at_punct(b'+') && matches!(self.peek_at(1).kind, Tok::Int | Tok::Punct(b'-')) {
-            self.pos += 1;
+        if self.at_punct(b'+') && matches!(self.peek_next().kind, Tok::Int | Tok::Punct(b'-')) {
+            self.advance();
             let (imm, t) = self.int_literal()?;
             return self.offset_value(imm, t);
         }
-        if self.at_punct(b'-') && self.peek_at(1).kind == Tok::Int {
+        if self.at_punct(b'-') && self.peek_next().kind == Tok::Int {
             let (imm, t) = self.int_literal()?;
             return self.offset_value(imm, t);
         }
@@ -798,7 +981,7 @@ impl<'a> Parser<'a> {
             if t.kind != Tok::Dot {
                 break;
             }
-            self.pos += 1;
+            self.advance();
             let d = match self.text(t) {
                 ".maxntid" => FuncDirective::MaxNtid(self.u32_list()?),
                 ".reqntid" => FuncDirective::ReqNtid(self.u32_list()?),
@@ -809,7 +992,7 @@ impl<'a> Parser<'a> {
                 ".pragma" => FuncDirective::Pragma(self.pragma_strings()?),
                 ".explicitcluster" | ".blocksareclusters" | ".reqnctapercluster"
                 | ".maxclusterrank" => {
-                    let args = if self.peek().kind == Tok::Int {
+                    let args = if self.cur.kind == Tok::Int {
                         self.u32_list()?
                     } else {
                         Vec::new()
@@ -829,7 +1012,7 @@ impl<'a> Parser<'a> {
         let body = if self.eat_punct(b';') {
             None
         } else if self.at_punct(b'{') {
-            self.pos += 1;
+            self.advance();
             // `.reg`-space parameters and results of a `.func` are registers of its body.
             let reg_params: Vec<&Variable> = returns
                 .iter()
@@ -891,10 +1074,8 @@ impl<'a> Parser<'a> {
         let mut labels = std::mem::take(&mut self.label_pool);
         labels.clear();
         let mut body = Body::default();
-        // Every statement ends in `;` (or is a label): count them to size the arenas once.
-        let estimate = self.count_body_statements();
-        body.insts.reserve(estimate);
-        body.stmts.reserve(estimate);
+        body.insts.reserve(self.last_counts.0.max(8));
+        body.stmts.reserve(self.last_counts.1.max(8));
         let mut b = BodyBuilder {
             body,
             scopes,
@@ -930,7 +1111,7 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 Tok::Punct(b'}') => {
-                    self.pos += 1;
+                    self.advance();
                     if depth == 0 {
                         break;
                     }
@@ -940,7 +1121,7 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 Tok::Punct(b'{') => {
-                    self.pos += 1;
+                    self.advance();
                     depth += 1;
                     b.scopes.push();
                     b.body.stmts.push(Stmt::ScopeOpen);
@@ -977,28 +1158,10 @@ impl<'a> Parser<'a> {
         }
         self.scope_pool = b.scopes;
         self.label_pool = b.labels;
+        self.last_counts = (b.body.insts.len(), b.body.stmts.len());
+        b.body.insts.shrink_to_fit();
+        b.body.stmts.shrink_to_fit();
         b.body
-    }
-
-    /// The number of `;` and `:` up to the `}` closing the current body: an upper bound on its
-    /// statements, used to size arenas.
-    fn count_body_statements(&self) -> usize {
-        let mut depth = 0i32;
-        let mut n = 0;
-        for t in &self.toks[self.pos..] {
-            match t.kind {
-                Tok::Punct(b';' | b':') => n += 1,
-                Tok::Punct(b'{') => depth += 1,
-                Tok::Punct(b'}') => {
-                    if depth == 0 {
-                        break;
-                    }
-                    depth -= 1;
-                }
-                _ => {}
-            }
-        }
-        n
     }
 
     fn statement(&mut self, b: &mut BodyBuilder<'a>) -> PResult<()> {
@@ -1008,7 +1171,7 @@ impl<'a> Parser<'a> {
                 let w = self.text(t);
                 match w {
                     ".reg" => {
-                        self.pos += 1;
+                        self.advance();
                         let d = self.reg_decl(b)?;
                         b.body.stmts.push(Stmt::RegDecl(d));
                         Ok(())
@@ -1016,17 +1179,17 @@ impl<'a> Parser<'a> {
                     ".local" | ".shared" | ".param" | ".const" | ".global" | ".shared::cta" => {
                         let v = self.variable(true)?;
                         self.expect_punct(b';')?;
-                        b.body.stmts.push(Stmt::Var(v));
+                        b.body.stmts.push(Stmt::Var(Box::new(v)));
                         Ok(())
                     }
                     ".pragma" => {
-                        self.pos += 1;
+                        self.advance();
                         let v = self.pragma_strings()?;
                         b.body.stmts.push(Stmt::Pragma(v));
                         Ok(())
                     }
                     ".loc" => {
-                        self.pos += 1;
+                        self.advance();
                         let text = self.rest_of_line_directive(t)?;
                         b.body.stmts.push(Stmt::Debug {
                             name: w[1..].into(),
@@ -1040,8 +1203,9 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            Tok::Ident if self.peek_at(1).kind == Tok::Punct(b':') => {
-                self.pos += 2;
+            Tok::Ident if self.peek_next().kind == Tok::Punct(b':') => {
+                self.advance();
+                self.advance();
                 let name = self.text(t);
                 let label = b.intern_label(name);
                 if !b.mark_defined(label) {
@@ -1051,7 +1215,7 @@ impl<'a> Parser<'a> {
                 if d.kind == Tok::Dot {
                     match self.text(d) {
                         ".branchtargets" => {
-                            self.pos += 1;
+                            self.advance();
                             let mut targets = Vec::new();
                             loop {
                                 let lt = self.peek();
@@ -1066,7 +1230,7 @@ impl<'a> Parser<'a> {
                             return Ok(());
                         }
                         ".calltargets" => {
-                            self.pos += 1;
+                            self.advance();
                             let mut targets = Vec::new();
                             loop {
                                 targets.push(self.ident("a function name")?.into());
@@ -1079,7 +1243,7 @@ impl<'a> Parser<'a> {
                             return Ok(());
                         }
                         ".callprototype" => {
-                            self.pos += 1;
+                            self.advance();
                             let text = self.tokens_until_semicolon()?;
                             b.body.stmts.push(Stmt::CallPrototype { label, text });
                             return Ok(());
@@ -1104,35 +1268,56 @@ impl<'a> Parser<'a> {
     /// The tokens of a debug directive up to the end of its line, joined by single spaces
     /// (commas attached). `.loc` has no terminating `;`.
     fn rest_of_line_directive(&mut self, start: Token) -> PResult<Box<str>> {
-        let (line, _) = {
-            let ls = &self.line_starts;
-            let l = match ls.binary_search(&start.start) {
-                Ok(l) => l,
-                Err(l) => l - 1,
-            };
-            (l, 0)
-        };
-        let line_end = self.line_starts.get(line + 1).copied().unwrap_or(u32::MAX);
+        // The start of the next line (the lexer may not have reached it yet).
+        let line_end = self.src[start.start as usize..]
+            .find('\n')
+            .map_or(u32::MAX, |k| start.start + k as u32 + 1);
         let mut out = String::new();
-        while self.peek().kind != Tok::Eof && self.peek().start < line_end {
+        // While the source already reads like the joined text, only the span is remembered and
+        // copied once at the end.
+        let mut span: Option<(u32, u32)> = None;
+        let mut verbatim = true;
+        while self.cur.kind != Tok::Eof && self.cur.start < line_end {
             let t = self.peek();
             if t.kind == Tok::Punct(b';') {
-                self.pos += 1;
+                self.advance();
                 break;
             }
             if t.kind == Tok::Punct(b'}') || t.kind == Tok::Punct(b'{') {
                 break;
             }
-            self.pos += 1;
+            self.advance();
             if t.kind == Tok::Error {
                 self.error_at(t, "unexpected character");
                 return Err(Recover);
             }
             let s = self.text(t);
+            if verbatim {
+                match span {
+                    None => {
+                        span = Some((t.start, t.end));
+                        continue;
+                    }
+                    Some((a, e)) => {
+                        let gap = &self.src[e as usize..t.start as usize];
+                        if gap == if s == "," { "" } else { " " } {
+                            span = Some((a, t.end));
+                            continue;
+                        }
+                        verbatim = false;
+                        out.push_str(&self.src[a as usize..e as usize]);
+                    }
+                }
+            }
             if !out.is_empty() && s != "," {
                 out.push(' ');
             }
             out.push_str(s);
+        }
+        if verbatim {
+            return Ok(span
+                .map_or("", |(a, e)| &self.src[a as usize..e as usize])
+                .into());
         }
         Ok(out.into())
     }
@@ -1145,11 +1330,11 @@ impl<'a> Parser<'a> {
             match t.kind {
                 Tok::Eof | Tok::Error => return self.expected("';'"),
                 Tok::Punct(b';') => {
-                    self.pos += 1;
+                    self.advance();
                     return Ok(out.into());
                 }
                 _ => {
-                    self.pos += 1;
+                    self.advance();
                     if !out.is_empty() {
                         out.push(' ');
                     }
@@ -1169,7 +1354,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             let w = &self.text(t)[1..];
-            self.pos += 1;
+            self.advance();
             match w {
                 "v2" | "v4" | "v8" => vec = Some(w[1..].parse().unwrap_or(1)),
                 "align" => align = Some(self.u32_literal()?),
@@ -1239,7 +1424,7 @@ impl<'a> Parser<'a> {
         }
         let ot = self.peek();
         let op_name = self.ident("an instruction opcode")?;
-        let opcode = Opcode::from_name(op_name);
+        let opcode = self.opcodes.get(op_name, Opcode::from_name);
         if let Opcode::Other(_) = opcode {
             log::debug!(
                 "{}:{}:{}: opcode `{op_name}` is not modelled; kept as an opaque instruction",
@@ -1249,30 +1434,24 @@ impl<'a> Parser<'a> {
             );
         }
         let _ = ot;
-        // Exact capacities (counted on the token array) save the reallocations of growing vectors.
-        let n_mods = self.toks[self.pos..]
-            .iter()
-            .take_while(|t| t.kind == Tok::Dot)
-            .count();
-        let mut mods = Vec::with_capacity(n_mods);
-        for _ in 0..n_mods {
+        // Modifiers and operands are collected in reused scratch vectors, then moved into vectors
+        // of exactly their length (one allocation each, no regrowth).
+        let mut pool = std::mem::take(&mut self.mods_pool);
+        pool.clear();
+        while self.cur.kind == Tok::Dot {
             let t = self.bump();
-            mods.push(Modifier::parse(&self.text(t)[1..]));
+            pool.push(self.modifiers.get(&self.text(t)[1..], Modifier::parse));
         }
-        let mut operands = Vec::with_capacity(self.count_top_level_operands());
+        let mods = take_exact(&mut pool);
+        self.mods_pool = pool;
         // Branch targets are labels even when defined later.
         self.branch_operands = matches!(opcode, Opcode::Bra);
-        if !self.eat_punct(b';') {
-            loop {
-                operands.push(self.operand(b, true)?);
-                if self.eat_punct(b';') {
-                    break;
-                }
-                if !self.eat_punct(b',') {
-                    return self.expected("',' or ';'");
-                }
-            }
-        }
+        let mut pool = std::mem::take(&mut self.operands_pool);
+        pool.clear();
+        let r = self.operand_list(b, &mut pool);
+        let operands = take_exact(&mut pool);
+        self.operands_pool = pool;
+        r?;
         Ok(InstData {
             guard,
             opcode,
@@ -1282,23 +1461,20 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// How many comma-separated operands follow, up to the `;` (an estimate on malformed input).
-    fn count_top_level_operands(&self) -> usize {
-        let mut depth = 0i32;
-        let mut n = 1;
-        for t in &self.toks[self.pos..] {
-            match t.kind {
-                Tok::Punct(b';') | Tok::Eof => break,
-                Tok::Punct(b'{' | b'[' | b'(') => depth += 1,
-                Tok::Punct(b'}' | b']' | b')') => depth -= 1,
-                Tok::Punct(b',') if depth == 0 => n += 1,
-                _ => {}
+    /// The operands of an instruction up to and including its `;`, appended to `out`.
+    fn operand_list(&mut self, b: &mut BodyBuilder<'a>, out: &mut Vec<Operand>) -> PResult<()> {
+        if self.eat_punct(b';') {
+            return Ok(());
+        }
+        loop {
+            out.push(self.operand(b, true)?);
+            if self.eat_punct(b';') {
+                return Ok(());
             }
-            if n > 64 {
-                break;
+            if !self.eat_punct(b',') {
+                return self.expected("',' or ';'");
             }
         }
-        n
     }
 
     /// One operand. `allow_pair` admits `a|b`.
@@ -1315,7 +1491,7 @@ impl<'a> Parser<'a> {
         let t = self.peek();
         match t.kind {
             Tok::Punct(b'[') => {
-                self.pos += 1;
+                self.advance();
                 let mut parts = vec![self.address_part(b)?];
                 while self.eat_punct(b',') {
                     parts.push(self.bracket_element(b)?);
@@ -1330,7 +1506,7 @@ impl<'a> Parser<'a> {
                 Ok(Operand::Bracket(parts))
             }
             Tok::Punct(b'{') => {
-                self.pos += 1;
+                self.advance();
                 let mut v = Vec::new();
                 if !self.at_punct(b'}') {
                     loop {
@@ -1344,7 +1520,7 @@ impl<'a> Parser<'a> {
                 Ok(Operand::Vector(v))
             }
             Tok::Punct(b'(') => {
-                self.pos += 1;
+                self.advance();
                 let mut v = Vec::new();
                 if !self.at_punct(b')') {
                     loop {
@@ -1358,7 +1534,7 @@ impl<'a> Parser<'a> {
                 Ok(Operand::List(v))
             }
             Tok::Punct(b'!') => {
-                self.pos += 1;
+                self.advance();
                 let rt = self.peek();
                 let name = self.ident("a predicate register")?;
                 match b.scopes.lookup(name) {
@@ -1370,7 +1546,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Ident => {
-                self.pos += 1;
+                self.advance();
                 let name = self.text(t);
                 if name == "_" {
                     return Ok(Operand::Sink);
@@ -1379,15 +1555,15 @@ impl<'a> Parser<'a> {
                     let c = self.peek();
                     if c.kind == Tok::Dot {
                         if let Some(comp) = Component::parse(&self.text(c)[1..]) {
-                            self.pos += 1;
+                            self.advance();
                             return Ok(Operand::RegComponent(r, comp));
                         }
                         self.error_at(c, "expected a vector component .x, .y, .z or .w");
                         return Err(Recover);
                     }
-                    let before = self.pos;
+                    let before = self.cur.start;
                     let off = self.opt_offset()?;
-                    return Ok(if self.pos != before {
+                    return Ok(if self.cur.start != before {
                         Operand::RegOffset(r, off)
                     } else {
                         Operand::Reg(r)
@@ -1403,9 +1579,9 @@ impl<'a> Parser<'a> {
                 if self.branch_operands {
                     return Ok(Operand::Label(b.use_label(name, t)));
                 }
-                let off_start = self.pos;
+                let off_start = self.cur.start;
                 let off = self.opt_offset()?;
-                if self.pos != off_start {
+                if self.cur.start != off_start {
                     return Ok(Operand::SymOffset(name.into(), off));
                 }
                 b.sym_operands = true;
@@ -1445,7 +1621,7 @@ impl<'a> Parser<'a> {
             if c.kind == Tok::Dot {
                 match Component::parse(&self.text(c)[1..]) {
                     Some(x) if x != Component::W => {
-                        self.pos += 1;
+                        self.advance();
                         comp = Some(x);
                     }
                     _ => {
@@ -1454,7 +1630,7 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-        } else if self.peek().kind == Tok::Dot {
+        } else if self.cur.kind == Tok::Dot {
             let c = self.peek();
             self.error_at(c, format!("{name} has no components"));
             let _ = t;
@@ -1468,7 +1644,7 @@ impl<'a> Parser<'a> {
         let t = self.peek();
         match t.kind {
             Tok::Ident => {
-                self.pos += 1;
+                self.advance();
                 let name = self.text(t);
                 let base = match b.scopes.lookup(name) {
                     Some(r) => AddrBase::Reg(r),
@@ -1534,6 +1710,14 @@ impl<'a> BodyBuilder<'a> {
         }
         l
     }
+}
+
+/// Moves the elements of `pool` into a new vector of exactly their number (one allocation and one
+/// copy), leaving `pool` empty with its capacity.
+fn take_exact<T>(pool: &mut Vec<T>) -> Vec<T> {
+    let mut v = Vec::with_capacity(pool.len());
+    v.append(pool);
+    v
 }
 
 fn resolve_labels(op: &mut Operand, labels: &FxMap<&str, Label>) {
@@ -1728,6 +1912,117 @@ mod tests {
         let b = m.functions().next().unwrap().body.as_ref().unwrap();
         assert_eq!(b.insts[0].operands[0], Operand::Reg(Reg(1)));
         assert_eq!(b.insts[1].operands[0], Operand::Reg(Reg(0)));
+    }
+
+    #[test]
+    fn range_registers_across_digit_boundaries() {
+        let src =
+            wrap(".reg .b32 %r<120>;\nmov.b32 %r9, %r10;\nmov.b32 %r99, %r100;\nmov.b32 %r119, 0;");
+        let m = parse_module(&src, "r.ptx").unwrap();
+        let b = m.functions().next().unwrap().body.as_ref().unwrap();
+        for k in [0u32, 9, 10, 99, 100, 119] {
+            assert_eq!(b.reg_name(Reg(k)), format!("%r{k}"));
+        }
+        assert_eq!(b.insts[1].operands[1], Operand::Reg(Reg(100)));
+        for bad in ["%r120", "%r010", "%r99999999999"] {
+            let e = parse_module(
+                &wrap(&format!(".reg .b32 %r<120>;\nmov.b32 {bad}, 0;")),
+                "r.ptx",
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains("unknown register"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn many_ranges_and_long_prefixes() {
+        // More ranges than the linear table holds, and prefixes that share their first 8 bytes.
+        let mut decls = String::new();
+        for c in 'a'..='x' {
+            decls.push_str(&format!(".reg .b32 %q{c}<3>;\n"));
+        }
+        decls.push_str(
+            ".reg .b64 %longpref_a<2>;\n.reg .b64 %longpref_bb<4>;\n.reg .b64 %longpre<5>;\n",
+        );
+        let src = wrap(&format!(
+            "{decls}mov.b32 %qx2, %qa0;\nmov.b64 %longpref_bb3, %longpref_a1;\nmov.b64 %longpre4, 0;"
+        ));
+        let m = parse_module(&src, "q.ptx").unwrap();
+        let b = m.functions().next().unwrap().body.as_ref().unwrap();
+        let name = |op: &Operand| match op {
+            Operand::Reg(r) => b.reg_name(*r).to_string(),
+            o => format!("{o:?}"),
+        };
+        let got: Vec<String> = b
+            .insts
+            .iter()
+            .flat_map(|i| i.operands.iter().map(name))
+            .collect();
+        assert_eq!(
+            got[..5],
+            ["%qx2", "%qa0", "%longpref_bb3", "%longpref_a1", "%longpre4"]
+        );
+        let e =
+            parse_module(&wrap(&format!("{decls}mov.b64 %longpref_b1, 0;")), "q.ptx").unwrap_err();
+        assert!(
+            e.to_string().contains("unknown register `%longpref_b1`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn long_bodies_cross_the_token_window() {
+        // Far more tokens than one lexing window; the error at the end keeps its position.
+        let mut body = String::from(".reg .b32 %r<4>;\n");
+        for _ in 0..400 {
+            body.push_str("add.s32 %r1, %r2, %r3;\n");
+        }
+        let m = parse_module(&wrap(&body), "w.ptx").unwrap();
+        assert_eq!(
+            m.functions()
+                .next()
+                .unwrap()
+                .body
+                .as_ref()
+                .unwrap()
+                .insts
+                .len(),
+            400
+        );
+        body.push_str("add.s32 %r1, %r2 %r3;");
+        let e = parse_module(&wrap(&body), "w.ptx").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("w.ptx:407:18: error: expected ',' or ';'"),
+            "{e}"
+        );
+        // Input that ends inside a body.
+        let e = parse_module(
+            ".version 8.7\n.target sm_90\n.entry k()\n{\nret;",
+            "eof.ptx",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("eof.ptx:5:5: error: unclosed function body"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn debug_directives_are_normalised() {
+        let src = wrap(".loc\t1 12 5\nret;\n.loc 1  13,\t7 // c\nret;");
+        let m = parse_module(&src, "l.ptx").unwrap();
+        let b = m.functions().next().unwrap().body.as_ref().unwrap();
+        let texts: Vec<&str> = b
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Debug { text, .. } => Some(&**text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, ["1 12 5", "1 13, 7"]);
     }
 
     #[test]

@@ -35,6 +35,22 @@ struct Printer {
     out: String,
 }
 
+/// Appends `v` in upper-case hexadecimal with at least `min_digits` digits (`{v:0N$X}` without
+/// the formatting machinery: float constants are in every other line of arithmetic code).
+fn push_hex(out: &mut String, v: u64, min_digits: usize) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut buf = [b'0'; 16];
+    let mut i = buf.len();
+    let mut u = v;
+    while u != 0 {
+        i -= 1;
+        buf[i] = HEX[(u & 0xF) as usize];
+        u >>= 4;
+    }
+    let start = i.min(buf.len() - min_digits.clamp(1, 16));
+    out.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
+}
+
 impl Printer {
     fn module(&mut self, m: &Module) {
         let _ = writeln!(self.out, ".version {}.{}", m.version.0, m.version.1);
@@ -342,10 +358,23 @@ impl Printer {
                 Ok(())
             }
             Imm::Hex { value, unsigned } => {
-                write!(self.out, "0x{value:X}{}", if *unsigned { "U" } else { "" })
+                self.out.push_str("0x");
+                push_hex(&mut self.out, *value, 1);
+                if *unsigned {
+                    self.out.push('U');
+                }
+                Ok(())
             }
-            Imm::F32(b) => write!(self.out, "0f{b:08X}"),
-            Imm::F64(b) => write!(self.out, "0d{b:016X}"),
+            Imm::F32(b) => {
+                self.out.push_str("0f");
+                push_hex(&mut self.out, u64::from(*b), 8);
+                Ok(())
+            }
+            Imm::F64(b) => {
+                self.out.push_str("0d");
+                push_hex(&mut self.out, *b, 16);
+                Ok(())
+            }
             Imm::FloatDec(s) => write!(self.out, "{s}"),
         };
     }
@@ -477,6 +506,22 @@ impl Printer {
 mod tests {
     use super::super::parse::parse_module;
     use super::*;
+
+    #[test]
+    fn hex_formatting() {
+        for (v, n) in [
+            (0u64, 1),
+            (0, 8),
+            (0x3F80_0000, 8),
+            (0x1F, 1),
+            (u64::MAX, 16),
+            (5, 16),
+        ] {
+            let mut s = String::new();
+            push_hex(&mut s, v, n);
+            assert_eq!(s, format!("{v:0n$X}"));
+        }
+    }
 
     #[test]
     fn decimal_formatting() {
