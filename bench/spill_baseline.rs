@@ -86,7 +86,21 @@ fn warpsmith_at(
         use_ptxas: true,
         dynamic_smem,
     };
-    spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
+    let report = spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
+    if std::env::args().any(|a| a == "--verbose") {
+        for k in &report.kernels {
+            eprintln!(
+                "{} at {n}: {} B, demoted {:?}, notes {:?}",
+                k.name,
+                k.smem_bytes,
+                k.demoted
+                    .iter()
+                    .map(|d| format!("{} {} {} {}/{}", d.reg, d.class, d.rule, d.loads, d.stores))
+                    .collect::<Vec<_>>(),
+                k.notes
+            );
+        }
+    }
     figures(&print_module(&m), sm, kernel)
 }
 
@@ -131,6 +145,17 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .cloned()
         .unwrap_or_else(|| "sm_80".into());
+    // `--only KERNEL` and `--cap N` restrict the table (for quick measurements).
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let only_cap: Option<u32> = args
+        .iter()
+        .position(|a| a == "--cap")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok());
     let (Ok(clang), Ok(_)) = (tools::find(Tool::Clang), tools::find(Tool::Ptxas)) else {
         eprintln!("SKIPPED: clang-22 or ptxas not found (run scripts/setup.sh)");
         return;
@@ -173,6 +198,9 @@ fn main() {
         let Some(nat) = natural.iter().find(|k| k.name == *f.name) else {
             continue;
         };
+        if only.as_deref().is_some_and(|o| o != &*f.name) {
+            continue;
+        }
         let threads = f.block_size_bound().unwrap_or(1024);
         let dynamic = DYNAMIC_SMEM
             .iter()
@@ -186,7 +214,10 @@ fn main() {
             carveout_kib: None,
         };
         let Ok(steps) = cliffs(a, &r) else { continue };
-        for c in steps.iter().filter(|c| c.max_regs < nat.registers) {
+        for c in steps
+            .iter()
+            .filter(|c| c.max_regs < nat.registers && only_cap.is_none_or(|n| n == c.max_regs))
+        {
             let n = c.max_regs;
             let plain = figures(&with_cap(&module, &f.name, n, false), &sm, &f.name);
             let pragma = figures(&with_cap(&module, &f.name, n, true), &sm, &f.name);

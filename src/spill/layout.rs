@@ -45,6 +45,8 @@ pub struct Layout {
     pub warp_words: u32,
     /// Words allocated per block.
     pub block_words: u32,
+    /// Per-thread words holding packed predicates, with the bits handed out in each.
+    pub pred_words: Vec<(Slot, u32)>,
 }
 
 impl Layout {
@@ -95,6 +97,21 @@ impl Layout {
                 Slot::Thread(w)
             }
         }
+    }
+
+    /// A bit for one demoted predicate in a per-thread word of packed predicates: the next free
+    /// bit of the last such word, or bit 0 of a new word once 32 are taken. The word is allocated
+    /// live at every point in `all` (it holds several values, so it shares with nothing else).
+    pub fn alloc_pred_bit(&mut self, all: &BitSet) -> (Slot, u32) {
+        if let Some((slot, used)) = self.pred_words.last_mut() {
+            if *used < 32 {
+                *used += 1;
+                return (*slot, *used - 1);
+            }
+        }
+        let slot = self.alloc_shared(Slot::Thread(0), 1, all);
+        self.pred_words.push((slot, 1));
+        (slot, 0)
     }
 
     /// Byte offset of the per-warp region.
@@ -197,6 +214,21 @@ mod tests {
                 Slot::Thread(0)
             )
         );
+        assert_eq!(l.thread_words, 3);
+    }
+
+    #[test]
+    fn predicates_pack_32_to_a_word() {
+        let mut l = Layout::new(64);
+        let all = live_everywhere();
+        let other = l.alloc_shared(Slot::Thread(0), 1, &all);
+        let bits: Vec<(Slot, u32)> = (0..33).map(|_| l.alloc_pred_bit(&all)).collect();
+        assert_eq!(other, Slot::Thread(0));
+        assert!(bits[..32]
+            .iter()
+            .enumerate()
+            .all(|(i, &(s, b))| s == Slot::Thread(1) && b == i as u32));
+        assert_eq!(bits[32], (Slot::Thread(2), 0));
         assert_eq!(l.thread_words, 3);
     }
 

@@ -10,18 +10,29 @@
 //! 3. demotes registers one at a time, most relief per cost first ([`select`]), until the
 //!    register pressure (32-bit units, from [`crate::machine`]) fits `N` minus a reserve, each
 //!    by its class's rule ([`rewrite`]): constants and lane-affine values are rematerialised,
-//!    single-definition uniform values get one word per warp (per block when defined once outside
-//!    loops), everything else one word per thread in the RegDem layout ([`layout`]);
+//!    affine values `c·lane + b` keep their uniform base `b` in one word per warp (per block) and
+//!    are rebuilt with one `mad`, single-definition uniform values get one word per warp (per
+//!    block when defined once outside loops), everything else one word per thread in the RegDem
+//!    layout ([`layout`]);
 //! 4. with ptxas available, checks `ptxas -v` at `.maxnreg N` and demotes more while ptxas still
-//!    spills to local memory;
-//! 5. writes `.maxnreg N` on the kernel and reports what it did.
+//!    spills to local memory; then shrinks the demotion set while ptxas stays free of local
+//!    memory: the shortest prefix of the order (binary search), then single removals, largest
+//!    saving first, also from a set widened with every cheap (warp, block or no word) candidate;
+//! 5. cleans up the spill code inside each block ([`peephole`], RegDem §3.3), writes
+//!    `.maxnreg N` on the kernel and reports what it did.
 //!
-//! Partial (said at run time in the report's `notes`): affine values are kept per thread (the
-//! paper's uniform-base-plus-`mad` rule is not built), predicates take a word each (not packed),
-//! and reloads are not yet moved or shared between neighbouring uses.
+//! Predicates beyond the hardware's 7 predicate registers cost ptxas general registers: when the
+//! kernel needs more than `N`, the excess is packed into bits of per-thread words first
+//! (`packed-predicate`, [`rewrite`]), and with ptxas the result is kept only if ptxas then needs
+//! less than the same pass without packing.
+//!
+//! Partial (said at run time in the report's `notes`): affine values with several definitions
+//! stay one word per thread; packing is decided for all of a kernel's predicates at once; reloads are shared
+//! only inside one basic block, and live ranges are not split.
 
 pub mod env;
 pub mod layout;
+pub mod peephole;
 pub mod rewrite;
 pub mod select;
 
@@ -133,6 +144,10 @@ pub struct KernelReport {
     pub ptxas_local_bytes: Option<u32>,
     /// Registers ptxas used after the pass (None: not checked).
     pub ptxas_registers: Option<u32>,
+    /// Reloads the post-spill clean-up turned into register moves ([`peephole`]).
+    pub reloads_reused: usize,
+    /// Stores the post-spill clean-up dropped (overwritten before any reload).
+    pub stores_dropped: usize,
     /// Limits of this version that applied to the kernel.
     pub notes: Vec<String>,
 }
@@ -206,12 +221,66 @@ fn ptxas_check(
     }
 }
 
+/// Runs the pass on one kernel. When predicates get packed and ptxas is there to check, the pass
+/// also runs without packing and keeps the packed result only if ptxas then needs less: less
+/// local memory, or as little and a smaller spill area (fewer general registers had to go).
 fn spill_kernel(
     f: &mut Function,
     module: &Module,
     idx: usize,
     module_names: &[String],
     opts: &SpillOptions,
+) -> Result<KernelReport, SpillError> {
+    let mut packed_f = f.clone();
+    let mut packed = spill_kernel_with(&mut packed_f, module, idx, module_names, opts, true)?;
+    let n_packed = packed
+        .demoted
+        .iter()
+        .filter(|d| d.rule == "packed-predicate")
+        .count();
+    if n_packed == 0 || !opts.use_ptxas {
+        *f = packed_f;
+        return Ok(packed);
+    }
+    let mut plain = spill_kernel_with(f, module, idx, module_names, opts, false)?;
+    let key = |r: &KernelReport| (r.ptxas_local_bytes.unwrap_or(u32::MAX), r.smem_bytes);
+    let figures = format!(
+        "{n_packed} predicates packed: ptxas {} B local memory, spill area {} B; without packing {} B local memory, spill area {} B",
+        packed.ptxas_local_bytes.map_or("?".into(), |b| b.to_string()),
+        packed.smem_bytes,
+        plain.ptxas_local_bytes.map_or("?".into(), |b| b.to_string()),
+        plain.smem_bytes
+    );
+    if key(&packed) < key(&plain) {
+        packed.notes.insert(0, format!("{figures}: packing kept"));
+        *f = packed_f;
+        Ok(packed)
+    } else {
+        plain.notes.insert(
+            0,
+            format!("{figures}: packing dropped, predicates stay in registers"),
+        );
+        for d in packed
+            .demoted
+            .iter()
+            .filter(|d| d.rule == "packed-predicate")
+        {
+            plain.not_demoted.push(format!(
+                "predicate {}: packing it did not lower ptxas's local-memory need or the spill area",
+                d.reg
+            ));
+        }
+        Ok(plain)
+    }
+}
+
+fn spill_kernel_with(
+    f: &mut Function,
+    module: &Module,
+    idx: usize,
+    module_names: &[String],
+    opts: &SpillOptions,
+    pack: bool,
 ) -> Result<KernelReport, SpillError> {
     let name = f.name.to_string();
     let body = f
@@ -357,6 +426,49 @@ fn spill_kernel(
     };
     let mut ptxas_after = None;
     let mut pressure_after;
+    // Predicates beyond the hardware's predicate registers cost ptxas general registers: when
+    // the kernel needs more than the cap, pack the excess into bits of per-thread words first.
+    let preds = if pack && regs_before > max_regs {
+        pack_candidates(
+            f.body.as_ref().expect("checked above"),
+            &live,
+            original_regs,
+        )
+    } else {
+        Vec::new()
+    };
+    for &p in &preds {
+        let body = f.body.as_mut().expect("checked above");
+        let cfg = Cfg::compute(body);
+        let dt = DomTree::compute(&cfg);
+        let loops = LoopInfo::compute(&cfg, &dt);
+        let class = div.class(p);
+        let mut trial_layout = layout.clone();
+        let rule = rule_for(
+            body,
+            p,
+            class,
+            &loops,
+            &cfg,
+            &mut trial_layout,
+            &live[p.index()],
+        );
+        if trial_layout.bytes() > u64::from(budget) {
+            not_demoted.push(format!("predicate {}: packing it would need {} bytes of shared memory, over the budget of {budget}", body.reg_name(p), trial_layout.bytes()));
+            break;
+        }
+        layout = trial_layout;
+        let (loads, stores) = rewrite_register(body, p, rule, &layout, &bases, &mut temps);
+        done[p.index()] = true;
+        order.push((p, class));
+        demoted.push(Demoted {
+            reg: body.reg_name(p).to_string(),
+            class: class.name().to_string(),
+            rule: rule.name().to_string(),
+            loads,
+            stores,
+        });
+    }
     loop {
         // Demote until the pressure estimate fits `target`.
         let body = f.body.as_mut().expect("checked above");
@@ -422,7 +534,7 @@ fn spill_kernel(
             }
         }
     }
-    finish(f, &layout, &bases, &demoted, max_regs);
+    let mut cleaned = finish(f, &layout, &bases, &demoted, max_regs);
     if opts.use_ptxas {
         ptxas_after = ptxas_check(module, idx, f, &opts.arch).or(ptxas_after);
     }
@@ -438,20 +550,41 @@ fn spill_kernel(
             Layout,
             Vec<Demoted>,
             crate::tools::KernelResources,
+            peephole::Cleaned,
         )> = None;
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
             let (mut g, l, d) = replay(&start, &order[..mid], &live, threads, &bases);
-            finish(&mut g, &l, &bases, &d, max_regs);
+            let c = finish(&mut g, &l, &bases, &d, max_regs);
             match ptxas_check(module, idx, &g, &opts.arch) {
                 Some(k) if clean(&k) => {
                     hi = mid;
-                    best = Some((g, l, d, k));
+                    best = Some((g, l, d, k, c));
                 }
                 _ => lo = mid,
             }
         }
-        if let Some((g, l, d, k)) = best {
+        let mut len = order.len();
+        if let Some((g, l, d, k, c)) = best {
+            len = d.len();
+            cleaned = c;
+            *f = g;
+            layout = l;
+            demoted = d;
+            ptxas_after = Some(k);
+            pressure_after = pressure_of(f.body.as_ref().expect("checked above"));
+        }
+        order.truncate(len);
+    }
+    // A prefix of the cost order still holds values ptxas did not need moved: drop each one whose
+    // removal shrinks the area and leaves ptxas without local memory (largest saving first; each
+    // probe a replay and one ptxas run). The result is minimal under single removals.
+    if opts.use_ptxas && order.len() > 1 && ptxas_after.as_ref().is_some_and(clean) {
+        let probes = minimise(
+            module, idx, &start, &mut order, &live, threads, &bases, max_regs, &opts.arch,
+        );
+        if let Some((g, l, d, k, c)) = probes {
+            cleaned = c;
             *f = g;
             layout = l;
             demoted = d;
@@ -459,16 +592,68 @@ fn spill_kernel(
             pressure_after = pressure_of(f.body.as_ref().expect("checked above"));
         }
     }
-    if demoted.iter().any(|d| d.class == "affine") {
-        notes.push(
-            "affine values are kept one word per thread (uniform base + mad rule not built)".into(),
+    // Values that cost a warp or block word or none (constants, lane-affine values, uniform and
+    // affine values with one definition) and are live where the pressure exceeds the cap: add
+    // them all and search removals again, so that per-thread words can go instead; keep the
+    // result when its area is smaller.
+    if opts.use_ptxas && ptxas_after.as_ref().is_some_and(clean) && layout.bytes() > 0 {
+        let extra = cheap_candidates(
+            &start,
+            &order,
+            &live,
+            &div,
+            max_regs,
+            original_regs,
+            threads,
         );
+        if !extra.is_empty() {
+            let mut wider = order.clone();
+            wider.extend(extra);
+            let (mut g, l, d) = replay(&start, &wider, &live, threads, &bases);
+            let c = finish(&mut g, &l, &bases, &d, max_regs);
+            if let Some(k) = ptxas_check(module, idx, &g, &opts.arch).filter(clean) {
+                let mut best = (g, l, d, k, c);
+                if let Some(p) = minimise(
+                    module, idx, &start, &mut wider, &live, threads, &bases, max_regs, &opts.arch,
+                ) {
+                    best = p;
+                }
+                if best.1.bytes() < layout.bytes() {
+                    let (g, l, d, k, c) = best;
+                    cleaned = c;
+                    *f = g;
+                    layout = l;
+                    demoted = d;
+                    ptxas_after = Some(k);
+                    pressure_after = pressure_of(f.body.as_ref().expect("checked above"));
+                }
+            }
+        }
+    }
+    if !opts.use_ptxas && demoted.iter().any(|d| d.rule == "packed-predicate") {
+        notes.push("predicates beyond the 7 predicate registers were packed into per-thread words without ptxas to confirm that it needs less with them".into());
     }
     if demoted
         .iter()
-        .any(|d| d.rule != "rematerialise-constant" && d.reg.starts_with("%p"))
+        .any(|d| d.class == "affine" && d.rule == "thread-slot")
     {
-        notes.push("predicates take one word each (not packed)".into());
+        notes.push(
+            "affine values with several definitions (or a 16-bit type, or a coefficient beyond 32 bits) are kept one word per thread".into(),
+        );
+    }
+    let body = f.body.as_ref().expect("checked above");
+    if pack
+        && preds.is_empty()
+        && regs_before > max_regs
+        && max_live_preds(body, &live, original_regs) > PRED_REGS
+    {
+        notes.push(
+            "more predicates are live than the 7 predicate registers hold, but none was packed"
+                .into(),
+        );
+    }
+    if !demoted.is_empty() {
+        notes.push("reloads are reused only within one basic block; live ranges are not split (a demoted value is reloaded at every use)".into());
     }
     let smem = layout.bytes();
     let occ_after = occupancy::occupancy(
@@ -497,8 +682,147 @@ fn spill_kernel(
             .as_ref()
             .map(|k| k.spill_stores + k.spill_loads + k.stack_frame),
         ptxas_registers: ptxas_after.as_ref().map(|k| k.registers),
+        reloads_reused: cleaned.reloads,
+        stores_dropped: cleaned.stores,
         notes,
     })
+}
+
+/// A replayed, finished kernel with its layout, report entries and ptxas figures.
+type Probe = (
+    Function,
+    Layout,
+    Vec<Demoted>,
+    crate::tools::KernelResources,
+    peephole::Cleaned,
+);
+
+/// Removes from `order` every demotion whose removal makes the spill area smaller while ptxas
+/// still needs no local memory, trying the largest areas first; rejected removals are retried
+/// while a pass still removes something (ptxas is not monotone), at most three passes. Returns
+/// the last accepted probe (None when nothing could be removed).
+#[allow(clippy::too_many_arguments)]
+fn minimise(
+    module: &Module,
+    idx: usize,
+    start: &Function,
+    order: &mut Vec<(Reg, Class)>,
+    live: &[BitSet],
+    threads: u32,
+    bases: &Bases,
+    max_regs: u32,
+    arch: &str,
+) -> Option<Probe> {
+    let body = start.body.as_ref().expect("kernels have bodies");
+    let cfg = Cfg::compute(body);
+    let dt = DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    // Each demotion's own area (its rule's words in its region, ignoring sharing): the order in
+    // which removals are tried, largest first. Rematerialised values cost none and stay.
+    let mut queue: Vec<(u64, Reg)> = order
+        .iter()
+        .map(|&(r, class)| {
+            let mut scratch = Layout::new(threads);
+            rule_for(body, r, class, &loops, &cfg, &mut scratch, &live[r.index()]);
+            (scratch.bytes(), r)
+        })
+        .filter(|&(b, _)| b > 0)
+        .collect();
+    queue.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.index().cmp(&b.1.index())));
+    let mut accepted = None;
+    let mut current = layout_of(start, order, live, threads);
+    // ptxas is not monotone: a removal it rejected may pass once others are gone, so the
+    // rejected ones are tried again while a pass removes something (at most three passes).
+    for _pass in 0..3 {
+        let before = order.len();
+        for &(_, r) in &queue {
+            let Some(i) = order.iter().position(|&(x, _)| x == r) else {
+                continue;
+            };
+            let mut rest = order.clone();
+            rest.remove(i);
+            // With shared words, a removal may free nothing.
+            let bytes = layout_of(start, &rest, live, threads);
+            if bytes >= current {
+                continue;
+            }
+            let (mut g, l, d) = replay(start, &rest, live, threads, bases);
+            let c = finish(&mut g, &l, bases, &d, max_regs);
+            if let Some(k) = ptxas_check(module, idx, &g, arch) {
+                if k.spill_stores + k.spill_loads + k.stack_frame == 0 {
+                    log::debug!(
+                        "spill `{}`: {} not needed (-{} B)",
+                        start.name,
+                        body.reg_name(r),
+                        current - bytes
+                    );
+                    *order = rest;
+                    current = bytes;
+                    accepted = Some((g, l, d, k, c));
+                }
+            }
+        }
+        if order.len() == before {
+            break;
+        }
+    }
+    accepted
+}
+
+/// Registers not in `order` whose rule costs no per-thread word and that are live at a program
+/// point where the pressure (of the original kernel) exceeds `max_regs`.
+fn cheap_candidates(
+    start: &Function,
+    order: &[(Reg, Class)],
+    live: &[BitSet],
+    div: &divergence::FunctionDivergence,
+    max_regs: u32,
+    original_regs: usize,
+    threads: u32,
+) -> Vec<(Reg, Class)> {
+    use crate::machine::pressure::{reg_class, RegClass};
+    let body = start.body.as_ref().expect("kernels have bodies");
+    let cfg = Cfg::compute(body);
+    let dt = DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    let n_points = live.first().map_or(0, BitSet::capacity);
+    let mut pressure = vec![0u32; n_points];
+    for (r, set) in live.iter().enumerate().take(original_regs) {
+        if let RegClass::General(u) = reg_class(body.reg(Reg::new(r)).ty) {
+            for p in set.iter() {
+                pressure[p] += u;
+            }
+        }
+    }
+    (0..original_regs)
+        .map(Reg::new)
+        .filter(|&r| {
+            select::eligible(body, r)
+                && !order.iter().any(|&(x, _)| x == r)
+                && live[r.index()].iter().any(|p| pressure[p] > max_regs)
+        })
+        .filter_map(|r| {
+            let class = div.class(r);
+            let mut scratch = Layout::new(threads);
+            match rule_for(body, r, class, &loops, &cfg, &mut scratch, &live[r.index()]) {
+                Rule::Slot(Slot::Thread(_)) => None,
+                _ => Some((r, class)),
+            }
+        })
+        .collect()
+}
+
+/// The spill area's size for the demotions `order`, without rewriting anything.
+fn layout_of(start: &Function, order: &[(Reg, Class)], live: &[BitSet], threads: u32) -> u64 {
+    let body = start.body.as_ref().expect("kernels have bodies");
+    let cfg = Cfg::compute(body);
+    let dt = DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    let mut layout = Layout::new(threads);
+    for &(r, class) in order {
+        rule_for(body, r, class, &loops, &cfg, &mut layout, &live[r.index()]);
+    }
+    layout.bytes()
 }
 
 /// Applies the first demotions of `order` to a copy of `start` (the kernel with its spill array
@@ -532,6 +856,71 @@ fn replay(
     (f, layout, demoted)
 }
 
+/// Usable predicate registers per thread (P0–P6; PT is the constant true).
+const PRED_REGS: usize = 7;
+
+/// The most original predicates live at one program point.
+fn max_live_preds(body: &crate::ptx::Body, live: &[BitSet], original_regs: usize) -> usize {
+    let n_points = live.first().map_or(0, BitSet::capacity);
+    let mut count = vec![0usize; n_points];
+    for (r, set) in live.iter().enumerate().take(original_regs) {
+        if body.reg(Reg::new(r)).ty.ty == Type::Pred {
+            for p in set.iter() {
+                count[p] += 1;
+            }
+        }
+    }
+    count.into_iter().max().unwrap_or(0)
+}
+
+/// The predicates to pack so that at most [`PRED_REGS`] stay live at every program point: while
+/// some point has more, the predicate live there with the longest live range (then the fewest
+/// accesses) goes.
+fn pack_candidates(body: &crate::ptx::Body, live: &[BitSet], original_regs: usize) -> Vec<Reg> {
+    let n_points = live.first().map_or(0, BitSet::capacity);
+    let preds: Vec<Reg> = (0..original_regs)
+        .map(Reg::new)
+        .filter(|&r| body.reg(r).ty.ty == Type::Pred)
+        .collect();
+    let mut uses = vec![0usize; body.regs.len()];
+    for i in body.inst_order() {
+        crate::ptx::roles::for_each_reg_role(body.inst(i), |r, _| {
+            if r.index() < uses.len() {
+                uses[r.index()] += 1;
+            }
+        });
+    }
+    let mut count = vec![0usize; n_points];
+    for &r in &preds {
+        for p in live[r.index()].iter() {
+            count[p] += 1;
+        }
+    }
+    let mut chosen = Vec::new();
+    loop {
+        let over = |r: Reg| live[r.index()].iter().any(|p| count[p] > PRED_REGS);
+        let Some(best) = preds
+            .iter()
+            .copied()
+            .filter(|&r| !chosen.contains(&r) && over(r))
+            .max_by(|&a, &b| {
+                live[a.index()]
+                    .len()
+                    .cmp(&live[b.index()].len())
+                    .then(uses[b.index()].cmp(&uses[a.index()]))
+                    .then(b.index().cmp(&a.index()))
+            })
+        else {
+            break;
+        };
+        for p in live[best.index()].iter() {
+            count[p] -= 1;
+        }
+        chosen.push(best);
+    }
+    chosen
+}
+
 /// Peak pressure of a body in 32-bit units.
 pub fn pressure_of(body: &crate::ptx::Body) -> u32 {
     let cfg = Cfg::compute(body);
@@ -553,6 +942,10 @@ fn rule_for(
     live: &BitSet,
 ) -> Rule {
     let ty = body.reg(r).ty;
+    if ty.ty == Type::Pred {
+        let (slot, bit) = layout.alloc_pred_bit(&BitSet::full(live.capacity()));
+        return Rule::PackedPred { slot, bit };
+    }
     let int_like = ty.vec.is_none()
         && ty.ty != Type::Pred
         && !ty.ty.is_float()
@@ -562,10 +955,33 @@ fn rule_for(
         .inst_order()
         .filter(|&i| crate::ptx::roles::defs(body.inst(i)).contains(&r))
         .collect();
+    if let (Class::Constant(c), true) = (class, int_like) {
+        return Rule::Constant(c);
+    }
     match class {
-        Class::Constant(c) if int_like => return Rule::Constant(c),
         Class::ConstantAffine { coef, base } if int_like && ty.bits() >= 32 => {
             return Rule::LaneAffine { coef, base }
+        }
+        // Sampaio's affine rule: the uniform base once per warp (per block when defined once
+        // outside loops and block-uniform), rebuilt with one `mad` on reload. The `mad` takes the
+        // coefficient as a 32-bit immediate.
+        Class::Affine { coef, scope }
+            if int_like
+                && ty.bits() >= 32
+                && defs.len() == 1
+                && i32::try_from(coef).is_ok()
+                && i32::try_from(-coef).is_ok() =>
+        {
+            let depth = cfg.block_of(defs[0]).map_or(1, |b| loops.block_depth(b));
+            let kind = if scope == Scope::Block && depth == 0 {
+                Slot::Block(0)
+            } else {
+                Slot::Warp(0)
+            };
+            return Rule::Affine {
+                slot: layout.alloc_shared(kind, words, live),
+                coef,
+            };
         }
         Class::Constant(_) | Class::Uniform(_) if defs.len() == 1 => {
             let depth = cfg.block_of(defs[0]).map_or(1, |b| loops.block_depth(b));
@@ -610,15 +1026,25 @@ fn live_points(body: &crate::ptx::Body) -> Vec<BitSet> {
     out
 }
 
-/// Declares the spill array, computes the base registers at entry, and sets `.maxnreg`.
-fn finish(f: &mut Function, layout: &Layout, bases: &Bases, demoted: &[Demoted], max_regs: u32) {
+/// Declares the spill array, cleans up the spill code ([`peephole`]), computes the base
+/// registers at entry, and sets `.maxnreg`.
+fn finish(
+    f: &mut Function,
+    layout: &Layout,
+    bases: &Bases,
+    demoted: &[Demoted],
+    max_regs: u32,
+) -> peephole::Cleaned {
     f.directives
         .retain(|d| !matches!(d, FuncDirective::MaxNreg(_)));
     f.directives.push(FuncDirective::MaxNreg(max_regs));
-    let Some(body) = f.body.as_mut() else { return };
+    let Some(body) = f.body.as_mut() else {
+        return peephole::Cleaned::default();
+    };
     if demoted.is_empty() || layout.bytes() == 0 {
-        return;
+        return peephole::Cleaned::default();
     }
+    let cleaned = peephole::optimise(body, bases);
     // Declare the array under exactly its reserved name.
     let v = crate::ptx::Variable {
         linkage: None,
@@ -638,10 +1064,11 @@ fn finish(f: &mut Function, layout: &Layout, bases: &Bases, demoted: &[Demoted],
         .iter()
         .position(|s| matches!(s, crate::ptx::Stmt::Inst(_) | crate::ptx::Stmt::Label(_)))
         .unwrap_or(0);
-    body.stmts.insert(at, crate::ptx::Stmt::Var(v));
+    body.stmts.insert(at, crate::ptx::Stmt::Var(Box::new(v)));
     let used_thread = layout.thread_words > 0;
     let used_warp = layout.warp_words > 0;
     emit_bases(body, layout, bases, used_thread, used_warp);
+    cleaned
 }
 
 #[cfg(test)]

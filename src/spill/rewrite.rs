@@ -5,7 +5,12 @@
 //! - constant → `mov` of the constant before each use; writes go to a dead temporary;
 //! - constant-affine `c·lane + b` → `mov %laneid` + `mad` before each use;
 //! - a value with a slot → `ld.shared` before each use, `st.shared` after each def, 64-bit values
-//!   as two 32-bit words, predicates as a 0/1 word.
+//!   as two 32-bit words, predicates as a 0/1 word;
+//! - a packed predicate (bit `k` of a per-thread word shared by up to 32 predicates) →
+//!   `ld.shared.u32 w; and.b32 w, w, 1<<k; setp.ne.u32 p, w, 0` before each use and
+//!   `ld.shared.u32 w; selp.u32 b, 1<<k, 0, p; and.b32 w, w, ~(1<<k); or.b32 w, w, b;
+//!   st.shared.u32` after each definition (a read-modify-write of the thread's own word, so no
+//!   other thread's bits are touched).
 //!
 //! A write that may keep the old value (a guarded def, a read-modify-write operand, a write to one
 //! component) first reloads the old value, so the store after it always stores the right bits.
@@ -31,6 +36,12 @@ pub enum Rule {
     LaneAffine { coef: i64, base: i64 },
     /// Keep the value in shared memory.
     Slot(Slot),
+    /// Affine `coef·%laneid + b` with `b` warp- (or block-) uniform: store `b = v - coef·lane`
+    /// in a per-warp (per-block) slot, rebuild `v = coef·lane + b` with one `mad` on reload.
+    Affine { slot: Slot, coef: i64 },
+    /// A predicate kept as bit `bit` of a per-thread word of packed predicates: a use reloads the
+    /// word and tests the bit, a definition reloads the word, replaces the bit and stores it back.
+    PackedPred { slot: Slot, bit: u32 },
 }
 
 impl Rule {
@@ -42,6 +53,12 @@ impl Rule {
             Rule::Slot(Slot::Thread(_)) => "thread-slot",
             Rule::Slot(Slot::Warp(_)) => "warp-slot",
             Rule::Slot(Slot::Block(_)) => "block-slot",
+            Rule::Affine {
+                slot: Slot::Block(_),
+                ..
+            } => "affine-block-base",
+            Rule::Affine { .. } => "affine-warp-base",
+            Rule::PackedPred { .. } => "packed-predicate",
         }
     }
 }
@@ -157,6 +174,19 @@ fn shared(ty: Type) -> Vec<Modifier> {
     vec![Modifier::Space(StateSpace::Shared), Modifier::Type(ty)]
 }
 
+/// `ld.volatile.shared`: a packed-predicate word is reloaded at each use. Without `volatile`
+/// ptxas hoists the loop-invariant reloads and their bit tests out of loops and keeps one
+/// register per predicate live across them (measured on the `--no-ptxas` output of
+/// lit-tests/spill/packed-predicates.ptx at `.maxnreg 28`: 8 B of local memory with plain loads,
+/// none with volatile ones).
+fn shared_volatile(ty: Type) -> Vec<Modifier> {
+    vec![
+        Modifier::Word("volatile".into()),
+        Modifier::Space(StateSpace::Shared),
+        Modifier::Type(ty),
+    ]
+}
+
 /// Rewrites every occurrence of `r` in `body` by `rule`. Returns the number of reloads and stores
 /// (or rematerialisations) inserted.
 pub fn rewrite_register(
@@ -200,6 +230,18 @@ pub fn rewrite_register(
                 Some(temps.get(body, RegType::scalar(Type::B32), 3 * k + 1)),
                 None,
             ),
+            (Rule::Affine { .. }, _, 64) => (
+                Some(temps.get(body, RegType::scalar(Type::B32), 3 * k + 1)),
+                Some(temps.get(body, RegType::scalar(Type::B32), 3 * k + 2)),
+            ),
+            (Rule::Affine { .. }, _, _) => (
+                Some(temps.get(body, RegType::scalar(Type::B32), 3 * k + 1)),
+                None,
+            ),
+            (Rule::PackedPred { .. }, _, _) => (
+                Some(temps.get(body, RegType::scalar(Type::B32), 3 * k + 1)),
+                Some(temps.get(body, RegType::scalar(Type::B32), 3 * k + 2)),
+            ),
             _ => (None, None),
         };
         out = std::mem::take(&mut body.stmts);
@@ -213,12 +255,20 @@ pub fn rewrite_register(
         rename(body.inst_mut(i), r, t);
         out.push(Stmt::Inst(i));
         if a.writes {
-            if let Rule::Slot(slot) = rule {
-                for inst in store(slot, ty, t, w0, w1, layout, bases) {
-                    let id = push(body, inst);
-                    out.push(Stmt::Inst(id));
-                    stores += 1;
+            let seq = match rule {
+                Rule::Slot(slot) => store(slot, ty, t, w0, w1, layout, bases),
+                Rule::Affine { slot, coef } => {
+                    let mut seq = affine_base(ty, t, w0, coef);
+                    seq.extend(store(slot, ty, t, w0, w1, layout, bases));
+                    seq
                 }
+                Rule::PackedPred { slot, bit } => store_bit(slot, bit, t, w0, w1, layout, bases),
+                _ => Vec::new(),
+            };
+            for inst in seq {
+                let id = push(body, inst);
+                out.push(Stmt::Inst(id));
+                stores += 1;
             }
         }
     }
@@ -266,6 +316,42 @@ fn slot_addr(slot: Slot, k: u32, layout: &Layout, bases: &Bases) -> Address {
             offset: off,
         },
     }
+}
+
+fn laneid() -> Operand {
+    Operand::Special(SpecialOperand::Named(SpecialReg::Laneid, None))
+}
+
+/// `t = t + k·%laneid` in `t`'s width (`k = -coef` turns a value into its uniform base,
+/// `k = coef` rebuilds it): `mov w, %laneid` then one `mad` (`mad.wide.s32` for 64-bit values).
+fn add_lane_multiple(ty: RegType, t: Reg, w: Option<Reg>, k: i64) -> Vec<InstData> {
+    let w = w.expect("affine rules get a 32-bit temporary");
+    let mad = if ty.bits() == 64 {
+        mk(
+            Opcode::Mad,
+            vec![Modifier::Word("wide".into()), Modifier::Type(Type::S32)],
+            vec![Operand::Reg(t), Operand::Reg(w), int(k), Operand::Reg(t)],
+        )
+    } else {
+        mk(
+            Opcode::Mad,
+            vec![Modifier::Word("lo".into()), Modifier::Type(Type::S32)],
+            vec![Operand::Reg(t), Operand::Reg(w), int(k), Operand::Reg(t)],
+        )
+    };
+    vec![
+        mk(
+            Opcode::Mov,
+            vec![Modifier::Type(Type::U32)],
+            vec![Operand::Reg(w), laneid()],
+        ),
+        mad,
+    ]
+}
+
+/// After a definition under the affine rule: `t -= coef·%laneid` (the uniform base, stored next).
+fn affine_base(ty: RegType, t: Reg, w: Option<Reg>, coef: i64) -> Vec<InstData> {
+    add_lane_multiple(ty, t, w, -coef)
 }
 
 fn reload(
@@ -328,6 +414,34 @@ fn reload(
                     ),
                 ]
             }
+        }
+        Rule::PackedPred { slot, bit } => {
+            let w = w0.expect("packed predicates get a 32-bit temporary");
+            vec![
+                mk(
+                    Opcode::Ld,
+                    shared_volatile(Type::U32),
+                    vec![
+                        Operand::Reg(w),
+                        Operand::Addr(slot_addr(slot, 0, layout, bases)),
+                    ],
+                ),
+                mk(
+                    Opcode::And,
+                    vec![Modifier::Type(Type::B32)],
+                    vec![Operand::Reg(w), Operand::Reg(w), int(bit_mask(bit))],
+                ),
+                mk(
+                    Opcode::Setp,
+                    vec![Modifier::Word("ne".into()), Modifier::Type(Type::U32)],
+                    vec![Operand::Reg(t), Operand::Reg(w), int(0)],
+                ),
+            ]
+        }
+        Rule::Affine { slot, coef } => {
+            let mut seq = reload(Rule::Slot(slot), ty, t, w0, w1, layout, bases);
+            seq.extend(add_lane_multiple(ty, t, w0, coef));
+            seq
         }
         Rule::Slot(slot) => {
             if ty.ty == Type::Pred {
@@ -456,6 +570,50 @@ fn store(
             ],
         )]
     }
+}
+
+/// Bit `bit` of a 32-bit word as a signed 32-bit immediate (bit 31 is `i32::MIN`).
+fn bit_mask(bit: u32) -> i64 {
+    i64::from((1u32 << bit) as i32)
+}
+
+/// After a definition of a packed predicate held in `t`: reload its word, replace bit `bit` by
+/// `t`, store the word back.
+fn store_bit(
+    slot: Slot,
+    bit: u32,
+    t: Reg,
+    w0: Option<Reg>,
+    w1: Option<Reg>,
+    layout: &Layout,
+    bases: &Bases,
+) -> Vec<InstData> {
+    let w = w0.expect("packed predicates get two 32-bit temporaries");
+    let b = w1.expect("packed predicates get two 32-bit temporaries");
+    let addr = || Operand::Addr(slot_addr(slot, 0, layout, bases));
+    vec![
+        mk(
+            Opcode::Ld,
+            shared_volatile(Type::U32),
+            vec![Operand::Reg(w), addr()],
+        ),
+        mk(
+            Opcode::Selp,
+            vec![Modifier::Type(Type::U32)],
+            vec![Operand::Reg(b), int(bit_mask(bit)), int(0), Operand::Reg(t)],
+        ),
+        mk(
+            Opcode::And,
+            vec![Modifier::Type(Type::B32)],
+            vec![Operand::Reg(w), Operand::Reg(w), int(!bit_mask(bit))],
+        ),
+        mk(
+            Opcode::Or,
+            vec![Modifier::Type(Type::B32)],
+            vec![Operand::Reg(w), Operand::Reg(w), Operand::Reg(b)],
+        ),
+        mk(Opcode::St, shared(Type::U32), vec![addr(), Operand::Reg(w)]),
+    ]
 }
 
 /// Inserts, before the first instruction of the body, the code that computes the base registers

@@ -13,9 +13,9 @@ use crate::machine::pressure::{reg_class, RegClass};
 use crate::ptx::roles::for_each_reg_role;
 use crate::ptx::{Body, Reg, Type};
 
-/// Registers the pass can demote: scalar general registers of 16, 32 or 64 bits. Predicates have
-/// their own register file and do not count towards the general-register pressure; vector
-/// registers are left alone.
+/// Registers the greedy general-register loop can demote: scalar general registers of 16, 32 or
+/// 64 bits. Predicates do not count towards the general-register pressure and are packed apart,
+/// before this loop (`packed-predicate` in [`super`]); vector registers are left alone.
 pub fn eligible(body: &Body, r: Reg) -> bool {
     let ty = body.reg(r).ty;
     ty.vec.is_none() && ty.ty != Type::Pred && matches!(ty.bits(), 16 | 32 | 64)

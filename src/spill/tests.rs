@@ -103,6 +103,9 @@ fn demotes_until_the_pressure_fits_and_computes_the_same_bytes() {
     assert!(k.pressure_after <= 16 - RESERVE, "{k:?}");
     assert!(!k.demoted.is_empty());
     assert!(k.smem_bytes > 0);
+    // Demoted values read by neighbouring instructions of one block: the clean-up reuses the
+    // register instead of reloading.
+    assert!(k.reloads_reused > 0, "{k:?}");
     let text = print_module(&m);
     assert!(text.contains(".maxnreg 16"), "{text}");
     let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -129,5 +132,301 @@ fn demotes_until_the_pressure_fits_and_computes_the_same_bytes() {
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
     } else {
         eprintln!("SKIPPED (ptxas check): ptxas not found");
+    }
+}
+
+/// Lane-affine values with a uniform (parameter) base live across a loop: Sampaio's affine rule
+/// stores each base once per warp (or block) and rebuilds the value with one `mad`.
+const AFFINE: &str = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry aff(.param .u64 out, .param .u32 n, .param .u32 b)
+.maxntid 64, 1, 1
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<12>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [n];
+	ld.param.u32 %r2, [b];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r3, %laneid;
+	mov.u32 %r4, %tid.x;
+	mad.lo.s32 %r10, %r3, 3, %r2;
+	mad.lo.s32 %r11, %r3, 5, %r2;
+	mad.lo.s32 %r12, %r3, -7, %r2;
+	mad.lo.s32 %r13, %r3, 9, %r1;
+	mad.lo.s32 %r14, %r3, 11, %r1;
+	mad.lo.s32 %r15, %r3, 13, %r1;
+	mul.wide.u32 %rd3, %r3, 8;
+	add.s64 %rd4, %rd2, %rd3;
+	mul.wide.u32 %rd5, %r3, 12;
+	add.s64 %rd6, %rd5, %rd1;
+	mov.u32 %r20, 0;
+	mov.u32 %r21, 0;
+	mov.u32 %r5, 0;
+$L_loop:
+	add.s32 %r20, %r20, %r10;
+	xor.b32 %r20, %r20, %r11;
+	add.s32 %r20, %r20, %r12;
+	xor.b32 %r21, %r21, %r13;
+	add.s32 %r21, %r21, %r14;
+	xor.b32 %r21, %r21, %r15;
+	add.s32 %r5, %r5, 1;
+	setp.lt.u32 %p1, %r5, %r1;
+	@%p1 bra $L_loop;
+	add.s32 %r30, %r20, %r21;
+	cvt.u32.u64 %r31, %rd6;
+	add.s32 %r30, %r30, %r31;
+	mul.wide.u32 %rd7, %r4, 4;
+	add.s64 %rd8, %rd2, %rd7;
+	st.global.u32 [%rd8], %r30;
+	sub.s64 %rd9, %rd4, %rd2;
+	cvt.u32.u64 %r32, %rd9;
+	st.global.u32 [%rd8+256], %r32;
+	ret;
+}
+"#;
+
+#[test]
+fn affine_values_keep_a_uniform_base_per_warp_and_compute_the_same_bytes() {
+    let original = parse_module(AFFINE, "aff.ptx").unwrap();
+    // At 12 the 32-bit affine values go; at 8 the 64-bit ones too (`mad.wide.s32`, two words).
+    for cap in [12, 8] {
+        let mut m = original.clone();
+        let report = spill_module(&mut m, &opts(cap)).unwrap();
+        let k = &report.kernels[0];
+        let affine: Vec<&Demoted> = k
+            .demoted
+            .iter()
+            .filter(|d| d.rule.starts_with("affine-"))
+            .collect();
+        assert!(affine.len() >= 3, "{k:?}");
+        if cap == 8 {
+            assert!(affine.iter().any(|d| d.reg.starts_with("%rd")), "{k:?}");
+        }
+        // No affine value takes a per-thread word.
+        assert!(
+            k.demoted
+                .iter()
+                .all(|d| d.class != "affine" || d.rule.starts_with("affine-")),
+            "{k:?}"
+        );
+        let text = print_module(&m);
+        assert!(text.contains("%laneid"), "{text}");
+        let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        for (block, n, b) in [
+            ([64u32, 1, 1], 5u64, 17u64),
+            ([40, 1, 1], 3, 1000),
+            ([16, 4, 1], 2, 3),
+        ] {
+            let threads = u64::from(block[0] * block[1]);
+            let spec = spec_for(
+                original.function("aff").unwrap(),
+                &Hints::new()
+                    .block(&block)
+                    .len_of(0, threads + 64)
+                    .scalar(1, serde_json::json!(n))
+                    .scalar(2, serde_json::json!(b)),
+            )
+            .unwrap();
+            let r = equiv::check(&original, &reparsed, &spec, 3).unwrap();
+            assert!(
+                r.is_equal(),
+                "cap {cap}, block {block:?}: {:?}\n{text}",
+                r.verdict
+            );
+        }
+        if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
+            crate::tools::ptxas_accepts_source(&text, "sm_80")
+                .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        }
+    }
+}
+
+/// A kernel with `np` predicates set early from loaded values and all read in a loop (`selp`)
+/// next to `na` accumulators; odd threads redefine two of them through a two-destination `setp`
+/// and one through a guarded `setp` (a divergent branch).
+fn preds_kernel(np: usize, na: usize) -> String {
+    use std::fmt::Write;
+    let mut s = String::from(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry preds(.param .u64 in, .param .u64 out, .param .u32 n)\n.maxntid 64, 1, 1\n{\n\
+         \t.reg .pred %p<80>;\n\t.reg .b32 %r<200>;\n\t.reg .b64 %rd<8>;\n\
+         \tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [out];\n\tld.param.u32 %r1, [n];\n\
+         \tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd4, %rd2;\n\
+         \tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd5, %r2, 4;\n\tadd.s64 %rd6, %rd3, %rd5;\n\
+         \tld.global.u32 %r10, [%rd6];\n\tld.global.u32 %r9, [%rd6+256];\n",
+    );
+    for i in 0..np {
+        let _ = writeln!(
+            s,
+            "\tld.global.u32 %r{}, [%rd6+{}];",
+            100 + i,
+            512 + 256 * i
+        );
+        let _ = writeln!(s, "\tsetp.gt.u32 %p{}, %r{}, %r9;", i + 2, 100 + i);
+    }
+    s.push_str(
+        "\tand.b32 %r6, %r2, 1;\n\tsetp.eq.u32 %p78, %r6, 0;\n\t@%p78 bra $L_even;\n\
+         \tsetp.lt.u32 %p3|%p4, %r100, %r101;\n\t@%p5 setp.ne.u32 %p6, %r102, %r103;\n$L_even:\n",
+    );
+    for i in 0..na {
+        let _ = writeln!(s, "\tmul.lo.s32 %r{}, %r10, {};", 11 + i, 2 * i + 3);
+    }
+    s.push_str("\tmov.u32 %r5, 0;\n$L_loop:\n");
+    for i in 0..na {
+        let _ = writeln!(
+            s,
+            "\tadd.s32 %r{}, %r{}, %r{};",
+            11 + i,
+            11 + i,
+            11 + (i + na - 1) % na
+        );
+    }
+    for i in 0..np {
+        let _ = writeln!(s, "\tselp.b32 %r8, {}, %r5, %p{};", i + 1, i + 2);
+        let _ = writeln!(s, "\txor.b32 %r{0}, %r{0}, %r8;", 11 + i % na);
+    }
+    s.push_str(
+        "\tadd.s32 %r5, %r5, 1;\n\tsetp.lt.u32 %p1, %r5, %r1;\n\t@%p1 bra $L_loop;\n\tmov.u32 %r7, 0;\n",
+    );
+    for i in 0..na {
+        let _ = writeln!(s, "\tadd.s32 %r7, %r7, %r{};", 11 + i);
+    }
+    s.push_str("\tadd.s64 %rd7, %rd4, %rd5;\n\tst.global.u32 [%rd7], %r7;\n\tret;\n}\n");
+    s
+}
+
+/// Runs `original` and `spilled` (kernel `preds`) on the emulator over several launch shapes,
+/// including blocks where odd and even threads take different paths.
+fn preds_equiv(original: &Module, spilled: &Module, np: usize, text: &str) {
+    let in_len = 64 + 64 * (np as u64 + 2);
+    for (block, n) in [
+        ([64u32, 1, 1], 3u64),
+        ([48, 1, 1], 2),
+        ([33, 1, 1], 1),
+        ([16, 4, 1], 2),
+    ] {
+        let threads = u64::from(block[0] * block[1]);
+        let spec = spec_for(
+            original.function("preds").unwrap(),
+            &Hints::new()
+                .block(&block)
+                .len_of(0, in_len)
+                .len_of(1, threads)
+                .ty(0, crate::emu::launch::ElemType::U32)
+                .ty(1, crate::emu::launch::ElemType::U32)
+                .scalar(2, serde_json::json!(n)),
+        )
+        .unwrap();
+        let r = equiv::check(original, spilled, &spec, 3).unwrap();
+        assert!(r.is_equal(), "block {block:?}: {:?}\n{text}", r.verdict);
+    }
+}
+
+#[test]
+fn predicates_beyond_seven_are_packed_into_a_word_and_compute_the_same_bytes() {
+    let src = preds_kernel(16, 24);
+    let original = parse_module(&src, "preds.ptx").unwrap();
+    let mut m = original.clone();
+    let report = spill_module(&mut m, &opts(28)).unwrap();
+    let k = &report.kernels[0];
+    let packed: Vec<&Demoted> = k
+        .demoted
+        .iter()
+        .filter(|d| d.rule == "packed-predicate")
+        .collect();
+    // 16 predicates plus the loop's and the branch's are live at the peak: all but 7 go, into
+    // one word per thread.
+    let f = original.function("preds").unwrap();
+    let body = f.body.as_ref().unwrap();
+    let live = live_points(body);
+    let peak = max_live_preds(body, &live, body.regs.len());
+    assert!(peak > PRED_REGS, "peak {peak}");
+    assert_eq!(packed.len(), peak - PRED_REGS, "{k:?}");
+    // The guarded def and the two-destination setp's predicates are among those packed, so the
+    // divergent branch exercises the read-modify-write of a word other threads also own bits of.
+    assert!(
+        ["%p3", "%p4", "%p6"]
+            .iter()
+            .all(|p| packed.iter().any(|d| d.reg == *p)),
+        "{k:?}"
+    );
+    assert!(k.notes.iter().any(|n| n.contains("without ptxas")), "{k:?}");
+    let text = print_module(&m);
+    assert!(text.contains("ld.volatile.shared.u32"), "{text}");
+    assert!(text.contains("selp.u32"), "{text}");
+    let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    preds_equiv(&original, &reparsed, 16, &text);
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
+        crate::tools::ptxas_accepts_source(&text, "sm_80")
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    } else {
+        eprintln!("SKIPPED (ptxas check): ptxas not found");
+    }
+}
+
+#[test]
+fn more_than_32_packed_predicates_take_a_second_word_and_bit_31() {
+    let src = preds_kernel(40, 4);
+    let original = parse_module(&src, "preds40.ptx").unwrap();
+    let mut m = original.clone();
+    let report = spill_module(&mut m, &opts(8)).unwrap();
+    let k = &report.kernels[0];
+    let packed = k
+        .demoted
+        .iter()
+        .filter(|d| d.rule == "packed-predicate")
+        .count();
+    assert!(packed > 32, "{k:?}");
+    let text = print_module(&m);
+    // Bit 31's mask and its complement.
+    assert!(text.contains("-2147483648"), "{text}");
+    assert!(text.contains("2147483647"), "{text}");
+    let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    preds_equiv(&original, &reparsed, 40, &text);
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
+        crate::tools::ptxas_accepts_source(&text, "sm_80")
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}
+
+/// With ptxas, packing is kept only where ptxas then needs less: at `.maxnreg 28` the packed
+/// kernel needs a smaller spill area than the general demotions alone (measured: 768 B against
+/// 1024 B), at `.maxnreg 32` packing buys nothing and is dropped.
+#[test]
+fn ptxas_decides_whether_packing_stays() {
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_err() {
+        eprintln!("SKIPPED: ptxas not found");
+        return;
+    }
+    let src = preds_kernel(16, 24);
+    let original = parse_module(&src, "preds.ptx").unwrap();
+    for (cap, kept) in [(28u32, true), (32, false)] {
+        let mut m = original.clone();
+        let mut o = opts(cap);
+        o.use_ptxas = true;
+        let report = spill_module(&mut m, &o).unwrap();
+        let k = &report.kernels[0];
+        assert_eq!(k.ptxas_local_bytes, Some(0), "cap {cap}: {k:?}");
+        let has_packed = k.demoted.iter().any(|d| d.rule == "packed-predicate");
+        assert_eq!(has_packed, kept, "cap {cap}: {k:?}");
+        let note = if kept {
+            "packing kept"
+        } else {
+            "packing dropped"
+        };
+        assert!(k.notes.iter().any(|n| n.contains(note)), "cap {cap}: {k:?}");
+        if !kept {
+            assert!(
+                k.not_demoted.iter().any(|n| n.starts_with("predicate ")),
+                "{k:?}"
+            );
+        }
+        let text = print_module(&m);
+        let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        preds_equiv(&original, &reparsed, 16, &text);
     }
 }
