@@ -8,8 +8,14 @@
 //! [`crate::analysis::divergence::llvm`] (Sampaio et al. §2 with LLVM UniformityAnalysis-style
 //! sync dependence) and hands the classes back.
 //!
+//! The code-generation hook (`PreCodeGenCallback`, see [`codegen`] and `docs/spill.md`): when
+//! `llc`/`clang` compile an NVPTX module to PTX and spilling is requested (`-warpsmith-spill=N|auto`
+//! or `WARPSMITH_SPILL_MAX_REGS`), the shim generates the PTX into a buffer and [`codegen`] runs
+//! the shared-memory spilling pass on it; otherwise the hook declines and LLVM's back end runs
+//! unchanged.
+//!
 //! Plugin ABI (LLVM 22, `llvm/Plugins/PassPlugin.h`): `llvmGetPassPluginInfo` returns the
-//! five-field `PassPluginLibraryInfo` (API version 2; `PreCodeGenCallback` null). It must be
+//! five-field `PassPluginLibraryInfo` (API version 2, with the shim's `PreCodeGenCallback`). It must be
 //! exported by the cdylib, so it is defined here in Rust; the shim's static constructor gives it
 //! the C++ function that fills the struct ([`warpsmith_register_plugin_info`]). Without the shim
 //! (no LLVM 22 at build time) the entry point reports API version 0 and LLVM refuses the plugin
@@ -17,6 +23,8 @@
 //!
 //! Every entry point called from C++ catches panics and validates the description, so a bug
 //! never unwinds into LLVM.
+
+pub mod codegen;
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -437,7 +445,8 @@ pub struct PassPluginLibraryInfo {
     pub plugin_version: *const c_char,
     /// `void (*)(PassBuilder &)`.
     pub register_callbacks: *const c_void,
-    /// `bool (*)(Module &, TargetMachine &, CodeGenFileType, raw_pwrite_stream &)`; null.
+    /// `bool (*)(Module &, TargetMachine &, CodeGenFileType, raw_pwrite_stream &)`: the shim's
+    /// spilling hook (null without the shim).
     pub pre_codegen_callback: *const c_void,
 }
 
@@ -647,8 +656,18 @@ mod tests {
     #[test]
     fn entry_point_without_shim_or_with_it() {
         let info = llvmGetPassPluginInfo();
-        // In unit tests the shim is not linked: version 0 (LLVM refuses the plugin cleanly).
-        assert!(info.api_version == 0 || info.api_version == 2);
-        assert!(info.pre_codegen_callback.is_null());
+        // In unit tests the shim is not linked: version 0 (LLVM refuses the plugin cleanly) and
+        // no callbacks; with the shim, version 2 and both callbacks.
+        match info.api_version {
+            0 => {
+                assert!(info.register_callbacks.is_null());
+                assert!(info.pre_codegen_callback.is_null());
+            }
+            2 => {
+                assert!(!info.register_callbacks.is_null());
+                assert!(!info.pre_codegen_callback.is_null());
+            }
+            v => panic!("unexpected plugin API version {v}"),
+        }
     }
 }

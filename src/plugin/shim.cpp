@@ -1,9 +1,9 @@
 //===- shim.cpp - warpsmith's LLVM 22 pass plugin (C++ side) -------------===//
 //
-// The thin C++ half of libwarpsmith.so, the LLVM 22 pass plugin. It does three things:
+// The thin C++ half of libwarpsmith.so, the LLVM 22 pass plugin. It does four things:
 //
 //  1. Registers with the new pass manager (plugin API version 2, the five-field
-//     PassPluginLibraryInfo of llvm/Plugins/PassPlugin.h, PreCodeGenCallback null):
+//     PassPluginLibraryInfo of llvm/Plugins/PassPlugin.h):
 //       - the function analysis `affine-divergence` (AffineDivergenceAnalysis),
 //       - the printer `print<affine-divergence>` and `require<>`/`invalidate<>` for it.
 //     Every pass is marked required, so clang -O0 (optnone) functions are handled too.
@@ -11,6 +11,12 @@
 //     structs below and calls the Rust analysis (src/analysis/divergence/llvm.rs) through
 //     `warpsmith_llvm_analyze`. The analysis itself is written once, in Rust.
 //  3. Prints the result one line per argument and instruction: `<class>: <value>`.
+//  4. The code-generation hook (PreCodeGenCallback, called by llc and clang before the back end):
+//     for an NVPTX module compiled to assembly with spilling requested (-warpsmith-spill=N|auto,
+//     or WARPSMITH_SPILL_MAX_REGS), it runs the module's own TargetMachine codegen into a buffer,
+//     hands the PTX to the Rust spilling pass (src/plugin/codegen.rs, `warpsmith_codegen_spill`)
+//     and writes the result; if the pass fails it warns and writes LLVM's PTX unchanged. Without
+//     the request, or for other targets and object files, it declines and LLVM runs as usual.
 //
 // The exported entry point `llvmGetPassPluginInfo` is a Rust function (symbols of this static
 // library are not exported from a Rust cdylib); a static constructor here hands it
@@ -23,13 +29,20 @@
 //   -affine-divergence-assume-1d            assume 1-D blocks when nvvm.reqntid is absent
 //   -affine-divergence-assume-no-overflow   treat all integer arithmetic as nsw/nuw
 //   -affine-divergence-block-dim=X[,Y[,Z]]  the block shape of every kernel
+//   -warpsmith-spill=N|auto|off             code-generation hook: spill to shared memory with
+//                                           register target N / the next occupancy cliff / not
+//                                           at all (overrides WARPSMITH_SPILL_MAX_REGS)
+//   -warpsmith-spill-verbose                one summary line per spilled kernel on stderr
 //
 //===----------------------------------------------------------------------===//
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/CycleAnalysis.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Argument.h"
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/Constants.h"
@@ -40,13 +53,16 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdint>
@@ -105,6 +121,18 @@ int32_t warpsmith_llvm_analyze(const WsFunction *fn, WsResult *out_values,
                                uint32_t *out_branches, char *text, uint64_t text_cap);
 uint64_t warpsmith_format_class(const WsResult *r, char *buf, uint64_t cap);
 void warpsmith_register_plugin_info(void (*fill)(PassPluginLibraryInfo *));
+
+// The code-generation hook (src/plugin/codegen.rs). Buffers are allocated by Rust and released
+// with warpsmith_buffer_free.
+struct WsBuffer {
+  uint8_t *ptr;
+  uint64_t len;
+};
+int32_t warpsmith_codegen_spill_requested(const char *option, uint64_t option_len);
+int32_t warpsmith_codegen_spill(const char *ptx, uint64_t ptx_len, const char *arch,
+                                uint64_t arch_len, const char *option, uint64_t option_len,
+                                WsBuffer *out, WsBuffer *msg);
+void warpsmith_buffer_free(WsBuffer *b);
 }
 
 namespace {
@@ -724,12 +752,87 @@ void registerCallbacks(PassBuilder &PB) {
       });
 }
 
+// ---- The code-generation hook ----------------------------------------------------------------
+
+cl::opt<std::string>
+    SpillOpt("warpsmith-spill",
+             cl::desc("warpsmith: spill NVPTX registers to shared memory when generating PTX "
+                      "(N = register target, auto = next occupancy cliff, off = never; "
+                      "default: WARPSMITH_SPILL_MAX_REGS)"),
+             cl::value_desc("N|auto|off"), cl::init(""));
+cl::opt<bool> SpillVerbose("warpsmith-spill-verbose",
+                           cl::desc("warpsmith: one summary line per spilled kernel on stderr"),
+                           cl::init(false));
+
+/// Releases a Rust buffer when it goes out of scope.
+struct OwnedBuffer {
+  WsBuffer B{nullptr, 0};
+  ~OwnedBuffer() { warpsmith_buffer_free(&B); }
+  StringRef str() const {
+    return B.ptr ? StringRef(reinterpret_cast<const char *>(B.ptr), B.len) : StringRef();
+  }
+};
+
+void warn(StringRef Msg) {
+  WithColor::warning(errs(), "warpsmith") << "spilling skipped: " << Msg << "\n";
+}
+
+/// PreCodeGenCallback: true when the hook wrote the output itself.
+bool preCodeGen(Module &M, TargetMachine &TM, CodeGenFileType FT, raw_pwrite_stream &OS) {
+  if (!M.getTargetTriple().isNVPTX() || FT != CodeGenFileType::AssemblyFile)
+    return false;
+  const std::string &Opt = SpillOpt;
+  if (!warpsmith_codegen_spill_requested(Opt.data(), Opt.size()))
+    return false;
+
+  // The same codegen pipeline llc and clang would run, into a buffer. The caller does not run
+  // its own pipeline once this returns true (llc.cpp returns, clang's RunCodegenPipeline returns),
+  // so the module may be consumed here: no clone. The library info is llc's (triple + -vector-
+  // library); clang's -fno-builtin/-fveclib variants are not visible to a plugin (the lit tests
+  // check that the PTX is byte-identical to clang's own at -O0 and -O3).
+  SmallString<0> Ptx;
+  {
+    raw_svector_ostream Buf(Ptx);
+    legacy::PassManager PM;
+    PM.add(createTargetTransformInfoWrapperPass(TM.getTargetIRAnalysis()));
+    TargetLibraryInfoImpl TLII(M.getTargetTriple(), TM.Options.VecLib);
+    PM.add(new TargetLibraryInfoWrapperPass(TLII));
+    if (TM.addPassesToEmitFile(PM, Buf, nullptr, CodeGenFileType::AssemblyFile)) {
+      warn("the target cannot emit assembly through the legacy pass manager");
+      return false; // nothing has run: the caller's own pipeline reports it
+    }
+    PM.run(M);
+  }
+
+  // The architecture for occupancy: the target machine's CPU, or (llc without -mcpu, whose module
+  // header then says sm_30) the "target-cpu" clang put on the functions.
+  std::string Arch = TM.getTargetCPU().str();
+  for (const Function &F : M) {
+    if (!Arch.empty())
+      break;
+    if (!F.isDeclaration() && F.hasFnAttribute("target-cpu"))
+      Arch = F.getFnAttribute("target-cpu").getValueAsString().str();
+  }
+  OwnedBuffer Out, Msg;
+  int32_t Rc = warpsmith_codegen_spill(Ptx.data(), Ptx.size(), Arch.data(), Arch.size(),
+                                       Opt.data(), Opt.size(), &Out.B, &Msg.B);
+  if (Rc == 0) {
+    if (SpillVerbose)
+      errs() << Msg.str();
+    OS << Out.str();
+  } else {
+    warn(Msg.str());
+    OS << Ptx;
+  }
+  return true;
+}
+
 extern "C" void warpsmith_fill_plugin_info(PassPluginLibraryInfo *Info) {
   Info->APIVersion = LLVM_PLUGIN_API_VERSION;
   Info->PluginName = "warpsmith";
   Info->PluginVersion = "0.1.0";
   Info->RegisterPassBuilderCallbacks = registerCallbacks;
-  Info->PreCodeGenCallback = nullptr;
+  Info->PreCodeGenCallback = preCodeGen;
 }
 
 /// Hands the filler to the Rust entry point when the library is loaded.
