@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Compiles every CUDA kernel in bench/kernels/*.cu to PTX with clang 22 (no CUDA installation
+# Compiles every CUDA kernel in bench/kernels/*.cu and its subfolders (bench/kernels/*/*.cu, e.g.
+# the PTXASW Table 2 stencils in bench/kernels/stencils/) to PTX with clang 22 (no CUDA installation
 # needed: bench/kernels/prelude.h supplies the CUDA definitions), for sm_80 and sm_90 at -O0 and -O3:
 #
-#   OUTDIR/<name>.<arch>.<O0|O3>.ptx
+#   OUTDIR/<name>.<arch>.<O0|O3>.ptx      (<name>: the file name without .cu; names must be unique)
 #
 # Usage: scripts/compile-kernels.sh OUTDIR [--check-ptxas]
 #   --check-ptxas  also assemble every produced PTX with ptxas -arch=<arch> (must be accepted).
@@ -89,8 +90,11 @@ compile_one() {
 export -f compile_one
 
 shopt -s nullglob
-sources=("$root"/bench/kernels/*.cu)
+sources=("$root"/bench/kernels/*.cu "$root"/bench/kernels/*/*.cu)
 if ((${#sources[@]} == 0)); then echo "error: no bench/kernels/*.cu" >&2; exit 1; fi
+# Outputs are named by file name only: two sources with the same name would overwrite each other.
+dups="$(for s in "${sources[@]}"; do basename "$s"; done | sort | uniq -d)"
+if [[ -n "$dups" ]]; then echo "error: kernel file names must be unique under bench/kernels: $dups" >&2; exit 1; fi
 
 total=$((${#sources[@]} * 4))
 echo "compiling ${#sources[@]} files x {sm_80,sm_90} x {O0,O3} = $total PTX files into $OUTDIR (clang: $CLANG${PTXAS:+, ptxas: $PTXAS})"

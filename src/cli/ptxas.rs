@@ -1,0 +1,859 @@
+//! `warpsmith ptxas …`: a drop-in replacement for NVIDIA's ptxas (DESIGN.md "Who calls it";
+//! issue 6, PTXASW §3 and §6: the paper hooks the assembler invocation the same way).
+//!
+//! Invoked as `warpsmith ptxas [ptxas arguments…]`, or as `ptxas` through a symlink (for clang's
+//! `--ptxas-path=` and Triton's `TRITON_PTXAS_PATH`), it finds the input PTX among ptxas's
+//! arguments, applies the passes named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the
+//! rewritten PTX to a temporary file and runs the real ptxas with the original arguments, the
+//! input replaced. ptxas's standard output, standard error and exit status pass through.
+//!
+//! A build is never broken by warpsmith: when a pass fails (the PTX does not parse, a kernel is
+//! refused, a bad environment variable, even a panic) or the real ptxas rejects the rewritten
+//! PTX, a warning names the pass and the reason and the ORIGINAL PTX is assembled.
+//!
+//! The real ptxas is `WARPSMITH_PTXAS`, else `.tools/bin/ptxas`, else `ptxas` on `PATH` — never
+//! this executable itself (compared after resolving symbolic links), and a wrapper started by a
+//! wrapper refuses to run instead of recursing. Documentation: docs/ptxas-wrapper.md and
+//! `warpsmith ptxas --warpsmith-help`.
+
+use std::ffi::{OsStr, OsString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use warpsmith::ptx::{parse_module, print_module};
+use warpsmith::tools::{self, Tool};
+
+/// The passes to run, comma-separated (`shuffle`, `spill`); unset or empty: no rewrite.
+pub const PASSES_VAR: &str = "WARPSMITH_PASSES";
+/// `1`: keep the rewritten PTX files and print their paths.
+pub const KEEP_TEMPS_VAR: &str = "WARPSMITH_KEEP_TEMPS";
+/// Set by the wrapper in the environment of the ptxas it starts: a wrapper that finds it set was
+/// started by a wrapper as "the real ptxas" and refuses to recurse.
+pub const ACTIVE_VAR: &str = "WARPSMITH_PTXAS_ACTIVE";
+/// Our own option: prints the wrapper's documentation (cannot clash with ptxas's options).
+pub const HELP_FLAG: &str = "--warpsmith-help";
+
+/// Exit status for the wrapper's own errors (no real ptxas, recursion).
+const EXIT_ERROR: u8 = 2;
+
+/// ptxas options that take a value, by every spelling (long without `--`, short without `-`),
+/// from `ptxas --help` of CUDA 12.9. The value is the next argument, or follows `=`.
+const VALUE_OPTIONS: &[&str] = &[
+    "Ofast-compile",
+    "Ofc",
+    "allow-expensive-optimizations",
+    "def-load-cache",
+    "dlcm",
+    "def-store-cache",
+    "dscm",
+    "device-function-maxrregcount",
+    "func-maxrregcount",
+    "device-stack-protector",
+    "entry",
+    "e",
+    "fmad",
+    "gpu-name",
+    "arch",
+    "input-as-string",
+    "ias",
+    "machine",
+    "m",
+    "maxntid",
+    "maxrregcount",
+    "minnctapersm",
+    "opt-level",
+    "O",
+    "options-file",
+    "optf",
+    "output-file",
+    "o",
+    "position-independent-code",
+    "pic",
+    "register-usage-level",
+    "regUsageLevel",
+    "split-compile",
+];
+
+/// Options that only print information: the wrapper passes the call through untouched.
+const INFO_OPTIONS: &[&str] = &["version", "V", "help", "h"];
+
+/// Short options whose value may be glued to the name (`-O3`, `-m64`).
+const GLUED_SHORT: &[&str] = &["O", "m"];
+
+/// What the wrapper understood of ptxas's command line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Invocation {
+    /// Positions (in the argument list, program name excluded) of the input files.
+    pub inputs: Vec<usize>,
+    /// The `-arch` / `--gpu-name` value, if given.
+    pub arch: Option<String>,
+    /// `--version`, `--help` and the like: nothing to assemble.
+    pub info_only: bool,
+    /// `--input-as-string` was given: PTX passed as strings is not rewritten.
+    pub ptx_strings: bool,
+    /// `--warpsmith-help` was given.
+    pub wrapper_help: bool,
+}
+
+/// Splits an option argument into its name (without dashes) and a value glued with `=`.
+fn option_name(arg: &str) -> Option<(&str, Option<&str>)> {
+    let body = arg
+        .strip_prefix("--")
+        .or_else(|| arg.strip_prefix('-'))
+        .filter(|b| !b.is_empty())?;
+    Some(match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    })
+}
+
+/// Parses ptxas's arguments (program name excluded). Every argument that is not an option or an
+/// option's value is an input file (clang names its PTX `*.s`, others `*.ptx`).
+pub fn parse_invocation(args: &[OsString]) -> Invocation {
+    let mut inv = Invocation::default();
+    let mut i = 0;
+    while i < args.len() {
+        let Some(arg) = args[i].to_str() else {
+            // Not UTF-8: not an option we know, so an input file.
+            inv.inputs.push(i);
+            i += 1;
+            continue;
+        };
+        if arg == HELP_FLAG {
+            inv.wrapper_help = true;
+            i += 1;
+            continue;
+        }
+        let Some((name, glued)) = option_name(arg) else {
+            inv.inputs.push(i);
+            i += 1;
+            continue;
+        };
+        if INFO_OPTIONS.contains(&name) {
+            inv.info_only = true;
+            i += 1;
+            continue;
+        }
+        let (name, value, step) = if VALUE_OPTIONS.contains(&name) {
+            match glued {
+                Some(v) => (name, Some(v.to_string()), 1),
+                None => (
+                    name,
+                    args.get(i + 1).map(|v| v.to_string_lossy().into_owned()),
+                    2,
+                ),
+            }
+        } else if let Some(short) = GLUED_SHORT
+            .iter()
+            .find(|s| name.len() > s.len() && name.starts_with(**s) && !arg.starts_with("--"))
+        {
+            // `-O3`, `-m64`.
+            (*short, Some(name[short.len()..].to_string()), 1)
+        } else {
+            // A flag (or an option this table does not know: treated as a flag; a value taken
+            // for an input fails to parse as PTX and is passed through untouched).
+            log::debug!("ptxas option `{arg}` taken as a flag");
+            (name, None, 1)
+        };
+        match name {
+            "arch" | "gpu-name" => inv.arch = value,
+            "input-as-string" | "ias" => inv.ptx_strings = true,
+            _ => {}
+        }
+        i += step;
+    }
+    inv
+}
+
+/// A pass the wrapper can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Shuffle synthesis (`warpsmith::shuffle`).
+    Shuffle,
+    /// Shared-memory spilling (`warpsmith::spill`), options from `WARPSMITH_SPILL_*`.
+    Spill,
+}
+
+impl Pass {
+    /// The name used in `WARPSMITH_PASSES`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Shuffle => "shuffle",
+            Pass::Spill => "spill",
+        }
+    }
+}
+
+/// Reads a `WARPSMITH_PASSES` value: the passes in order, and a warning per unknown name.
+pub fn parse_passes(value: &str) -> (Vec<Pass>, Vec<String>) {
+    let mut passes = Vec::new();
+    let mut warnings = Vec::new();
+    for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match name {
+            "shuffle" => passes.push(Pass::Shuffle),
+            "spill" => passes.push(Pass::Spill),
+            other => warnings.push(format!(
+                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill)"
+            )),
+        }
+    }
+    (passes, warnings)
+}
+
+/// Why a rewrite was given up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassFailure {
+    /// The pass (`parse` for reading the input).
+    pub pass: &'static str,
+    /// The reason.
+    pub why: String,
+}
+
+/// Runs `f`, turning a panic into a [`PassFailure`] of `pass` (the panic message is kept; the
+/// default panic output is silenced while the pass runs).
+pub fn run_guarded<T>(
+    pass: &'static str,
+    f: impl FnOnce() -> Result<T, String>,
+) -> Result<T, PassFailure> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| log::debug!("pass panicked: {info}")));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    match outcome {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(why)) => Err(PassFailure { pass, why }),
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic payload".into());
+            Err(PassFailure {
+                pass,
+                why: format!("panicked: {msg}"),
+            })
+        }
+    }
+}
+
+/// The `sm_XX` a module's `.target` names, if any.
+fn module_target(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(".target"))?
+        .split(',')
+        .map(str::trim)
+        .find(|s| s.starts_with("sm_"))
+        .map(str::to_string)
+}
+
+/// The architecture for occupancy: `sm_90a`/`sm_100f` (Triton passes `--gpu-name=sm_90a`) have
+/// the resources of `sm_90`/`sm_100`.
+fn spill_arch(arch: &str) -> String {
+    arch.trim_end_matches(['a', 'f']).to_string()
+}
+
+/// Applies `passes` to the PTX `text` (from file `file`); `arch` is ptxas's `-arch` if given.
+/// Returns the rewritten PTX and one summary line per pass and kernel.
+pub fn rewrite(
+    text: &str,
+    file: &str,
+    passes: &[Pass],
+    arch: Option<&str>,
+) -> Result<(String, Vec<String>), PassFailure> {
+    let mut module = run_guarded("parse", || {
+        parse_module(text, file).map_err(|e| e.to_string())
+    })?;
+    let arch = spill_arch(
+        &arch
+            .map(str::to_string)
+            .or_else(|| module_target(text))
+            .unwrap_or_else(|| "sm_80".into()),
+    );
+    let mut notes = Vec::new();
+    for &pass in passes {
+        match pass {
+            Pass::Shuffle => {
+                let report = run_guarded(pass.name(), || {
+                    warpsmith::shuffle::shuffle_module(
+                        &mut module,
+                        &warpsmith::shuffle::ShuffleOptions::default(),
+                    )
+                    .map_err(|e| e.to_string())
+                })?;
+                for k in &report.kernels {
+                    notes.push(format!(
+                        "shuffle: {}: {} of {} global loads replaced by shuffles ({:.1} ms)",
+                        k.name, k.shuffles, k.loads, k.analysis_ms
+                    ));
+                }
+            }
+            Pass::Spill => {
+                let report = run_guarded(pass.name(), || {
+                    let opts = warpsmith::spill::env::spill_options_from_env(&arch)
+                        .map_err(|e| e.to_string())?;
+                    let opts = warpsmith::spill::SpillOptions {
+                        use_ptxas: opts.use_ptxas && tools::find(Tool::Ptxas).is_ok(),
+                        ..opts
+                    };
+                    warpsmith::spill::spill_module(&mut module, &opts).map_err(|e| e.to_string())
+                })?;
+                for k in &report.kernels {
+                    notes.push(format!(
+                        "spill: {}: .maxnreg {}, {} registers demoted, +{} B shared",
+                        k.name,
+                        k.max_regs,
+                        k.demoted.len(),
+                        k.smem_bytes
+                    ));
+                }
+            }
+        }
+    }
+    Ok((print_module(&module), notes))
+}
+
+/// Whether `path` is an executable regular file (after following links).
+fn is_executable(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                meta.permissions().mode() & 0o111 != 0
+            }
+            #[cfg(not(unix))]
+            {
+                true
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether `candidate` is the executable `me` (both resolved through symbolic links).
+fn is_same_exe(candidate: &Path, me: &Path) -> bool {
+    match (candidate.canonicalize(), me.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Finds the real ptxas, never `me`: the value of `WARPSMITH_PTXAS` (`env_value`: a path, or a
+/// name looked up on `path_var`), else `ptxas` in `local_dirs` (the project's `.tools/bin`), else
+/// on `path_var`.
+pub fn find_real_ptxas(
+    env_value: Option<&OsStr>,
+    local_dirs: &[PathBuf],
+    path_var: Option<&OsStr>,
+    me: &Path,
+) -> Result<PathBuf, String> {
+    let path_dirs: Vec<PathBuf> = path_var
+        .map(|p| {
+            std::env::split_paths(p)
+                .filter(|d| !d.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let env_var = Tool::Ptxas.env_var();
+    if let Some(value) = env_value.filter(|v| !v.is_empty()) {
+        let as_path = Path::new(value);
+        let resolved = if as_path.components().count() > 1 || as_path.is_absolute() {
+            Some(as_path.to_path_buf()).filter(|p| is_executable(p))
+        } else {
+            path_dirs
+                .iter()
+                .map(|d| d.join(value))
+                .find(|p| is_executable(p) && !is_same_exe(p, me))
+        };
+        return match resolved {
+            Some(p) if is_same_exe(&p, me) => Err(format!(
+                "{env_var}={} is warpsmith itself: point it at NVIDIA's ptxas",
+                value.to_string_lossy()
+            )),
+            Some(p) => Ok(p),
+            None => Err(format!(
+                "{env_var}={} does not name an executable ptxas",
+                value.to_string_lossy()
+            )),
+        };
+    }
+    let name = Tool::Ptxas.name();
+    local_dirs
+        .iter()
+        .chain(path_dirs.iter())
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p) && !is_same_exe(p, me))
+        .ok_or_else(|| {
+            format!(
+                "NVIDIA's ptxas not found (searched {env_var}, .tools/bin and PATH, skipping \
+                 warpsmith itself): set {env_var} to its path or run `{}`",
+                tools::SETUP_COMMAND
+            )
+        })
+}
+
+/// The argument list of a `ptxas` invocation, when this process is one: argv[0]'s file name is
+/// `ptxas` (a symbolic link to warpsmith), or the first argument is the `ptxas` subcommand.
+pub fn wrapper_args() -> Option<Vec<OsString>> {
+    let mut argv = std::env::args_os();
+    let argv0 = argv.next()?;
+    let base = Path::new(&argv0)
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
+    if base == "ptxas" || base == "ptxas.exe" {
+        return Some(argv.collect());
+    }
+    let rest: Vec<OsString> = argv.collect();
+    if rest.first().is_some_and(|a| a == "ptxas") {
+        return Some(rest[1..].to_vec());
+    }
+    None
+}
+
+/// Prints a warning of the wrapper on standard error.
+fn warn(msg: &str) {
+    eprintln!("warpsmith ptxas: warning: {msg}");
+}
+
+/// The documentation printed by `--warpsmith-help`.
+pub const WRAPPER_HELP: &str = "\
+warpsmith ptxas — a drop-in replacement for NVIDIA's ptxas
+
+Usage: warpsmith ptxas [ptxas arguments…]
+       ptxas [ptxas arguments…]        (a symbolic link named ptxas to the warpsmith binary)
+
+Rewrites the input PTX with the passes in WARPSMITH_PASSES, then runs the real ptxas with the
+same arguments on the rewritten file; ptxas's output and exit status pass through. When a pass
+fails, or ptxas rejects the rewritten PTX, a warning is printed and the original PTX is
+assembled: a build is never broken by warpsmith.
+
+Environment:
+  WARPSMITH_PASSES       comma list of passes, in order: shuffle, spill.
+                         Unset or empty: no rewrite (pure pass-through).
+  WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
+                         never warpsmith itself).
+  WARPSMITH_KEEP_TEMPS   1: keep the rewritten PTX and print its path on standard error.
+  WARPSMITH_SPILL_MAX_REGS      N (16..255) or auto (default auto: next occupancy cliff)
+  WARPSMITH_SPILL_KERNEL        only this kernel (default: every kernel)
+  WARPSMITH_SPILL_ARCH          sm_XX for occupancy (default: -arch/--gpu-name, else .target)
+  WARPSMITH_SPILL_BLOCK_SIZE    threads per block for kernels without launch bounds
+  WARPSMITH_SPILL_SMEM_BUDGET   most extra shared memory per block, bytes
+  WARPSMITH_SPILL_DYNAMIC_SMEM  dynamic shared memory of the launch, bytes (default 0)
+  WARPSMITH_SPILL_PTXAS_CHECK   0: skip the ptxas -v tightening loop (default 1)
+  RUST_LOG               info: one line per pass and kernel on standard error.
+
+Examples:
+  clang++ -x cuda --cuda-gpu-arch=sm_90 --ptxas-path=$HOME/bin/ptxas …   ($HOME/bin/ptxas -> warpsmith)
+  TRITON_PTXAS_PATH=$HOME/bin/ptxas WARPSMITH_PASSES=spill python train.py
+
+See docs/ptxas-wrapper.md.
+";
+
+/// A rewritten input: where it was written.
+struct Rewritten {
+    index: usize,
+    path: PathBuf,
+}
+
+/// Writes the rewritten PTX of input `original` next to the other temporary files.
+fn write_temp(original: &Path, n: usize, text: &str) -> std::io::Result<PathBuf> {
+    let stem = original
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into());
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = std::env::temp_dir().join(format!(
+        "warpsmith-ptxas-{}-{n}-{stem}.ptx",
+        std::process::id()
+    ));
+    warpsmith::fsutil::write_atomic(&path, text.as_bytes())?;
+    Ok(path)
+}
+
+/// Exit code of a finished child process (a signal `s` becomes 128 + s, as shells report it).
+fn exit_code_of(status: std::process::ExitStatus) -> ExitCode {
+    if let Some(c) = status.code() {
+        return ExitCode::from(c.clamp(0, 255) as u8);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return ExitCode::from((128 + sig).clamp(0, 255) as u8);
+        }
+    }
+    ExitCode::from(1)
+}
+
+/// Runs the real ptxas with inherited standard streams and returns its exit code.
+fn run_ptxas(real: &Path, args: &[OsString]) -> ExitCode {
+    match Command::new(real).args(args).env(ACTIVE_VAR, "1").status() {
+        Ok(status) => exit_code_of(status),
+        Err(e) => {
+            eprintln!("warpsmith ptxas: cannot run {}: {e}", real.display());
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// The wrapper: `args` are ptxas's arguments (program name excluded).
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let inv = parse_invocation(&args);
+    if inv.wrapper_help {
+        print!("{WRAPPER_HELP}");
+        return ExitCode::SUCCESS;
+    }
+    if std::env::var_os(ACTIVE_VAR).is_some() {
+        eprintln!(
+            "warpsmith ptxas: started as the real ptxas by warpsmith ptxas itself \
+             ({ACTIVE_VAR} is set): set WARPSMITH_PTXAS to NVIDIA's ptxas"
+        );
+        return ExitCode::from(EXIT_ERROR);
+    }
+    let me = std::env::current_exe().unwrap_or_default();
+    let real = match find_real_ptxas(
+        std::env::var_os(Tool::Ptxas.env_var()).as_deref(),
+        &tools::project_tool_dirs(),
+        std::env::var_os("PATH").as_deref(),
+        &me,
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("warpsmith ptxas: {e}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    log::debug!("real ptxas: {}", real.display());
+    // The passes (spilling's ptxas -v check) must use the same real ptxas, not this wrapper.
+    std::env::set_var(Tool::Ptxas.env_var(), &real);
+
+    let passes_value = std::env::var(PASSES_VAR).unwrap_or_default();
+    let (passes, warnings) = parse_passes(&passes_value);
+    for w in &warnings {
+        warn(w);
+    }
+    if passes.is_empty() || inv.info_only || inv.inputs.is_empty() {
+        return run_ptxas(&real, &args);
+    }
+    if inv.ptx_strings {
+        log::info!("--input-as-string PTX is not rewritten");
+    }
+    let keep = std::env::var(KEEP_TEMPS_VAR).is_ok_and(|v| v.trim() == "1");
+    let mut rewritten: Vec<Rewritten> = Vec::new();
+    for (n, &index) in inv.inputs.iter().enumerate() {
+        let input = PathBuf::from(&args[index]);
+        let text = match std::fs::read(&input) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    warn(&format!(
+                        "{}: not UTF-8 text (byte {}); assembling the original",
+                        input.display(),
+                        e.utf8_error().valid_up_to()
+                    ));
+                    continue;
+                }
+            },
+            Err(e) => {
+                // ptxas will report the missing file itself.
+                log::debug!("{}: {e}", input.display());
+                continue;
+            }
+        };
+        let name = input.display().to_string();
+        match rewrite(&text, &name, &passes, inv.arch.as_deref()) {
+            Ok((ptx, notes)) => {
+                for note in notes {
+                    log::info!("{name}: {note}");
+                }
+                match write_temp(&input, n, &ptx) {
+                    Ok(path) => rewritten.push(Rewritten { index, path }),
+                    Err(e) => warn(&format!(
+                        "cannot write the rewritten PTX of {name}: {e}; assembling the original"
+                    )),
+                }
+            }
+            Err(f) => warn(&format!(
+                "pass `{}` failed on {name}: {}; assembling the original PTX",
+                f.pass, f.why
+            )),
+        }
+    }
+    if rewritten.is_empty() {
+        return run_ptxas(&real, &args);
+    }
+    let mut new_args = args.clone();
+    for r in &rewritten {
+        new_args[r.index] = r.path.clone().into_os_string();
+        if keep {
+            eprintln!(
+                "warpsmith ptxas: rewritten PTX of {} kept at {}",
+                Path::new(&args[r.index]).display(),
+                r.path.display()
+            );
+        }
+    }
+    let cleanup = |rewritten: &[Rewritten]| {
+        if !keep {
+            for r in rewritten {
+                let _ = std::fs::remove_file(&r.path);
+            }
+        }
+    };
+    // The rewritten PTX is assembled with captured output, so that a rejection can fall back to
+    // the original without showing ptxas's errors about a file the user never wrote.
+    let out = match Command::new(&real)
+        .args(&new_args)
+        .env(ACTIVE_VAR, "1")
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            cleanup(&rewritten);
+            eprintln!("warpsmith ptxas: cannot run {}: {e}", real.display());
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    if out.status.success() {
+        use std::io::Write;
+        let _ = std::io::stdout().write_all(&out.stdout);
+        let _ = std::io::stderr().write_all(&out.stderr);
+        cleanup(&rewritten);
+        return exit_code_of(out.status);
+    }
+    let first = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message")
+        .to_string();
+    warn(&format!(
+        "ptxas rejected the rewritten PTX ({first}); assembling the original PTX"
+    ));
+    cleanup(&rewritten);
+    run_ptxas(&real, &args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn clang_command_line() {
+        // What clang 22 runs for --cuda-device-only -c (the PTX is named *.s).
+        let a = args(&[
+            "-m64",
+            "-O3",
+            "--gpu-name",
+            "sm_80",
+            "--output-file",
+            "t.cubin",
+            "/tmp/t-sm_80-1715a7.s",
+        ]);
+        let inv = parse_invocation(&a);
+        assert_eq!(inv.inputs, vec![6]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_80"));
+        assert!(!inv.info_only);
+    }
+
+    #[test]
+    fn value_options_in_every_spelling() {
+        let a = args(&[
+            "-arch",
+            "sm_90",
+            "-o",
+            "out.cubin",
+            "--maxrregcount",
+            "32",
+            "-v",
+            "-lineinfo",
+            "--opt-level=2",
+            "-e",
+            "kern",
+            "k.ptx",
+        ]);
+        let inv = parse_invocation(&a);
+        assert_eq!(inv.inputs, vec![11]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_90"));
+        let inv = parse_invocation(&args(&["-arch=sm_86", "x.ptx", "--gpu-name=sm_89"]));
+        assert_eq!(inv.inputs, vec![1]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_89"));
+        let inv = parse_invocation(&args(&["--output-file=a.o", "-m64", "-O0", "y.ptx"]));
+        assert_eq!(inv.inputs, vec![3]);
+        assert_eq!(inv.arch, None);
+    }
+
+    #[test]
+    fn glued_values_only_for_short_options() {
+        // -O3 and -m64 carry their value; -Ofc takes the next argument.
+        let inv = parse_invocation(&args(&["-O3", "-m64", "-Ofc", "max", "a.ptx"]));
+        assert_eq!(inv.inputs, vec![4]);
+        // A long option is never split: --Ofast-compile takes the next argument.
+        let inv = parse_invocation(&args(&["--Ofast-compile", "mid", "b.ptx"]));
+        assert_eq!(inv.inputs, vec![2]);
+    }
+
+    #[test]
+    fn info_options_and_no_input() {
+        assert!(parse_invocation(&args(&["--version"])).info_only);
+        assert!(parse_invocation(&args(&["-V"])).info_only);
+        assert!(parse_invocation(&args(&["--help"])).info_only);
+        assert!(parse_invocation(&args(&["-arch", "sm_80"]))
+            .inputs
+            .is_empty());
+        assert!(parse_invocation(&args(&[HELP_FLAG])).wrapper_help);
+        let inv = parse_invocation(&args(&["-ias", ".version 8.0", "-arch=sm_80"]));
+        assert!(inv.ptx_strings);
+        assert!(inv.inputs.is_empty());
+    }
+
+    #[test]
+    fn several_inputs_and_a_missing_value() {
+        let inv = parse_invocation(&args(&["-c", "a.ptx", "b.ptx", "-o"]));
+        assert_eq!(inv.inputs, vec![1, 2]);
+    }
+
+    #[test]
+    fn passes_variable() {
+        assert_eq!(
+            parse_passes("shuffle,spill"),
+            (vec![Pass::Shuffle, Pass::Spill], vec![])
+        );
+        assert_eq!(parse_passes(" spill , "), (vec![Pass::Spill], vec![]));
+        assert_eq!(parse_passes(""), (vec![], vec![]));
+        let (p, w) = parse_passes("spill,vectorize");
+        assert_eq!(p, vec![Pass::Spill]);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("vectorize"), "{w:?}");
+    }
+
+    #[test]
+    fn panics_and_errors_become_failures() {
+        let f = run_guarded::<()>("spill", || panic!("boom")).unwrap_err();
+        assert_eq!(f.pass, "spill");
+        assert!(f.why.contains("boom"), "{f:?}");
+        let f = run_guarded::<()>("shuffle", || Err("refused".into())).unwrap_err();
+        assert_eq!(
+            f,
+            PassFailure {
+                pass: "shuffle",
+                why: "refused".into()
+            }
+        );
+        assert_eq!(run_guarded("x", || Ok(3)), Ok(3));
+    }
+
+    #[test]
+    fn parse_errors_are_reported_with_position() {
+        let f = rewrite(
+            ".version 8.0\n.target sm_80\nbogus;\n",
+            "bad.ptx",
+            &[Pass::Spill],
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(f.pass, "parse");
+        assert!(f.why.contains("bad.ptx:3"), "{}", f.why);
+    }
+
+    #[test]
+    fn arch_suffixes_are_dropped_for_occupancy() {
+        assert_eq!(spill_arch("sm_90a"), "sm_90");
+        assert_eq!(spill_arch("sm_100f"), "sm_100");
+        assert_eq!(spill_arch("sm_80"), "sm_80");
+    }
+
+    #[test]
+    fn module_target_is_read() {
+        assert_eq!(
+            module_target(".version 8.0\n.target sm_90a\n").as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(module_target(".version 8.0\n"), None);
+    }
+
+    /// A scratch folder removed on drop.
+    struct Scratch(PathBuf);
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    fn scratch(tag: &str) -> Scratch {
+        let d =
+            std::env::temp_dir().join(format!("warpsmith-ptxas-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    fn fake_exe(p: &Path) {
+        std::fs::write(p, "#!/bin/sh\nexit 0\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn discovery_skips_ourselves_even_through_a_symlink() {
+        let s = scratch("discover");
+        let me = s.0.join("warpsmith");
+        fake_exe(&me);
+        let wrapper_dir = s.0.join("wrap");
+        let real_dir = s.0.join("real");
+        std::fs::create_dir_all(&wrapper_dir).unwrap();
+        std::fs::create_dir_all(&real_dir).unwrap();
+        std::os::unix::fs::symlink(&me, wrapper_dir.join("ptxas")).unwrap();
+        let real = real_dir.join("ptxas");
+        fake_exe(&real);
+        let path = std::env::join_paths([&wrapper_dir, &real_dir]).unwrap();
+        // PATH has the symlink first: it is skipped.
+        assert_eq!(find_real_ptxas(None, &[], Some(&path), &me).unwrap(), real);
+        // A project-local folder holding the symlink is skipped too.
+        assert_eq!(
+            find_real_ptxas(None, std::slice::from_ref(&wrapper_dir), Some(&path), &me).unwrap(),
+            real
+        );
+        // Only ourselves on PATH: not found, never recursion.
+        let only_me = std::env::join_paths([&wrapper_dir]).unwrap();
+        let e = find_real_ptxas(None, &[], Some(&only_me), &me).unwrap_err();
+        assert!(e.contains("not found"), "{e}");
+        // WARPSMITH_PTXAS naming the symlink is an error, naming the real one is used.
+        let e = find_real_ptxas(
+            Some(wrapper_dir.join("ptxas").as_os_str()),
+            &[],
+            Some(&path),
+            &me,
+        )
+        .unwrap_err();
+        assert!(e.contains("warpsmith itself"), "{e}");
+        assert_eq!(
+            find_real_ptxas(Some(real.as_os_str()), &[], None, &me).unwrap(),
+            real
+        );
+        // A bare name is looked up on PATH, skipping ourselves.
+        assert_eq!(
+            find_real_ptxas(Some(OsStr::new("ptxas")), &[], Some(&path), &me).unwrap(),
+            real
+        );
+        let e =
+            find_real_ptxas(Some(OsStr::new("/nonexistent/ptxas")), &[], None, &me).unwrap_err();
+        assert!(e.contains("does not name"), "{e}");
+    }
+}
