@@ -16,9 +16,9 @@ mod cli;
 ///
 /// Built today: the PTX machine IR (`fmt`, `stats`), the occupancy calculator (`occupancy`), the
 /// affine divergence analysis (`divergence`, and the LLVM 22 pass plugin libwarpsmith.so), the PTX
-/// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`) and the cubin/SASS tools
-/// (`sass`). Partial or planned: see each command's help and docs/ (shuffle synthesis, SASS
-/// register demotion and the `ptxas` drop-in are not built yet).
+/// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`), the cubin/SASS tools
+/// (`sass`), shuffle synthesis (`shuffle`) and the drop-in assembler wrapper (`ptxas`). Partial or
+/// planned: see each command's help and docs/ (SASS register demotion is not built yet).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
 struct Cli {
@@ -92,10 +92,13 @@ enum Command {
     ///
     /// Values are classified by the affine divergence analysis: constants and lane-affine values
     /// are rematerialised, uniform values with one definition take one word per warp (or per
-    /// block), the rest one word per thread in a bank-conflict-free layout. With ptxas available
-    /// the result is checked with `ptxas -v` and more is demoted while ptxas still spills.
-    /// Partial: affine values are kept per thread, predicates are not demoted, reloads are not
-    /// shared between neighbouring uses (the report's notes say when this applies).
+    /// block), affine values store their uniform base per warp and are rebuilt with one `mad`,
+    /// the rest take one word per thread in a bank-conflict-free layout; predicates beyond the
+    /// seven hardware predicate registers are packed as bits of one word per thread. With ptxas
+    /// available the result is checked with `ptxas -v`: more is demoted while ptxas still
+    /// spills, and demotions ptxas does not need are dropped again. Partial: affine values with
+    /// several definitions stay per thread, reloads are reused only within a basic block (the
+    /// report's notes say when a limit applies; docs/spill.md has the details).
     Spill {
         /// The PTX file.
         input: PathBuf,
@@ -195,6 +198,49 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seeds: u64,
     },
+    /// Shuffle synthesis (PTXASW): replace global loads that read what a neighbouring lane of the
+    /// warp already loaded by guarded `shfl.sync`.
+    ///
+    /// A symbolic emulator (Z3 bit-vectors) runs one generic thread over every path, and a load
+    /// is replaced only when a delta N is PROVED (addr(lane) = addr_of_source(lane+N) for all
+    /// inputs) and the source load executes on every path before it with no store, atomic or
+    /// barrier in between. The generated code checks at run time for incomplete or divergent
+    /// warps, lanes without a source, and rows of the block shorter than a warp, and then runs
+    /// the original load. Partial: 8/16-bit and widening loads are not shuffled, and loops get
+    /// one abstract iteration (no reuse across iterations); docs/shuffle.md.
+    Shuffle {
+        /// The PTX file.
+        input: PathBuf,
+        /// Where to write the rewritten PTX (atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Largest |N| considered (1..=31).
+        #[arg(long, default_value_t = 31, value_parser = clap::value_parser!(u32).range(1..=31))]
+        max_delta: u32,
+        /// full: correct code; no-load / no-corner: measurement only, NOT correct (the fallback
+        /// loads, or all corner-case checks, are left out; a warning is printed).
+        #[arg(long, default_value = "full", value_parser = ["full", "no-load", "no-corner"])]
+        mode: String,
+        /// Only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Write the JSON report here.
+        #[arg(long, value_name = "FILE.json")]
+        report: Option<PathBuf>,
+    },
+    /// A drop-in replacement for NVIDIA's ptxas: rewrites the input PTX with the passes in
+    /// WARPSMITH_PASSES (shuffle, spill), then runs the real ptxas with the same arguments.
+    ///
+    /// Also runs when the binary is started as `ptxas` (a symbolic link), for clang's
+    /// --ptxas-path= and Triton's TRITON_PTXAS_PATH. When a pass fails, a warning is printed and
+    /// the original PTX is assembled. `warpsmith ptxas --warpsmith-help` lists the environment
+    /// variables; docs/ptxas-wrapper.md.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Ptxas {
+        /// ptxas's arguments, passed on unchanged (the input replaced by the rewritten PTX).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Cubins and SASS (sm_80, sm_86, sm_89, sm_90): disassembly with control bits and def/use,
     /// a check of our decoder against nvdisasm, and the NOP-insertion test of the editing API.
     ///
@@ -207,6 +253,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `ptxas …` through a symbolic link, or `warpsmith ptxas …`: ptxas's own command line, which
+    // clap must not interpret.
+    if let Some(args) = cli::ptxas::wrapper_args() {
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+            .format_timestamp(None)
+            .init();
+        return cli::ptxas::main(args);
+    }
     let cli = Cli::parse();
     let mut logger =
         env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"));
@@ -271,6 +325,26 @@ fn main() -> ExitCode {
             };
             cli::spill::run(input, output, &opts, report.as_deref())
         }
+        Command::Shuffle {
+            input,
+            output,
+            max_delta,
+            mode,
+            kernel,
+            report,
+        } => match cli::shuffle::parse_mode(mode) {
+            Ok(mode) => cli::shuffle::run(
+                input,
+                output,
+                &warpsmith::shuffle::ShuffleOptions {
+                    max_delta: *max_delta,
+                    mode,
+                    kernel: kernel.clone(),
+                },
+                report.as_deref(),
+            ),
+            Err(e) => Err(cli::CliError::Shuffle(e)),
+        },
         Command::Emulate { input, launch, out } => cli::emulate::run(input, launch, out.as_deref()),
         Command::Divergence {
             input,
@@ -300,6 +374,8 @@ fn main() -> ExitCode {
             seeds,
         } => cli::equiv::run(a, b, launch, *seeds),
         Command::Sass { command } => cli::sass::run(command),
+        // Reached with global options before the subcommand (`warpsmith --log info ptxas …`).
+        Command::Ptxas { args } => return cli::ptxas::main(args.clone()),
     };
     match result {
         Ok(code) => code,

@@ -10,7 +10,9 @@ pub mod emulate;
 pub mod equiv;
 pub mod fmt;
 pub mod occupancy;
+pub mod ptxas;
 pub mod sass;
+pub mod shuffle;
 pub mod spill;
 pub mod stats;
 
@@ -44,6 +46,9 @@ pub enum CliError {
     /// The emulator failed (bad launch spec, fault, unsupported instruction, …).
     #[error("{0}")]
     Emu(String),
+    /// Shuffle synthesis failed.
+    #[error("{0}")]
+    Shuffle(String),
     /// A cubin/SASS operation failed.
     #[error("{0}")]
     Sass(#[from] warpsmith::sass::SassError),

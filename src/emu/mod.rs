@@ -11,6 +11,8 @@
 //! - [`exec`]: the SIMT interpreter (IPDOM reconvergence stack, barriers, calls, warp collectives).
 //! - [`launch`]: JSON launch specs, deterministic inputs, running a kernel.
 //! - [`equiv`]: differential checking of two modules.
+//! - [`symbolic`]: the Z3 bit-vector domain (shuffle synthesis drives it with its own path-forking
+//!   engine, src/shuffle/symexec.rs, over the same decoded instructions).
 //!
 //! See docs/emulator.md for the design, the model's limits and the supported instructions.
 
@@ -23,6 +25,7 @@ pub mod exec;
 pub mod float;
 pub mod launch;
 pub mod memory;
+pub mod symbolic;
 
 pub use error::{EmuError, EmuResult};
 pub use launch::{run, spec_for, Hints, LaunchSpec, RunOptions, RunOutput};

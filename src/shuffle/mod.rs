@@ -1,11 +1,32 @@
 //! Shuffle synthesis (PTXASW, CC'23): find global loads that read what a neighbouring lane of the
 //! same warp already loaded, and replace them with guarded `shfl.sync`.
 //!
-//! PLACEHOLDER during development: the public API below is fixed (the ptxas wrapper and the CLI
-//! use it); the implementation is being built.
+//! The pass has three parts, one module each:
+//! - [`symexec`]: symbolic emulation of one generic thread over Z3 bit-vectors (paper §4), on the
+//!   emulator's decoded instructions and value domain ([`crate::emu::symbolic`]);
+//! - [`detect`]: finding and proving shuffle deltas in the memory traces (paper §5.1);
+//! - [`codegen`]: the guarded shuffles, written with the PTX builder (paper §5.2);
+//! - [`prove`] and [`concrete`]: the queries (Z3 proves; concrete witnesses answer most
+//!   satisfiable queries without a solver call).
+//!
+//! Correctness does not rest on the paper's assumptions (docs/shuffle.md lists what is fixed):
+//! the lane is `%laneid`, consecutive `tid.x` inside a warp is checked at run time unless
+//! `.reqntid` proves it, sources must be available on every path to the destination, atomics
+//! are never loads, predicated loads keep their predicate.
+
+pub mod codegen;
+pub mod concrete;
+pub mod detect;
+pub mod prove;
+pub mod symexec;
+
+use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::emu::decode::{DInst, Program};
+use crate::emu::domain::Space;
+use crate::ptx::ir::{FuncKind, Inst, Item, Operand, Reg};
 use crate::ptx::Module;
 
 /// What code the pass generates.
@@ -65,6 +86,15 @@ pub struct KernelShuffleReport {
     pub rejected: Vec<Rejected>,
     /// Analysis time in milliseconds.
     pub analysis_ms: f64,
+    /// Paths explored by the symbolic emulator.
+    pub paths: usize,
+    /// Z3 queries made (branch feasibility, models, proofs).
+    pub queries: usize,
+    /// Set when the analysis stopped (a limit, an unsupported instruction): the kernel is left
+    /// unchanged.
+    pub skipped: Option<String>,
+    /// What the analysis did not do for this kernel (partial features that applied).
+    pub notes: Vec<String>,
 }
 
 /// The whole report (`--report FILE.json`).
@@ -90,8 +120,239 @@ pub fn shuffle_module(
     m: &mut Module,
     opts: &ShuffleOptions,
 ) -> Result<ShuffleReport, ShuffleError> {
-    let _ = (m, opts);
-    Err(ShuffleError::Analysis(
-        "shuffle synthesis is not built yet".into(),
-    ))
+    if let Some(k) = &opts.kernel {
+        let found = m
+            .functions()
+            .any(|f| &*f.name == k && f.body.is_some() && f.kind == FuncKind::Entry);
+        if !found {
+            return Err(ShuffleError::NoKernel(k.clone()));
+        }
+    }
+    // `shfl.sync` needs PTX ISA 6.0 and `activemask` 6.2 and sm_70: on older targets the pass
+    // would print invalid PTX, so it refuses (the ptxas wrapper then assembles the original).
+    let sm = m.sm().and_then(|t| {
+        t.trim_start_matches("sm_")
+            .trim_start_matches("compute_")
+            .trim_end_matches(['a', 'f'])
+            .parse::<u32>()
+            .ok()
+    });
+    if m.version < (6, 2) || sm.is_some_and(|v| v < 70) {
+        return Err(ShuffleError::Analysis(format!(
+            "shuffle synthesis needs PTX ISA 6.2 and sm_70 or later (activemask, shfl.sync); \
+             the module is PTX {}.{} for {}",
+            m.version.0,
+            m.version.1,
+            m.sm().unwrap_or("an unknown target")
+        )));
+    }
+    let max_delta = opts.max_delta.clamp(1, 31);
+    let tc = Instant::now();
+    let ctx = z3_context();
+    log::debug!(
+        "shuffle: Z3 context {:.1} ms",
+        tc.elapsed().as_secs_f64() * 1000.0
+    );
+    // Analysis on the unchanged module.
+    let mut plans: Vec<(usize, Vec<detect::LoadInfo>, Vec<detect::Replacement>, bool)> = Vec::new();
+    let mut kernels = Vec::new();
+    {
+        let prog = Program::new(m, "input.ptx").map_err(ShuffleError::Analysis)?;
+        for (fi, df) in prog.funcs.iter().enumerate() {
+            if !df.is_kernel || !df.has_body {
+                continue;
+            }
+            if opts.kernel.as_ref().is_some_and(|k| *k != df.name) {
+                continue;
+            }
+            let Some(func) = prog.function(fi as u32) else {
+                continue;
+            };
+            let Some(body) = func.body.as_ref() else {
+                continue;
+            };
+            let t0 = Instant::now();
+            let loads = load_infos(&prog, fi as u32, body);
+            let mut rep = KernelShuffleReport {
+                name: df.name.clone(),
+                loads: loads.len(),
+                shuffles: 0,
+                deltas: Vec::new(),
+                rejected: Vec::new(),
+                analysis_ms: 0.0,
+                paths: 0,
+                queries: 0,
+                skipped: None,
+                notes: Vec::new(),
+            };
+            let mut engine = symexec::Engine::new(ctx, df, body, symexec::Limits::default());
+            let explored = engine.explore();
+            log::debug!(
+                "shuffle: kernel {}: symbolic emulation {:.1} ms",
+                df.name,
+                t0.elapsed().as_secs_f64() * 1000.0
+            );
+            match explored {
+                Err(why) => {
+                    log::warn!("shuffle: kernel {}: {why}; left unchanged", df.name);
+                    for l in &loads {
+                        rep.rejected.push(Rejected {
+                            load: l.what.clone(),
+                            why: format!("analysis stopped: {why}"),
+                        });
+                    }
+                    rep.skipped = Some(why);
+                }
+                Ok(ex) => {
+                    rep.paths = ex.paths.len();
+                    if !ex.iter_syms.is_empty() {
+                        rep.notes.push(format!(
+                            "{} loop entr{}: one abstract iteration each; induction variables are \
+                             not recognised and no value is reused across iterations (partial)",
+                            ex.iter_syms.len(),
+                            if ex.iter_syms.len() == 1 { "y" } else { "ies" }
+                        ));
+                    }
+                    let narrow = loads.iter().filter(|l| l.unusable.is_some()).count();
+                    if narrow > 0 {
+                        rep.notes.push(format!(
+                            "{narrow} load(s) not considered: only 32- and 64-bit loads into \
+                             registers of the access width are shuffled (partial)"
+                        ));
+                    }
+                    let (dom, prover) = engine.parts();
+                    let t1 = Instant::now();
+                    let det = detect::detect(dom, prover, &ex, &loads, max_delta);
+                    log::debug!(
+                        "shuffle: kernel {}: detection {:.1} ms; {} Z3 queries in all, {} \
+                         answered by a concrete witness",
+                        df.name,
+                        t1.elapsed().as_secs_f64() * 1000.0,
+                        det.queries,
+                        prover.witnessed
+                    );
+                    rep.queries = det.queries;
+                    let what = |i: Inst| {
+                        loads
+                            .iter()
+                            .find(|l| l.inst == i)
+                            .map(|l| l.what.clone())
+                            .unwrap_or_default()
+                    };
+                    for (i, why) in &det.rejected {
+                        rep.rejected.push(Rejected {
+                            load: what(*i),
+                            why: why.clone(),
+                        });
+                    }
+                    rep.shuffles = det.replacements.len();
+                    rep.deltas = det
+                        .replacements
+                        .iter()
+                        .map(|r| r.comps.first().map_or(0, |c| c.delta))
+                        .collect();
+                    plans.push((
+                        df.item,
+                        loads,
+                        det.replacements,
+                        codegen::ntid_x_multiple_of_32(func),
+                    ));
+                }
+            }
+            rep.analysis_ms = t0.elapsed().as_secs_f64() * 1000.0;
+            kernels.push(rep);
+        }
+    }
+    // Code generation.
+    for (item, loads, reps, static_rows) in plans {
+        if let Some(Item::Function(f)) = m.items.get_mut(item) {
+            if let Some(body) = f.body.as_mut() {
+                codegen::generate(body, &loads, &reps, opts.mode, static_rows);
+            }
+        }
+    }
+    Ok(ShuffleReport { kernels })
+}
+
+thread_local! {
+    /// One Z3 context per thread, made on first use and kept (creating one costs 10–20 ms,
+    /// more than analysing most kernels). Terms are reference-counted and freed when the
+    /// analysis drops them; the context itself lives as long as the thread.
+    static Z3_CONTEXT: &'static z3::Context = Box::leak(Box::new({
+        let mut c = z3::Config::new();
+        c.set_timeout_msec(2000);
+        z3::Context::new(&c)
+    }));
+}
+
+/// This thread's Z3 context.
+fn z3_context() -> &'static z3::Context {
+    Z3_CONTEXT.with(|c| *c)
+}
+
+/// The global loads of decoded function `fi`, in program order.
+fn load_infos(prog: &Program, fi: u32, body: &crate::ptx::ir::Body) -> Vec<detect::LoadInfo> {
+    let df = &prog.funcs[fi as usize];
+    let mut out = Vec::new();
+    for (pc, di) in df.code.iter().enumerate() {
+        let DInst::Ld {
+            size, ext, addr, ..
+        } = &di.kind
+        else {
+            continue;
+        };
+        if addr.space != Space::Global {
+            continue;
+        }
+        let data = body.inst(di.inst);
+        let regs: Vec<Option<Reg>> = match data.operands.first() {
+            Some(Operand::Reg(r)) => vec![Some(*r)],
+            Some(Operand::Vector(v)) => v
+                .iter()
+                .map(|o| match o {
+                    Operand::Reg(r) => Some(*r),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (loc, text) = prog.describe(fi, pc as u32);
+        let line = loc.rsplit(':').next().unwrap_or("").to_string();
+        let what = format!("line {line}: {}", text.trim());
+        let mut unusable = None;
+        if *size != 4 && *size != 8 {
+            unusable = Some(format!(
+                "{}-bit loads are not shuffled (only 32- and 64-bit)",
+                size * 8
+            ));
+        } else if ext.is_some() {
+            unusable = Some("a widening load (register wider than the access)".into());
+        } else if regs.is_empty() {
+            unusable = Some("destination not understood".into());
+        } else if regs
+            .iter()
+            .flatten()
+            .any(|r| body.reg(*r).ty.bits() != size * 8 || body.reg(*r).ty.vec.is_some())
+        {
+            unusable = Some("destination register width differs from the access".into());
+        }
+        let addr_op = match data.operands.get(1) {
+            Some(Operand::Addr(a)) => match a.base {
+                crate::ptx::ir::AddrBase::Reg(r) if body.reg(r).ty.bits() == 64 => {
+                    Some((r, a.offset))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        out.push(detect::LoadInfo {
+            inst: di.inst,
+            size: *size,
+            regs,
+            unusable,
+            what,
+            addr: addr_op,
+        });
+    }
+    out
 }

@@ -1,0 +1,391 @@
+//! Code generation for shuffle synthesis (PTXASW, CC'23, §5.2), with the PTX builder.
+//!
+//! Per function, once, at entry: `%laneid`, `%tid.x` and `%ntid.x` in registers (the shared lane
+//! computation; the paper's `%tid.x % 32` is wrong unless `ntid.x` is a multiple of 32, so the
+//! real `%laneid` is used). After each source load: a copy of the loaded component into a fresh
+//! register (so later writes to the load's register do not matter). At each replaced load:
+//!
+//! ```text
+//! activemask.b32 %m;  setp.ne.b32 %inc, %m, -1;          // incomplete or divergent warp
+//! setp.gt.u32 %o, %lane, 31-N;                            // no source lane in the warp (N > 0)
+//! add.u32 %t, %tx, N;  setp.ge.u32 %o2, %t, %ntx;         // the source lane is not (tid.x+N, y, z)
+//! or.pred %pred, %inc, %o; or.pred %pred, %pred, %o2;
+//! shfl.sync.down.b32 %dst, %copy, N, 31, %m;              // .up with clamp 0 for N < 0
+//! @%pred ld.global… %dst, [addr];                         // the original load, corner cases only
+//! ```
+//!
+//! The `tid.x` check (the run-time guard of the "lanes of a warp have consecutive `tid.x`"
+//! assumption) is left out when `.reqntid` proves `ntid.x` a multiple of 32. 64-bit components are
+//! shuffled as two 32-bit halves; `N = 0` becomes a `mov`. A guarded load (`@%q ld`) shuffles into
+//! temporaries and writes its registers only where `%q` holds. Modes `no-load` and `no-corner`
+//! (measurement only, not correct) drop the fallback load, and also the checks.
+
+use std::collections::HashMap;
+
+use super::detect::{LoadInfo, Replacement};
+use super::Mode;
+use crate::ptx::builder::{op, Builder, InsertPoint};
+use crate::ptx::ir::{
+    Body, Component, FuncDirective, Function, Guard, Imm, Inst, Modifier, Opcode, Operand, Reg,
+    SpecialReg, Stmt, Type,
+};
+
+/// `shfl.sync.{down|up}.b32` of both halves of a 64-bit register; returns the result register.
+fn shfl64(b: &mut Builder, src: Reg, delta: i32, mask: &Operand) -> Reg {
+    let (lo, hi, lo2, hi2, out) = (
+        b.new_reg(Type::B32),
+        b.new_reg(Type::B32),
+        b.new_reg(Type::B32),
+        b.new_reg(Type::B32),
+        b.new_reg(Type::B64),
+    );
+    b.inst(
+        None,
+        Opcode::Mov,
+        vec![Modifier::Type(Type::B64)],
+        vec![
+            Operand::Vector(vec![op::reg(lo), op::reg(hi)]),
+            op::reg(src),
+        ],
+    );
+    shfl32(b, lo2, lo, delta, mask);
+    shfl32(b, hi2, hi, delta, mask);
+    b.inst(
+        None,
+        Opcode::Mov,
+        vec![Modifier::Type(Type::B64)],
+        vec![
+            op::reg(out),
+            Operand::Vector(vec![op::reg(lo2), op::reg(hi2)]),
+        ],
+    );
+    out
+}
+
+/// `shfl.sync.down.b32 d, a, N, 31, mask` for `N > 0`, `shfl.sync.up.b32 d, a, -N, 0, mask` else.
+fn shfl32(b: &mut Builder, d: Reg, a: Reg, delta: i32, mask: &Operand) {
+    let (mode_w, amount, clamp) = if delta > 0 {
+        ("down", delta, 31)
+    } else {
+        ("up", -delta, 0)
+    };
+    b.inst(
+        None,
+        Opcode::Shfl,
+        vec![
+            Modifier::Word("sync".into()),
+            Modifier::Word(mode_w.into()),
+            Modifier::Type(Type::B32),
+        ],
+        vec![
+            op::reg(d),
+            op::reg(a),
+            op::int(i64::from(amount)),
+            op::int(clamp),
+            mask.clone(),
+        ],
+    );
+}
+
+fn pred(r: Reg) -> Guard {
+    Guard {
+        reg: r,
+        negated: false,
+    }
+}
+
+fn hex(v: u64) -> Operand {
+    Operand::Imm(Imm::Hex {
+        value: v,
+        unsigned: false,
+    })
+}
+
+/// True when `.reqntid` makes `ntid.x` a multiple of 32 (the warp's lanes then have consecutive
+/// `tid.x` and equal `tid.y`, `tid.z`).
+pub fn ntid_x_multiple_of_32(f: &Function) -> bool {
+    f.directives.iter().any(|d| match d {
+        FuncDirective::ReqNtid(v) => v.first().is_some_and(|x| x % 32 == 0),
+        _ => false,
+    })
+}
+
+/// Rewrites `body` for `reps`.
+pub fn generate(
+    body: &mut Body,
+    loads: &[LoadInfo],
+    reps: &[Replacement],
+    mode: Mode,
+    static_rows: bool,
+) {
+    if reps.is_empty() {
+        return;
+    }
+    let info: HashMap<Inst, &LoadInfo> = loads.iter().map(|l| (l.inst, l)).collect();
+    let first = body.inst_order().next();
+    // Edits of existing instructions, applied once the builder is done.
+    let mut new_guards: Vec<(Inst, Guard)> = Vec::new();
+    let mut removed: Vec<Inst> = Vec::new();
+    let mut b = Builder::new(body);
+    // The shared lane computation.
+    let any_shfl = reps.iter().any(|r| r.comps.iter().any(|c| c.delta != 0));
+    let (mut lane, mut tx, mut ntx) = (None, None, None);
+    if any_shfl && mode != Mode::NoCorner {
+        let l = b.new_reg(Type::U32);
+        let t = b.new_reg(Type::U32);
+        let n = b.new_reg(Type::U32);
+        if let Some(f) = first {
+            b.at(InsertPoint::Before(f));
+        }
+        b.mov(Type::U32, l, op::sreg(SpecialReg::Laneid, None));
+        if !static_rows {
+            b.mov(Type::U32, t, op::sreg(SpecialReg::Tid, Some(Component::X)));
+            b.mov(Type::U32, n, op::sreg(SpecialReg::Ntid, Some(Component::X)));
+        }
+        lane = Some(l);
+        tx = Some(t);
+        ntx = Some(n);
+    }
+    // Copies of the sources.
+    let mut copies: HashMap<(Inst, u32), Reg> = HashMap::new();
+    for r in reps {
+        for c in &r.comps {
+            if copies.contains_key(&(c.src, c.src_comp)) {
+                continue;
+            }
+            let src = info[&c.src];
+            let Some(sreg) = src.regs[c.src_comp as usize] else {
+                continue;
+            };
+            let ty = if src.size == 8 { Type::B64 } else { Type::B32 };
+            let cp = b.new_reg(ty);
+            let guard = b.body().inst(c.src).guard;
+            b.at(InsertPoint::After(c.src));
+            b.inst(
+                guard,
+                Opcode::Mov,
+                vec![Modifier::Type(ty)],
+                vec![op::reg(cp), op::reg(sreg)],
+            );
+            copies.insert((c.src, c.src_comp), cp);
+        }
+    }
+    // Source addresses for the run-time address check (computed before the source load, whose
+    // destination may be its own base register).
+    let mut src_addrs: HashMap<(Inst, u32), Reg> = HashMap::new();
+    if mode != Mode::NoCorner {
+        for r in reps {
+            for c in r.comps.iter().filter(|c| c.checked) {
+                if src_addrs.contains_key(&(c.src, c.src_comp)) {
+                    continue;
+                }
+                let src = info[&c.src];
+                let Some((base, off)) = src.addr else {
+                    continue;
+                };
+                let a = b.new_reg(Type::B64);
+                let guard = b.body().inst(c.src).guard;
+                b.at(InsertPoint::Before(c.src));
+                b.inst(
+                    guard,
+                    Opcode::Add,
+                    vec![Modifier::Type(Type::S64)],
+                    vec![
+                        op::reg(a),
+                        op::reg(base),
+                        op::int(off + i64::from(c.src_comp * src.size)),
+                    ],
+                );
+                src_addrs.insert((c.src, c.src_comp), a);
+            }
+        }
+    }
+    for r in reps {
+        let d = info[&r.dst];
+        let dguard = b.body().inst(r.dst).guard;
+        b.at(InsertPoint::Before(r.dst));
+        let all_zero = r.comps.iter().all(|c| c.delta == 0);
+        if all_zero {
+            for c in &r.comps {
+                let Some(dst) = d.regs[c.comp as usize] else {
+                    continue;
+                };
+                let ty = if d.size == 8 { Type::B64 } else { Type::B32 };
+                b.inst(
+                    dguard,
+                    Opcode::Mov,
+                    vec![Modifier::Type(ty)],
+                    vec![op::reg(dst), op::reg(copies[&(c.src, c.src_comp)])],
+                );
+            }
+            removed.push(r.dst);
+            continue;
+        }
+        // The warp mask and the corner-case predicate.
+        let (mask, corner) = if mode == Mode::NoCorner {
+            (hex(0xffff_ffff), None)
+        } else {
+            let m = b.new_reg(Type::B32);
+            b.inst(
+                None,
+                Opcode::Activemask,
+                vec![Modifier::Type(Type::B32)],
+                vec![op::reg(m)],
+            );
+            let mut p = b.new_reg(Type::Pred);
+            b.setp("ne", Type::B32, p, op::reg(m), op::int(-1));
+            let mut deltas: Vec<i32> = r
+                .comps
+                .iter()
+                .map(|c| c.delta)
+                .filter(|n| *n != 0)
+                .collect();
+            deltas.sort_unstable();
+            deltas.dedup();
+            for n in deltas {
+                let (lane, tx, ntx) = (lane.unwrap(), tx.unwrap(), ntx.unwrap());
+                let o = b.new_reg(Type::Pred);
+                if n > 0 {
+                    b.setp(
+                        "gt",
+                        Type::U32,
+                        o,
+                        op::reg(lane),
+                        op::int(i64::from(31 - n)),
+                    );
+                } else {
+                    b.setp("lt", Type::U32, o, op::reg(lane), op::int(i64::from(-n)));
+                }
+                let p2 = b.new_reg(Type::Pred);
+                b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(p), op::reg(o));
+                p = p2;
+                if !static_rows {
+                    let o2 = b.new_reg(Type::Pred);
+                    if n > 0 {
+                        let t = b.new_reg(Type::U32);
+                        b.binary(
+                            Opcode::Add,
+                            &[],
+                            Type::U32,
+                            t,
+                            op::reg(tx),
+                            op::int(i64::from(n)),
+                        );
+                        b.setp("ge", Type::U32, o2, op::reg(t), op::reg(ntx));
+                    } else {
+                        b.setp("lt", Type::U32, o2, op::reg(tx), op::int(i64::from(-n)));
+                    }
+                    let p3 = b.new_reg(Type::Pred);
+                    b.binary(Opcode::Or, &[], Type::Pred, p3, op::reg(p), op::reg(o2));
+                    p = p3;
+                }
+            }
+            // Run-time address comparison for deltas that hold only without 32-bit wrap.
+            for c in r.comps.iter().filter(|c| c.checked && c.delta != 0) {
+                let (Some(sa), Some((dbase, doff))) = (src_addrs.get(&(c.src, c.src_comp)), d.addr)
+                else {
+                    continue;
+                };
+                let da = b.new_reg(Type::B64);
+                b.inst(
+                    None,
+                    Opcode::Add,
+                    vec![Modifier::Type(Type::S64)],
+                    vec![
+                        op::reg(da),
+                        op::reg(dbase),
+                        op::int(doff + i64::from(c.comp * d.size)),
+                    ],
+                );
+                let sa2 = shfl64(&mut b, *sa, c.delta, &op::reg(m));
+                let bad = b.new_reg(Type::Pred);
+                b.setp("ne", Type::B64, bad, op::reg(sa2), op::reg(da));
+                let p2 = b.new_reg(Type::Pred);
+                b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(p), op::reg(bad));
+                p = p2;
+            }
+            (op::reg(m), Some(p))
+        };
+        // Shuffles (into temporaries when the load is guarded).
+        let mut writes: Vec<(Reg, Reg, Type)> = Vec::new();
+        for c in &r.comps {
+            let Some(dst) = d.regs[c.comp as usize] else {
+                continue;
+            };
+            let ty = if d.size == 8 { Type::B64 } else { Type::B32 };
+            let target = if dguard.is_some() { b.new_reg(ty) } else { dst };
+            if dguard.is_some() {
+                writes.push((dst, target, ty));
+            }
+            let copy = copies[&(c.src, c.src_comp)];
+            if c.delta == 0 {
+                b.mov(ty, target, op::reg(copy));
+                continue;
+            }
+            if d.size == 8 {
+                let v = shfl64(&mut b, copy, c.delta, &mask);
+                b.mov(Type::B64, target, op::reg(v));
+            } else {
+                shfl32(&mut b, target, copy, c.delta, &mask);
+            }
+        }
+        match (mode, corner, dguard) {
+            (Mode::Full, Some(p), None) => {
+                new_guards.push((r.dst, pred(p)));
+            }
+            (Mode::Full, Some(p), Some(g)) => {
+                // q: the load's own condition.
+                let q = if g.negated {
+                    let q = b.new_reg(Type::Pred);
+                    b.inst(
+                        None,
+                        Opcode::Not,
+                        vec![Modifier::Type(Type::Pred)],
+                        vec![op::reg(q), op::reg(g.reg)],
+                    );
+                    q
+                } else {
+                    g.reg
+                };
+                let np = b.new_reg(Type::Pred);
+                b.inst(
+                    None,
+                    Opcode::Not,
+                    vec![Modifier::Type(Type::Pred)],
+                    vec![op::reg(np), op::reg(p)],
+                );
+                let take = b.new_reg(Type::Pred);
+                b.binary(Opcode::And, &[], Type::Pred, take, op::reg(q), op::reg(np));
+                let reload = b.new_reg(Type::Pred);
+                b.binary(Opcode::And, &[], Type::Pred, reload, op::reg(q), op::reg(p));
+                for (dst, tmp, ty) in &writes {
+                    b.inst(
+                        Some(pred(take)),
+                        Opcode::Mov,
+                        vec![Modifier::Type(*ty)],
+                        vec![op::reg(*dst), op::reg(*tmp)],
+                    );
+                }
+                new_guards.push((r.dst, pred(reload)));
+            }
+            _ => {
+                // Measurement modes: the original load is gone.
+                for (dst, tmp, ty) in &writes {
+                    b.inst(
+                        dguard,
+                        Opcode::Mov,
+                        vec![Modifier::Type(*ty)],
+                        vec![op::reg(*dst), op::reg(*tmp)],
+                    );
+                }
+                removed.push(r.dst);
+            }
+        }
+    }
+    drop(b);
+    for (i, g) in new_guards {
+        body.inst_mut(i).guard = Some(g);
+    }
+    body.stmts
+        .retain(|s| !matches!(s, Stmt::Inst(i) if removed.contains(i)));
+}

@@ -1,0 +1,554 @@
+//! The Z3 queries of shuffle synthesis, kept few and small (the analysis-time target is 1/100 of
+//! PTXASW's, CC'23 Table 2).
+//!
+//! Every query is a conjunction of the launch assumptions and some facts, checked by a fresh
+//! non-incremental `QF_BV` solver (Z3 then bit-blasts once instead of running its incremental
+//! SMT core). Before that, each product of two non-constant bit-vectors (`ctaid.x·ntid.x`,
+//! `y·width`) is replaced by a fresh variable — the same product by the same variable — with the
+//! upper bound that the operands' bounds imply when it fits the width. Proving the generalised
+//! claim proves the original one (the real product is one of the values the variable may take
+//! and satisfies the bound), and no query contains a multiplier circuit. Results are cached by
+//! the query's text.
+//!
+//! Before Z3, a few concrete witnesses ([`super::concrete`]) are tried: one under which the
+//! assumptions and the facts all evaluate to true answers "satisfiable" (and serves as the
+//! query's model) without a solver call. Only Z3 answers "unsatisfiable", so every proof is
+//! still Z3's.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::concrete::{self, Witness};
+
+use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::{AstKind, Context, DeclKind, SatResult, Solver};
+
+/// A model of a satisfiable query: Z3's, or a concrete witness.
+#[derive(Clone)]
+enum Model<'ctx> {
+    Z3(Rc<z3::Model<'ctx>>),
+    Concrete(Rc<RefCell<Witness<'ctx>>>),
+}
+
+/// Runs the queries of one kernel.
+pub struct Prover<'ctx> {
+    ctx: &'ctx Context,
+    assumptions: Vec<Bool<'ctx>>,
+    /// Upper bounds of symbols (by name).
+    bounds: HashMap<String, u64>,
+    /// Product term → its variable and bound fact.
+    products: HashMap<Dynamic<'ctx>, (BV<'ctx>, Option<Bool<'ctx>>)>,
+    cache: HashMap<Vec<Bool<'ctx>>, SatResult>,
+    models: HashMap<Vec<Bool<'ctx>>, Option<Model<'ctx>>>,
+    /// [`Prover::wrap_sensitive`]'s answers per node.
+    wrap_memo: HashMap<Dynamic<'ctx>, bool>,
+    /// Whether a node contains a product without a known bound, per node.
+    product_memo: HashMap<Dynamic<'ctx>, bool>,
+    /// The concrete witnesses that satisfy the assumptions (evaluated lazily).
+    witnesses: Option<Vec<Rc<RefCell<Witness<'ctx>>>>>,
+    /// Queries sent to Z3.
+    pub queries: usize,
+    /// Queries answered "satisfiable" by a concrete witness, without Z3.
+    pub witnessed: usize,
+}
+
+impl<'ctx> Prover<'ctx> {
+    /// A prover under `assumptions`; `bounds` gives inclusive upper bounds of named symbols.
+    pub fn new(
+        ctx: &'ctx Context,
+        assumptions: Vec<Bool<'ctx>>,
+        bounds: HashMap<String, u64>,
+    ) -> Prover<'ctx> {
+        Prover {
+            ctx,
+            assumptions,
+            bounds,
+            products: HashMap::new(),
+            cache: HashMap::new(),
+            models: HashMap::new(),
+            wrap_memo: HashMap::new(),
+            product_memo: HashMap::new(),
+            witnesses: None,
+            queries: 0,
+            witnessed: 0,
+        }
+    }
+
+    /// A concrete witness under which the assumptions and all `facts` are true, if one of
+    /// the candidates is.
+    fn witness_for(&mut self, facts: &[Bool<'ctx>]) -> Option<Rc<RefCell<Witness<'ctx>>>> {
+        if self.witnesses.is_none() {
+            let asm: Vec<Dynamic<'ctx>> = self
+                .assumptions
+                .iter()
+                .map(|a| Dynamic::from_ast(a))
+                .collect();
+            let ok = concrete::candidates()
+                .into_iter()
+                .filter_map(|mut w| (w.satisfies(&asm) == Some(true)).then_some(w))
+                .map(|w| Rc::new(RefCell::new(w)))
+                .collect();
+            self.witnesses = Some(ok);
+        }
+        let fs: Vec<Dynamic<'ctx>> = facts.iter().map(|f| Dynamic::from_ast(f)).collect();
+        let ws = self.witnesses.as_ref()?;
+        let mut found = ws
+            .iter()
+            .find(|w| w.borrow_mut().satisfies(&fs) == Some(true))
+            .cloned();
+        if found.is_none() {
+            // Equations on loaded values (`n == 3`): give the loaded value what it must be.
+            let all: Vec<Dynamic<'ctx>> = self
+                .assumptions
+                .iter()
+                .map(|a| Dynamic::from_ast(a))
+                .chain(fs.iter().cloned())
+                .collect();
+            found = ws
+                .iter()
+                .find_map(|w| w.borrow_mut().repaired(&all))
+                .map(|w| Rc::new(RefCell::new(w)));
+        }
+        if found.is_some() {
+            self.witnessed += 1;
+        }
+        found
+    }
+
+    fn ub(&self, t: &Dynamic<'ctx>) -> Option<u64> {
+        let bv = t.as_bv()?;
+        let w = bv.get_size();
+        let fits = |v: u128| -> Option<u64> {
+            if w >= 64 || v < (1u128 << w) {
+                u64::try_from(v).ok()
+            } else {
+                None
+            }
+        };
+        match t.kind() {
+            AstKind::Numeral => bv.as_u64(),
+            AstKind::App => {
+                let d = t.decl();
+                match d.kind() {
+                    DeclKind::UNINTERPRETED if t.num_children() == 0 => {
+                        self.bounds.get(&d.name()).copied()
+                    }
+                    DeclKind::ZERO_EXT => self.ub(&t.nth_child(0)?),
+                    DeclKind::CONCAT => {
+                        // zero-extension written as concat(0, x)
+                        let hi = t.nth_child(0)?;
+                        if hi.kind() == AstKind::Numeral && hi.as_bv()?.as_u64()? == 0 {
+                            self.ub(&t.nth_child(1)?)
+                        } else {
+                            None
+                        }
+                    }
+                    DeclKind::BADD => {
+                        let mut s: u128 = 0;
+                        for c in t.children() {
+                            s += u128::from(self.ub(&c)?);
+                        }
+                        fits(s)
+                    }
+                    DeclKind::BMUL => {
+                        let mut p: u128 = 1;
+                        for c in t.children() {
+                            p = p.checked_mul(u128::from(self.ub(&c)?))?;
+                        }
+                        fits(p)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Collects the non-linear products of `t` (bottom-up), registering a variable for each.
+    fn collect(
+        &mut self,
+        t: &Dynamic<'ctx>,
+        seen: &mut Vec<Dynamic<'ctx>>,
+        out: &mut Vec<Dynamic<'ctx>>,
+    ) {
+        if seen.contains(t) {
+            return;
+        }
+        seen.push(t.clone());
+        if t.kind() != AstKind::App {
+            return;
+        }
+        for c in t.children() {
+            self.collect(&c, seen, out);
+        }
+        if t.decl().kind() == DeclKind::BMUL
+            && t.children()
+                .iter()
+                .filter(|c| c.kind() != AstKind::Numeral)
+                .count()
+                >= 2
+        {
+            if !self.products.contains_key(t) {
+                let bv = t.as_bv().expect("bvmul is a bit-vector");
+                let v = BV::fresh_const(self.ctx, "prod", bv.get_size());
+                let fact = self
+                    .ub(t)
+                    .map(|u| v.bvule(&BV::from_u64(self.ctx, u, bv.get_size())));
+                self.products.insert(t.clone(), (v, fact));
+            }
+            out.push(t.clone());
+        }
+    }
+
+    /// `t` with its products replaced, and the facts about them.
+    pub fn linearize(&mut self, t: &Dynamic<'ctx>) -> (Dynamic<'ctx>, Vec<Bool<'ctx>>) {
+        let mut prods = Vec::new();
+        let mut seen = Vec::new();
+        self.collect(t, &mut seen, &mut prods);
+        if prods.is_empty() {
+            return (t.clone(), Vec::new());
+        }
+        // Innermost products were collected first; substitute outermost first so that a product
+        // containing another is replaced whole.
+        let mut g = t.clone();
+        for p in prods.iter().rev() {
+            let v = Dynamic::from_ast(&self.products[p].0);
+            g = g.substitute(&[(p, &v)]);
+        }
+        let facts = prods
+            .iter()
+            .filter_map(|p| self.products[p].1.clone())
+            .collect();
+        (g, facts)
+    }
+
+    fn lin_bool(&mut self, f: &Bool<'ctx>) -> (Bool<'ctx>, Vec<Bool<'ctx>>) {
+        let (g, facts) = self.linearize(&Dynamic::from_ast(&f.simplify()));
+        (g.as_bool().expect("a formula stays boolean"), facts)
+    }
+
+    /// `t` (a bit-vector) with its products replaced by the same variables as in the queries.
+    pub fn linearize_bv(&mut self, t: &BV<'ctx>) -> BV<'ctx> {
+        let (g, _) = self.linearize(&Dynamic::from_ast(&t.simplify()));
+        g.as_bv().expect("a term stays a bit-vector")
+    }
+
+    /// `t` rewritten as if 32-bit index arithmetic never overflowed: a sign extension of a
+    /// sum, difference or product becomes the sum, difference or product of the sign-extended
+    /// operands (C's rule for `int`; LLVM's `nsw`). Used only to decide whether a load is
+    /// worth a shuffle guarded by a run-time address comparison, never as a proof.
+    pub fn assume_no_wrap(&self, t: &Dynamic<'ctx>) -> Dynamic<'ctx> {
+        let mut memo = HashMap::new();
+        no_wrap(t, &mut memo)
+    }
+
+    /// True when `t` sign-extends a sum or product that contains a product of two non-constant
+    /// terms with no known bound (`y·width`): whether such an index wraps around in 32 bits
+    /// depends on the inputs, so a proof without the run-time address check cannot succeed
+    /// and is not attempted.
+    pub fn wrap_sensitive(&mut self, t: &Dynamic<'ctx>) -> bool {
+        // Both walks are memoised per node: address terms are DAGs with much sharing, and
+        // a walk of the tree would be exponential.
+        fn unbounded_product<'ctx>(p: &mut Prover<'ctx>, t: &Dynamic<'ctx>) -> bool {
+            if t.kind() != AstKind::App {
+                return false;
+            }
+            if let Some(r) = p.product_memo.get(t) {
+                return *r;
+            }
+            let kids = t.children();
+            let r = (t.decl().kind() == DeclKind::BMUL
+                && kids.iter().filter(|c| c.kind() != AstKind::Numeral).count() >= 2
+                && p.ub(t).is_none())
+                || kids.iter().any(|c| unbounded_product(p, c));
+            p.product_memo.insert(t.clone(), r);
+            r
+        }
+        fn walk<'ctx>(p: &mut Prover<'ctx>, t: &Dynamic<'ctx>) -> bool {
+            if t.kind() != AstKind::App {
+                return false;
+            }
+            if let Some(r) = p.wrap_memo.get(t) {
+                return *r;
+            }
+            let kids = t.children();
+            let r = if t.decl().kind() == DeclKind::SIGN_EXT {
+                kids.iter().any(|c| unbounded_product(p, c))
+            } else {
+                kids.iter().any(|c| walk(p, c))
+            };
+            p.wrap_memo.insert(t.clone(), r);
+            r
+        }
+        walk(self, t)
+    }
+
+    /// Checks `assumptions ∧ facts`.
+    pub fn check(&mut self, facts: &[Bool<'ctx>]) -> SatResult {
+        let key: Vec<Bool<'ctx>> = facts.to_vec();
+        if let Some(r) = self.cache.get(&key) {
+            return *r;
+        }
+        if let Some(w) = self.witness_for(facts) {
+            self.models
+                .entry(key.clone())
+                .or_insert(Some(Model::Concrete(w)));
+            self.cache.insert(key, SatResult::Sat);
+            return SatResult::Sat;
+        }
+        log::trace!("no witness for {facts:?}");
+        let solver =
+            Solver::new_for_logic(self.ctx, "QF_BV").unwrap_or_else(|| Solver::new(self.ctx));
+        for a in &self.assumptions {
+            solver.assert(a);
+        }
+        for f in facts {
+            let (g, extra) = self.lin_bool(f);
+            log::trace!("query fact {g} with {extra:?}");
+            solver.assert(&g);
+            for e in extra {
+                solver.assert(&e);
+            }
+        }
+        self.queries += 1;
+        let t0 = std::time::Instant::now();
+        let r = solver.check();
+        log::debug!("query {:?}: {r:?}", t0.elapsed());
+        // A model of a satisfiable query serves later model requests for the same facts (the
+        // path conditions detection evaluates deltas in) and decides feasibility shortcuts.
+        if r == SatResult::Sat && !self.models.contains_key(&key) {
+            self.models.insert(
+                key.clone(),
+                solver.get_model().map(|m| Model::Z3(Rc::new(m))),
+            );
+        }
+        self.cache.insert(key, r);
+        r
+    }
+
+    /// Whether `f` holds in the cached model of `facts` (none cached: `None`). That model is
+    /// then also a model of `facts ∧ f` (or of `facts ∧ ¬f`), and is recorded as such: one side
+    /// of a branch needs no query.
+    pub fn holds_in_model(&mut self, facts: &[Bool<'ctx>], f: &Bool<'ctx>) -> Option<bool> {
+        let m = self.models.get(facts)?.clone()?;
+        let holds = match &m {
+            Model::Z3(zm) => {
+                let (g, extra) = self.lin_bool(f);
+                let holds = zm.eval(&g, true)?.as_bool()?;
+                if !extra
+                    .iter()
+                    .all(|e| zm.eval(e, true).and_then(|v| v.as_bool()) == Some(true))
+                {
+                    return None;
+                }
+                holds
+            }
+            Model::Concrete(w) => w.borrow_mut().eval_bool(&Dynamic::from_ast(f))?,
+        };
+        let mut key = facts.to_vec();
+        key.push(if holds { f.clone() } else { f.not() });
+        self.cache.insert(key.clone(), SatResult::Sat);
+        self.models.entry(key).or_insert(Some(m));
+        Some(holds)
+    }
+
+    /// A model of the linearised `assumptions ∧ facts`, if satisfiable: evaluate terms passed
+    /// through [`Prover::linearize_bv`] in it. It only proposes values (deltas); proofs decide.
+    pub fn has_model(&mut self, facts: &[Bool<'ctx>]) -> bool {
+        if !self.models.contains_key(facts) {
+            let m = match self.witness_for(facts) {
+                Some(w) => Some(Model::Concrete(w)),
+                None => self.new_model(facts).map(|m| Model::Z3(Rc::new(m))),
+            };
+            self.models.insert(facts.to_vec(), m);
+        }
+        self.models[facts].is_some()
+    }
+
+    /// The values (signed) of `terms` in the (cached) model of `facts`; products are evaluated
+    /// through their variables, as in the queries.
+    pub fn eval(&mut self, facts: &[Bool<'ctx>], terms: &[BV<'ctx>]) -> Option<Vec<i64>> {
+        if !self.has_model(facts) {
+            return None;
+        }
+        if let Some(Model::Concrete(w)) = &self.models[facts] {
+            // Products are computed exactly: the witness is a model of the real terms.
+            let mut w = w.borrow_mut();
+            return terms
+                .iter()
+                .map(|t| w.eval_u64(&Dynamic::from_ast(t)).map(|v| v as i64))
+                .collect();
+        }
+        let lin: Vec<BV<'ctx>> = terms.iter().map(|t| self.linearize_bv(t)).collect();
+        let Some(Model::Z3(m)) = self.models[facts].as_ref() else {
+            return None;
+        };
+        lin.iter()
+            // Two's complement: `as_i64` refuses numerals above i64::MAX (negative values).
+            .map(|t| m.eval(t, true).and_then(|v| v.as_u64()).map(|v| v as i64))
+            .collect()
+    }
+
+    fn new_model(&mut self, facts: &[Bool<'ctx>]) -> Option<z3::Model<'ctx>> {
+        let solver =
+            Solver::new_for_logic(self.ctx, "QF_BV").unwrap_or_else(|| Solver::new(self.ctx));
+        for a in &self.assumptions {
+            solver.assert(a);
+        }
+        for f in facts {
+            let (g, extra) = self.lin_bool(f);
+            solver.assert(&g);
+            for e in extra {
+                solver.assert(&e);
+            }
+        }
+        self.queries += 1;
+        let t0 = std::time::Instant::now();
+        let r = solver.check();
+        log::debug!("model query {:?}: {r:?}", t0.elapsed());
+        if r == SatResult::Sat {
+            solver.get_model()
+        } else {
+            None
+        }
+    }
+}
+
+fn sext_dyn<'ctx>(t: &Dynamic<'ctx>, k: u32) -> Dynamic<'ctx> {
+    match t.as_bv() {
+        Some(b) => Dynamic::from_ast(&b.sign_ext(k)),
+        None => t.clone(),
+    }
+}
+
+fn no_wrap<'ctx>(
+    t: &Dynamic<'ctx>,
+    memo: &mut HashMap<Dynamic<'ctx>, Dynamic<'ctx>>,
+) -> Dynamic<'ctx> {
+    if let Some(r) = memo.get(t) {
+        return r.clone();
+    }
+    let r = if t.kind() != AstKind::App || t.num_children() == 0 {
+        t.clone()
+    } else {
+        let d = t.decl();
+        let kids = t.children();
+        let sext_of_arith = d.kind() == DeclKind::SIGN_EXT
+            && kids.len() == 1
+            && kids[0].kind() == AstKind::App
+            && matches!(
+                kids[0].decl().kind(),
+                DeclKind::BADD | DeclKind::BSUB | DeclKind::BMUL
+            );
+        if sext_of_arith {
+            let k =
+                t.as_bv().map_or(0, |b| b.get_size()) - kids[0].as_bv().map_or(0, |b| b.get_size());
+            let inner = &kids[0];
+            let args: Vec<Dynamic<'ctx>> = inner
+                .children()
+                .iter()
+                .map(|c| no_wrap(&sext_dyn(c, k), memo))
+                .collect();
+            let name = match inner.decl().kind() {
+                DeclKind::BADD => "bvadd",
+                DeclKind::BSUB => "bvsub",
+                _ => "bvmul",
+            };
+            // Rebuild with the same operation at the wider width.
+            let bvs: Vec<BV<'ctx>> = args.iter().filter_map(|a| a.as_bv()).collect();
+            let mut acc = bvs[0].clone();
+            for b in &bvs[1..] {
+                acc = match name {
+                    "bvadd" => acc.bvadd(b),
+                    "bvsub" => acc.bvsub(b),
+                    _ => acc.bvmul(b),
+                };
+            }
+            Dynamic::from_ast(&acc)
+        } else {
+            let args: Vec<Dynamic<'ctx>> = kids.iter().map(|c| no_wrap(c, memo)).collect();
+            if args.iter().zip(&kids).all(|(a, b)| a == b) {
+                t.clone()
+            } else {
+                let refs: Vec<&dyn Ast<'ctx>> = args.iter().map(|a| a as &dyn Ast<'ctx>).collect();
+                d.apply(&refs)
+            }
+        }
+    };
+    memo.insert(t.clone(), r.clone());
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym<'c>(ctx: &'c Context, n: &str) -> BV<'c> {
+        BV::new_const(ctx, n, 32).zero_ext(32)
+    }
+
+    #[test]
+    fn products_are_generalised_with_bounds() {
+        let cfg = z3::Config::new();
+        let ctx = Context::new(&cfg);
+        let (b, n, t) = (sym(&ctx, "b"), sym(&ctx, "n"), sym(&ctx, "t"));
+        let mut bounds = HashMap::new();
+        bounds.insert("b".to_string(), (1 << 21) - 1);
+        bounds.insert("n".to_string(), 1024);
+        bounds.insert("t".to_string(), 1023);
+        // The source lane exists: t + 1 < n.
+        let launch = vec![
+            t.bvadd(&BV::from_u64(&ctx, 1, 64)).bvult(&n),
+            n.bvule(&BV::from_u64(&ctx, 1024, 64)),
+        ];
+        let mut p = Prover::new(&ctx, launch.clone(), bounds);
+        // i = b*n + t in 32 bits; sext(i + 1) == sext(i) + 1 holds because i + 1 < 2^31.
+        fn lo<'c>(v: &BV<'c>) -> BV<'c> {
+            v.extract(31, 0)
+        }
+        let i = lo(&b).bvmul(&lo(&n)).bvadd(&lo(&t));
+        let one = BV::from_u64(&ctx, 1, 32);
+        let lhs = i.bvadd(&one).sign_ext(32);
+        let rhs = i.sign_ext(32).bvadd(&BV::from_u64(&ctx, 1, 64));
+        let _ = env_logger::builder().is_test(true).try_init();
+        let t0 = std::time::Instant::now();
+        assert_eq!(p.check(&[lhs._eq(&rhs).not()]), SatResult::Unsat);
+        // Without the bound on b the claim is false (b*n + t may be 2^31 - 1).
+        let mut q = Prover::new(&ctx, launch, HashMap::new());
+        assert_eq!(q.check(&[lhs._eq(&rhs).not()]), SatResult::Sat);
+        eprintln!("two queries: {:?}", t0.elapsed());
+        // Cached.
+        assert_eq!(p.check(&[lhs._eq(&rhs).not()]), SatResult::Unsat);
+        assert_eq!(p.queries, 1);
+    }
+
+    /// Satisfiable queries are answered by a concrete witness (no Z3 query) whose model then
+    /// serves evaluation; unsatisfiable ones still go to Z3.
+    #[test]
+    fn witnesses_answer_satisfiable_queries_only() {
+        let cfg = z3::Config::new();
+        let ctx = Context::new(&cfg);
+        let (t, n, w) = (
+            sym(&ctx, "%tid.x"),
+            sym(&ctx, "%ntid.x"),
+            sym(&ctx, "width"),
+        );
+        let one = BV::from_u64(&ctx, 1, 64);
+        let launch = vec![
+            t.bvult(&n),
+            n.bvule(&BV::from_u64(&ctx, 1024, 64)),
+            n.bvuge(&one),
+        ];
+        let mut p = Prover::new(&ctx, launch, HashMap::new());
+        // 0 < tid.x + 1 < width: satisfiable.
+        let inside = vec![t.bvadd(&one).bvult(&w)];
+        assert_eq!(p.check(&inside), SatResult::Sat);
+        assert_eq!((p.queries, p.witnessed), (0, 1));
+        let v = p.eval(&inside, &[t.clone(), w.clone()]).expect("a model");
+        assert!(v[0] + 1 < v[1]);
+        // tid.x ≥ ntid.x contradicts the assumptions: Z3 says so.
+        assert_eq!(p.check(&[t.bvuge(&n)]), SatResult::Unsat);
+        assert_eq!(p.queries, 1);
+    }
+}

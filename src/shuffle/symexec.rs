@@ -1,0 +1,935 @@
+//! Symbolic execution of one kernel for shuffle synthesis (PTXASW, CC'23, §4: "Symbolic
+//! Emulator" — §4.1 instruction encoding, §4.2 execution branching, §4.3 memory analysis).
+//!
+//! How the engine is shared with the emulator: instructions are the emulator's pre-decoded form
+//! ([`crate::emu::decode`]), and every value operation goes through the same
+//! [`crate::emu::domain::Domain`] trait, here implemented by the Z3 bit-vector domain
+//! ([`crate::emu::symbolic::Z3Domain`]). Only the driver is specific: the concrete interpreter
+//! runs 32 lanes in lockstep, while this one runs ONE generic thread whose thread index is
+//! symbolic, and forks at branches whose condition is symbolic (with path conditions; Z3 prunes
+//! infeasible sides).
+//!
+//! The model:
+//! - `%tid.*`, `%ntid.*`, `%ctaid.*`, `%nctaid.*` and kernel parameters are symbols; `%laneid` is
+//!   `(tid.x + ntid.x·(tid.y + ntid.y·tid.z)) mod 32`, the warp-lane rule.
+//! - A loaded value is an uninterpreted function of its address and of a *memory epoch* of its
+//!   space, which every possibly-aliasing store, atomic, barrier or call advances.
+//! - A value nothing is known about (results of warp collectives, atomics, loop-carried registers)
+//!   is an uninterpreted function of the thread's index (`tid.x`, `tid.y`, `tid.z`), so it may
+//!   differ between lanes: nothing is wrongly proved uniform.
+//! - Loops: at each arrival at a loop header, every register the loop writes becomes such an
+//!   opaque value of the thread and of a fresh iteration symbol `k` (one abstract iteration); a
+//!   back edge ends the path. If the loop body may store, a clobber is recorded at the header, so
+//!   no load before or in an iteration is reused after a store of an earlier iteration.
+//! - Limits (paths, steps) keep the analysis terminating; hitting one is reported as an error
+//!   and the kernel is left unchanged.
+
+use z3::ast::{Ast, Bool, BV};
+use z3::SatResult;
+
+use super::prove::Prover;
+
+use crate::emu::decode::{ABase, Addr, DFunc, DInst, Src, Sreg};
+use crate::emu::domain::{Domain, Op, Space};
+use crate::emu::symbolic::{low, Z3Domain};
+use crate::ptx::ir::{Body, Inst};
+
+/// One memory event of a path.
+#[derive(Clone, Debug)]
+pub enum Event<'ctx> {
+    /// A global load (one event per vector component).
+    Load {
+        /// The IR instruction.
+        inst: Inst,
+        /// The component of a vector load (0 for scalars).
+        comp: u32,
+        /// Bytes per component.
+        size: u32,
+        /// The component's address.
+        addr: BV<'ctx>,
+        /// The instruction's guard when it is not known to be true on this path.
+        guard: Option<Bool<'ctx>>,
+        /// The path condition when it executed.
+        cond: Vec<Bool<'ctx>>,
+    },
+    /// Something that may change global memory (store, atomic, barrier, call, loop with stores).
+    Clobber,
+}
+
+/// A finished path: its events in order.
+#[derive(Clone, Debug)]
+pub struct Path<'ctx> {
+    /// The memory events.
+    pub events: Vec<Event<'ctx>>,
+}
+
+/// What the exploration produced.
+pub struct Exploration<'ctx> {
+    /// Every path (cut at back edges and exits).
+    pub paths: Vec<Path<'ctx>>,
+    /// Iteration symbols of loops (lane-dependent: renamed for the source lane).
+    pub iter_syms: Vec<BV<'ctx>>,
+    /// Symbolic branches decided by the solver (both sides feasible or one pruned).
+    pub solver_queries: usize,
+}
+
+/// Limits of the exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most paths.
+    pub max_paths: usize,
+    /// Most instructions executed over all paths.
+    pub max_steps: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_paths: 2048,
+            max_steps: 400_000,
+        }
+    }
+}
+
+#[derive(Clone)]
+struct State<'ctx> {
+    pc: u32,
+    regs: Vec<Option<BV<'ctx>>>,
+    cond: Vec<Bool<'ctx>>,
+    events: Vec<Event<'ctx>>,
+    epoch: [u32; 3],
+    /// The previous pc (to tell a loop entry from a back edge).
+    from_back_edge: bool,
+}
+
+/// Loop headers: for each pc, the last pc of the loop it heads (if any).
+fn loop_regions(code: &[crate::emu::decode::DecodedInst]) -> Vec<Option<u32>> {
+    let mut end: Vec<Option<u32>> = vec![None; code.len() + 1];
+    for (pc, di) in code.iter().enumerate() {
+        let targets: Vec<u32> = match &di.kind {
+            DInst::Bra { target, .. } => vec![*target],
+            DInst::Brx { targets, .. } => targets.clone(),
+            _ => Vec::new(),
+        };
+        for t in targets {
+            if (t as usize) <= pc {
+                let e = &mut end[t as usize];
+                *e = Some(e.map_or(pc as u32, |x: u32| x.max(pc as u32)));
+            }
+        }
+    }
+    end
+}
+
+/// The engine for one kernel.
+pub struct Engine<'a, 'ctx> {
+    dom: Z3Domain<'ctx>,
+    func: &'a DFunc,
+    body: &'a Body,
+    prover: Prover<'ctx>,
+    /// Registers written and whether the loop may clobber, per header.
+    loop_info: Vec<Option<(Vec<u32>, bool)>>,
+    limits: Limits,
+    fresh: u32,
+}
+
+/// Names of the thread-index symbols.
+pub const TID: [&str; 3] = ["%tid.x", "%tid.y", "%tid.z"];
+/// Names of the block-size symbols.
+pub const NTID: [&str; 3] = ["%ntid.x", "%ntid.y", "%ntid.z"];
+const CTAID: [&str; 3] = ["%ctaid.x", "%ctaid.y", "%ctaid.z"];
+const NCTAID: [&str; 3] = ["%nctaid.x", "%nctaid.y", "%nctaid.z"];
+
+/// The launch assumptions every query is made under (CUDA limits; see docs/shuffle.md):
+/// `tid < ntid`, `1 ≤ ntid.x,y ≤ 1024`, `1 ≤ ntid.z ≤ 64`, `ctaid < nctaid`,
+/// `nctaid.y,z ≤ 65535`, and `nctaid.x ≤ 2^21` (with `ntid.x ≤ 1024`, the global x index
+/// `ctaid.x·ntid.x + tid.x` fits a signed 32-bit integer). Products of symbols are avoided on
+/// purpose: they make every query a multiplier circuit.
+pub fn launch_assumptions<'ctx>(dom: &mut Z3Domain<'ctx>) -> Vec<Bool<'ctx>> {
+    let ctx = dom.ctx();
+    let n = |v: u64| BV::from_u64(ctx, v, 64);
+    let mut a = Vec::new();
+    for c in 0..3 {
+        let t = dom.special_symbol(TID[c], 32);
+        let s = dom.special_symbol(NTID[c], 32);
+        let b = dom.special_symbol(CTAID[c], 32);
+        let nb = dom.special_symbol(NCTAID[c], 32);
+        a.push(t.bvult(&s));
+        a.push(s.bvuge(&n(1)));
+        a.push(s.bvule(&n(if c == 2 { 64 } else { 1024 })));
+        a.push(b.bvult(&nb));
+        a.push(nb.bvule(&n(if c == 0 { 1 << 21 } else { 65535 })));
+    }
+    a
+}
+
+/// Inclusive upper bounds of the launch symbols (the same limits as [`launch_assumptions`]).
+pub fn launch_bounds() -> std::collections::HashMap<String, u64> {
+    let mut b = std::collections::HashMap::new();
+    for c in 0..3 {
+        let (nt, nb) = match c {
+            0 => (1024, 1 << 21),
+            1 => (1024, 65535),
+            _ => (64, 65535),
+        };
+        b.insert(TID[c].to_string(), nt - 1);
+        b.insert(NTID[c].to_string(), nt);
+        b.insert(CTAID[c].to_string(), nb - 1);
+        b.insert(NCTAID[c].to_string(), nb);
+    }
+    b
+}
+
+impl<'a, 'ctx> Engine<'a, 'ctx> {
+    /// An engine for `func` (whose IR body is `body`).
+    pub fn new(
+        ctx: &'ctx z3::Context,
+        func: &'a DFunc,
+        body: &'a Body,
+        limits: Limits,
+    ) -> Engine<'a, 'ctx> {
+        let mut dom = Z3Domain::new(ctx);
+        let assumptions = launch_assumptions(&mut dom);
+        let regions = loop_regions(&func.code);
+        let mut loop_info = vec![None; func.code.len() + 1];
+        for (h, end) in regions.iter().enumerate() {
+            let Some(end) = end else { continue };
+            let mut regs: Vec<u32> = Vec::new();
+            let mut clobbers = false;
+            for pc in h..=(*end as usize) {
+                let di = &func.code[pc];
+                for r in crate::ptx::roles::defs(body.inst(di.inst)) {
+                    regs.push(r.0);
+                }
+                if matches!(
+                    di.kind,
+                    DInst::St { .. }
+                        | DInst::Atom { .. }
+                        | DInst::Bar { .. }
+                        | DInst::Call { .. }
+                        | DInst::Unsupported { .. }
+                ) {
+                    clobbers = true;
+                }
+            }
+            regs.push(func.cc_reg);
+            regs.sort_unstable();
+            regs.dedup();
+            loop_info[h] = Some((regs, clobbers));
+        }
+        let prover = Prover::new(ctx, assumptions, launch_bounds());
+        Engine {
+            dom,
+            func,
+            body,
+            prover,
+            loop_info,
+            limits,
+            fresh: 0,
+        }
+    }
+
+    /// The domain (for the detection queries).
+    pub fn domain(&mut self) -> &mut Z3Domain<'ctx> {
+        &mut self.dom
+    }
+
+    /// The domain and the prover (for the detection queries).
+    pub fn parts(&mut self) -> (&mut Z3Domain<'ctx>, &mut Prover<'ctx>) {
+        (&mut self.dom, &mut self.prover)
+    }
+
+    fn tid_args(&mut self) -> Vec<BV<'ctx>> {
+        TID.iter().map(|n| self.dom.special_symbol(n, 32)).collect()
+    }
+
+    /// A value nothing is known about that may differ per thread.
+    fn opaque(&mut self, what: &str, bits: u32, extra: &[BV<'ctx>]) -> BV<'ctx> {
+        self.fresh += 1;
+        let mut args = self.tid_args();
+        args.extend_from_slice(extra);
+        self.dom.uf(&format!("{what}#{}", self.fresh), &args, bits)
+    }
+
+    fn sreg(&mut self, s: Sreg) -> BV<'ctx> {
+        match s {
+            Sreg::Tid(c) => self.dom.special_symbol(TID[c as usize % 3], 32),
+            Sreg::Ntid(c) => self.dom.special_symbol(NTID[c as usize % 3], 32),
+            Sreg::Ctaid(c) | Sreg::ClusterId(c) => {
+                self.dom.special_symbol(CTAID[c as usize % 3], 32)
+            }
+            Sreg::Nctaid(c) | Sreg::NclusterId(c) => {
+                self.dom.special_symbol(NCTAID[c as usize % 3], 32)
+            }
+            Sreg::Laneid => {
+                let t: Vec<BV<'ctx>> = TID.iter().map(|n| self.dom.special_symbol(n, 32)).collect();
+                let nx = self.dom.special_symbol(NTID[0], 32);
+                let ny = self.dom.special_symbol(NTID[1], 32);
+                let lin = t[0].bvadd(&nx.bvmul(&t[1].bvadd(&ny.bvmul(&t[2]))));
+                lin.bvurem(&self.dom.num(32))
+            }
+            Sreg::Const(v) => self.dom.num(v),
+            Sreg::Warpid | Sreg::Nwarpid | Sreg::DynSmem | Sreg::TotalSmem => {
+                // Uniform within a warp (warpid) or the launch.
+                let name = match s {
+                    Sreg::Warpid => "%warpid",
+                    Sreg::Nwarpid => "%nwarpid",
+                    Sreg::DynSmem => "%dynamic_smem_size",
+                    _ => "%total_smem_size",
+                };
+                self.dom.special_symbol(name, 32)
+            }
+            _ => self.opaque("sreg", 64, &[]),
+        }
+    }
+
+    fn reg(&mut self, st: &mut State<'ctx>, r: u32) -> BV<'ctx> {
+        if let Some(v) = &st.regs[r as usize] {
+            return v.clone();
+        }
+        let bits = u32::from(self.func.reg_bits[r as usize]).max(1);
+        let v = self.opaque("undef", bits, &[]);
+        st.regs[r as usize] = Some(v.clone());
+        v
+    }
+
+    fn src(&mut self, st: &mut State<'ctx>, s: Src) -> BV<'ctx> {
+        match s {
+            Src::Reg(r) => self.reg(st, r),
+            Src::NotReg(r) => {
+                let v = self.reg(st, r);
+                let one = self.dom.num(1);
+                low(&v, 1)
+                    ._eq(&BV::from_u64(self.dom.ctx(), 0, 1))
+                    .ite(&one, &self.dom.num(0))
+            }
+            Src::Imm(v) => self.dom.num(v),
+            Src::Sreg(s) => self.sreg(s),
+            Src::LocalAddr(o) => {
+                let base = self.dom.special_symbol("%local_base", 64);
+                base.bvadd(&self.dom.num(o))
+            }
+            Src::RegOff(r, o) => {
+                let v = self.reg(st, r);
+                v.bvadd(&self.dom.num(o as u64))
+            }
+        }
+    }
+
+    fn addr(&mut self, st: &mut State<'ctx>, a: &Addr) -> BV<'ctx> {
+        let base = match a.base {
+            ABase::Reg(r) => self.reg(st, r),
+            ABase::Abs(v) => self.dom.num(v),
+            ABase::Local(o) => {
+                let b = self.dom.special_symbol("%local_base", 64);
+                b.bvadd(&self.dom.num(o))
+            }
+            ABase::FParam(o) => {
+                let b = self.dom.special_symbol("%fparam_base", 64);
+                b.bvadd(&self.dom.num(u64::from(o)))
+            }
+        };
+        base.bvadd(&self.dom.num(a.off as u64))
+    }
+
+    fn set(&mut self, st: &mut State<'ctx>, r: u32, v: BV<'ctx>) {
+        st.regs[r as usize] = Some(v);
+    }
+
+    fn apply(&mut self, op: Op, args: &[BV<'ctx>]) -> BV<'ctx> {
+        match self.dom.apply(op, args) {
+            Ok(v) => v,
+            Err(_) => self.opaque("op", 64, args),
+        }
+    }
+
+    fn feasible(&mut self, cond: &[Bool<'ctx>]) -> bool {
+        self.prover.check(cond) != SatResult::Unsat
+    }
+
+    fn epoch_index(space: Space) -> Option<usize> {
+        match space {
+            Space::Global => Some(0),
+            Space::Shared => Some(1),
+            Space::Local => Some(2),
+            Space::Generic => None,
+            Space::Const | Space::Param => None,
+        }
+    }
+
+    fn bump(st: &mut State<'ctx>, space: Space) {
+        match Self::epoch_index(space) {
+            Some(i) => st.epoch[i] += 1,
+            None => {
+                if space == Space::Generic {
+                    for e in &mut st.epoch {
+                        *e += 1;
+                    }
+                }
+            }
+        }
+        if matches!(space, Space::Global | Space::Generic) {
+            st.events.push(Event::Clobber);
+        }
+    }
+
+    fn clobber_all(st: &mut State<'ctx>) {
+        for e in &mut st.epoch {
+            *e += 1;
+        }
+        st.events.push(Event::Clobber);
+    }
+
+    fn load_value(
+        &mut self,
+        st: &State<'ctx>,
+        space: Space,
+        addr: &BV<'ctx>,
+        size: u32,
+    ) -> BV<'ctx> {
+        let name = match space {
+            Space::Param => format!("param{size}"),
+            Space::Const => format!("const{size}"),
+            Space::Generic => format!("gen{}_{}_{}_{size}", st.epoch[0], st.epoch[1], st.epoch[2]),
+            _ => format!(
+                "{space:?}{}_{size}",
+                Self::epoch_index(space).map_or(0, |i| st.epoch[i])
+            ),
+        };
+        self.dom.uf(&name, std::slice::from_ref(addr), size * 8)
+    }
+
+    /// Explores every path of the kernel.
+    pub fn explore(&mut self) -> Result<Exploration<'ctx>, String> {
+        let nregs = self.func.nregs as usize + 1;
+        let mut stack = vec![State {
+            pc: 0,
+            regs: vec![None; nregs],
+            cond: Vec::new(),
+            events: Vec::new(),
+            epoch: [0; 3],
+            from_back_edge: false,
+        }];
+        // A model of the launch assumptions: each two-way branch then costs one query.
+        self.prover.check(&[]);
+        let mut paths = Vec::new();
+        let mut iter_syms = Vec::new();
+        let mut steps = 0usize;
+        let mut queries = 0usize;
+        'paths: while let Some(mut st) = stack.pop() {
+            loop {
+                steps += 1;
+                if steps > self.limits.max_steps {
+                    return Err(format!(
+                        "analysis limit reached: more than {} instructions explored",
+                        self.limits.max_steps
+                    ));
+                }
+                let pc = st.pc as usize;
+                let Some(di) = self.func.code.get(pc) else {
+                    paths.push(Path { events: st.events });
+                    continue 'paths;
+                };
+                // Loop entry: one abstract iteration.
+                if !st.from_back_edge {
+                    if let Some((regs, clobbers)) = self.loop_info[pc].clone() {
+                        let k = BV::fresh_const(self.dom.ctx(), "k", 32);
+                        iter_syms.push(k.clone());
+                        for r in regs {
+                            let bits = u32::from(self.func.reg_bits[r as usize]).max(1);
+                            let v = self.opaque("loop", bits, std::slice::from_ref(&k));
+                            st.regs[r as usize] = Some(v);
+                        }
+                        if clobbers {
+                            Self::clobber_all(&mut st);
+                        }
+                    }
+                }
+                st.from_back_edge = false;
+                // The guard.
+                let guard: Option<Bool<'ctx>> = match di.guard {
+                    None => None,
+                    Some((p, neg)) => {
+                        let v = self.reg(&mut st, p);
+                        let b = low(&v, 1)._eq(&BV::from_u64(self.dom.ctx(), u64::from(!neg), 1));
+                        let b = b.simplify();
+                        match b.as_bool() {
+                            Some(true) => None,
+                            Some(false) => {
+                                // A global load that does not execute on this path still
+                                // matters: a lane on this path may be the SOURCE lane of its
+                                // shuffle, so detection must see the path (with a false guard).
+                                if let DInst::Ld {
+                                    size, dsts, addr, ..
+                                } = &di.kind
+                                {
+                                    if addr.space == Space::Global {
+                                        let f = Bool::from_bool(self.dom.ctx(), false);
+                                        let base = self.addr(&mut st, addr);
+                                        for i in 0..dsts.len() {
+                                            let a = base
+                                                .bvadd(&self.dom.num(u64::from(*size) * i as u64));
+                                            st.events.push(Event::Load {
+                                                inst: di.inst,
+                                                comp: i as u32,
+                                                size: *size,
+                                                addr: a,
+                                                guard: Some(f.clone()),
+                                                cond: st.cond.clone(),
+                                            });
+                                        }
+                                    }
+                                }
+                                st.pc += 1;
+                                continue;
+                            }
+                            None => Some(b),
+                        }
+                    }
+                };
+                let next = st.pc + 1;
+                match &di.kind {
+                    DInst::Bra { .. } | DInst::Brx { .. } => {
+                        let targets: Vec<u32> = match &di.kind {
+                            DInst::Bra { target, .. } => vec![*target],
+                            DInst::Brx { targets, .. } => targets.clone(),
+                            _ => Vec::new(),
+                        };
+                        let mut succ: Vec<(u32, Option<Bool<'ctx>>)> = Vec::new();
+                        match (&guard, targets.len()) {
+                            (None, 1) => succ.push((targets[0], None)),
+                            (Some(g), 1) => {
+                                succ.push((targets[0], Some(g.clone())));
+                                succ.push((next, Some(g.not())));
+                            }
+                            _ => {
+                                for t in targets {
+                                    succ.push((t, guard.clone()));
+                                }
+                                if let Some(g) = &guard {
+                                    succ.push((next, Some(g.not())));
+                                }
+                            }
+                        }
+                        let many = succ.len() > 1;
+                        // With two sides, the parent's model decides one side for free.
+                        let free_side: Option<usize> = match (&guard, succ.len()) {
+                            (Some(g), 2) => match self.prover.holds_in_model(&st.cond, g) {
+                                Some(true) => Some(0),
+                                Some(false) => Some(1),
+                                None => None,
+                            },
+                            _ => None,
+                        };
+                        for (side, (t, c)) in succ.into_iter().enumerate() {
+                            let mut s2 = st.clone();
+                            if let Some(c) = c {
+                                s2.cond.push(c);
+                            }
+                            if many && free_side != Some(side) {
+                                queries += 1;
+                                if !self.feasible(&s2.cond) {
+                                    continue;
+                                }
+                            }
+                            if (t as usize) <= pc {
+                                // Back edge: the abstract iteration ends here.
+                                paths.push(Path { events: s2.events });
+                                continue;
+                            }
+                            s2.pc = t;
+                            stack.push(s2);
+                            if stack.len() + paths.len() > self.limits.max_paths {
+                                return Err(format!(
+                                    "analysis limit reached: more than {} paths",
+                                    self.limits.max_paths
+                                ));
+                            }
+                        }
+                        continue 'paths;
+                    }
+                    DInst::Ret | DInst::Exit | DInst::Trap => {
+                        if guard.is_some() {
+                            let mut s2 = st.clone();
+                            s2.cond.push(guard.clone().unwrap().not());
+                            s2.pc = next;
+                            stack.push(s2);
+                        }
+                        paths.push(Path { events: st.events });
+                        continue 'paths;
+                    }
+                    DInst::Unsupported { why } => {
+                        return Err(format!(
+                            "line {}: instruction not understood by the symbolic emulator: {why}",
+                            di.line
+                        ));
+                    }
+                    _ => {}
+                }
+                // Straight-line instruction: compute into a copy, merge under the guard.
+                let before = guard.as_ref().map(|_| st.regs.clone());
+                self.step(&mut st, di, guard.as_ref())?;
+                if let (Some(g), Some(before)) = (&guard, before) {
+                    for (r, old) in before.into_iter().enumerate() {
+                        if let (Some(old), Some(new)) = (&old, &st.regs[r]) {
+                            if !old.eq(new) {
+                                st.regs[r] = Some(g.ite(new, old));
+                            }
+                        } else if old.is_none() && st.regs[r].is_some() {
+                            let bits = u32::from(self.func.reg_bits[r]).max(1);
+                            let o = self.opaque("undef", bits, &[]);
+                            let new = st.regs[r].clone().unwrap();
+                            st.regs[r] = Some(g.ite(&new, &o));
+                        }
+                    }
+                }
+                st.pc = next;
+            }
+        }
+        Ok(Exploration {
+            paths,
+            iter_syms,
+            solver_queries: queries,
+        })
+    }
+
+    fn step(
+        &mut self,
+        st: &mut State<'ctx>,
+        di: &crate::emu::decode::DecodedInst,
+        guard: Option<&Bool<'ctx>>,
+    ) -> Result<(), String> {
+        let cc = self.func.cc_reg;
+        match &di.kind {
+            DInst::Nop => {}
+            DInst::Mov { d, a } => {
+                let v = self.src(st, *a);
+                self.set(st, *d, v);
+            }
+            DInst::Op1 { op, d, a } => {
+                let x = self.src(st, *a);
+                let v = self.apply(*op, &[x]);
+                self.set(st, *d, v);
+            }
+            DInst::Op2 { op, d, a, b } => {
+                let x = self.src(st, *a);
+                let y = self.src(st, *b);
+                let v = self.apply(*op, &[x, y]);
+                self.set(st, *d, v);
+            }
+            DInst::Op3 { op, d, a, b, c } => {
+                let x = self.src(st, *a);
+                let y = self.src(st, *b);
+                let z = self.src(st, *c);
+                let v = self.apply(*op, &[x, y, z]);
+                self.set(st, *d, v);
+            }
+            DInst::Op4 { op, d, args } => {
+                let xs: Vec<BV<'ctx>> = args.iter().map(|s| self.src(st, *s)).collect();
+                let v = self.apply(*op, &xs);
+                self.set(st, *d, v);
+            }
+            DInst::Mad {
+                mul,
+                add,
+                cout,
+                cin,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let x = self.src(st, *a);
+                let y = self.src(st, *b);
+                let z = self.src(st, *c);
+                let p = self.apply(*mul, &[x, y]);
+                let ci = if *cin {
+                    self.reg(st, cc)
+                } else {
+                    self.dom.num(0)
+                };
+                let r = self.apply(*add, &[p.clone(), z.clone(), ci.clone()]);
+                if let Some(co) = cout {
+                    let v = self.apply(*co, &[p, z, ci]);
+                    self.set(st, cc, v);
+                }
+                self.set(st, *d, r);
+            }
+            DInst::Carry {
+                op,
+                cout,
+                cin,
+                c0,
+                d,
+                a,
+                b,
+            } => {
+                let x = self.src(st, *a);
+                let y = self.src(st, *b);
+                let ci = if *cin {
+                    self.reg(st, cc)
+                } else {
+                    self.dom.num(*c0)
+                };
+                let r = self.apply(*op, &[x.clone(), y.clone(), ci.clone()]);
+                if let Some(co) = cout {
+                    let v = self.apply(*co, &[x, y, ci]);
+                    self.set(st, cc, v);
+                }
+                self.set(st, *d, r);
+            }
+            DInst::Setp {
+                cmp,
+                p,
+                q,
+                a,
+                b,
+                comb,
+                set_true,
+            } => {
+                let x = self.src(st, *a);
+                let y = self.src(st, *b);
+                let t = self.apply(*cmp, &[x, y]);
+                let mut pv = t.clone();
+                let mut qv = q.map(|_| self.apply(Op::Not { bits: 1 }, &[t]));
+                if let Some((bop, c)) = comb {
+                    let cv = self.src(st, *c);
+                    pv = self.apply(*bop, &[pv, cv.clone()]);
+                    if let Some(qq) = qv {
+                        qv = Some(self.apply(*bop, &[qq, cv]));
+                    }
+                }
+                if let Some(tv) = set_true {
+                    let one = self.dom.num(*tv);
+                    let zero = self.dom.num(0);
+                    pv = self.apply(Op::Select, &[one.clone(), zero.clone(), pv]);
+                    qv = qv.map(|qq| self.apply(Op::Select, &[one, zero, qq]));
+                }
+                if let Some(p) = p {
+                    self.set(st, *p, pv);
+                }
+                if let (Some(q), Some(qv)) = (q, qv) {
+                    self.set(st, *q, qv);
+                }
+            }
+            DInst::Slct { cmp, d, a, b, c } => {
+                let x = self.src(st, *a);
+                let y = self.src(st, *b);
+                let z = self.src(st, *c);
+                let zero = self.dom.num(0);
+                let t = self.apply(*cmp, &[z, zero]);
+                let v = self.apply(Op::Select, &[x, y, t]);
+                self.set(st, *d, v);
+            }
+            DInst::Pack { d, parts, part } => {
+                let mut acc: Option<BV<'ctx>> = None;
+                for s in parts {
+                    let v = low(&self.src(st, *s), *part);
+                    acc = Some(match acc {
+                        None => v,
+                        Some(lo) => v.concat(&lo),
+                    });
+                }
+                if let Some(v) = acc {
+                    let v = crate::emu::symbolic::zext64(&low(&v, v.get_size().min(64)));
+                    self.set(st, *d, v);
+                }
+            }
+            DInst::Unpack { ds, a, part } => {
+                let v = self.src(st, *a);
+                for (i, d) in ds.iter().enumerate() {
+                    let Some(d) = d else { continue };
+                    let lo = i as u32 * part;
+                    let x = if lo + part <= 64 {
+                        crate::emu::symbolic::zext64(&v.extract(lo + part - 1, lo))
+                    } else {
+                        self.opaque("unpack", 64, &[])
+                    };
+                    self.set(st, *d, x);
+                }
+            }
+            DInst::Cvta {
+                to, space, d, a, ..
+            } => {
+                let x = self.src(st, *a);
+                let v = if *space == Space::Global {
+                    x
+                } else {
+                    self.dom.uf(&format!("cvta_{space:?}_{to}"), &[x], 64)
+                };
+                self.set(st, *d, v);
+            }
+            DInst::Isspacep { d, .. } => {
+                let v = self.opaque("isspacep", 1, &[]);
+                self.set(st, *d, v);
+            }
+            DInst::Ld {
+                size,
+                ext,
+                dsts,
+                addr,
+            } => {
+                let base = self.addr(st, addr);
+                for (i, d) in dsts.iter().enumerate() {
+                    let a = if i == 0 {
+                        base.clone()
+                    } else {
+                        base.bvadd(&self.dom.num(u64::from(*size) * i as u64))
+                    };
+                    let mut v = self.load_value(st, addr.space, &a, *size);
+                    if let Some(e) = ext {
+                        v = self.apply(*e, &[v]);
+                    }
+                    if addr.space == Space::Global {
+                        st.events.push(Event::Load {
+                            inst: di.inst,
+                            comp: i as u32,
+                            size: *size,
+                            addr: a,
+                            guard: guard.cloned(),
+                            cond: st.cond.clone(),
+                        });
+                    }
+                    if let Some(d) = d {
+                        self.set(st, *d, v);
+                    }
+                }
+            }
+            DInst::St { addr, .. } => Self::bump(st, addr.space),
+            DInst::Atom { d, addr, .. } => {
+                Self::bump(st, addr.space);
+                if addr.space != Space::Global {
+                    st.events.push(Event::Clobber);
+                }
+                if let Some(d) = d {
+                    let v = self.opaque("atom", 64, &[]);
+                    self.set(st, *d, v);
+                }
+            }
+            DInst::Bar { d, .. } => {
+                Self::clobber_all(st);
+                if let Some(d) = d {
+                    let v = self.opaque("bar", 32, &[]);
+                    self.set(st, *d, v);
+                }
+            }
+            DInst::Call { rets, .. } => {
+                Self::clobber_all(st);
+                for r in rets {
+                    if let crate::emu::decode::CallRet::Reg(r) = r {
+                        let v = self.opaque("ret", 64, &[]);
+                        self.set(st, *r, v);
+                    }
+                }
+            }
+            DInst::WarpSync { .. } => {}
+            DInst::Shfl { d, p, .. } => {
+                let v = self.opaque("shfl", 32, &[]);
+                self.set(st, *d, v);
+                if let Some(p) = p {
+                    let v = self.opaque("shflp", 1, &[]);
+                    self.set(st, *p, v);
+                }
+            }
+            DInst::Vote { d, .. }
+            | DInst::Match { d, .. }
+            | DInst::Redux { d, .. }
+            | DInst::Activemask { d } => {
+                let v = self.opaque("warp", 32, &[]);
+                self.set(st, *d, v);
+                if let DInst::Match { p: Some(p), .. } = &di.kind {
+                    let v = self.opaque("matchp", 1, &[]);
+                    self.set(st, *p, v);
+                }
+            }
+            DInst::Elect { d, p, .. } => {
+                for r in [d, p].into_iter().flatten() {
+                    let v = self.opaque("elect", 32, &[]);
+                    self.set(st, *r, v);
+                }
+            }
+            DInst::SetpX2 { p, q, .. } => {
+                for r in [p, q].into_iter().flatten() {
+                    let v = self.opaque("setpx2", 32, &[]);
+                    self.set(st, *r, v);
+                }
+            }
+            DInst::Bra { .. }
+            | DInst::Brx { .. }
+            | DInst::Ret
+            | DInst::Exit
+            | DInst::Trap
+            | DInst::Unsupported { .. } => unreachable!("handled by the driver"),
+        }
+        let _ = self.body;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::decode::Program;
+    use crate::ptx::parse_module;
+
+    const K: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
+.visible .entry k(.param .u64 k_in, .param .u32 k_n)\n{\n\
+.reg .pred %p<3>;\n.reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<8>;\n\
+ld.param.u64 %rd1, [k_in];\nld.param.u32 %r1, [k_n];\nmov.u32 %r4, %tid.x;\n\
+setp.ge.u32 %p1, %r4, %r1;\n@%p1 bra $L_end;\n\
+setp.ge.u32 %p2, %r4, 2000;\n@%p2 bra $L_end;\n\
+mul.wide.u32 %rd2, %r4, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+$L_loop:\nld.global.f32 %f1, [%rd3];\nst.global.f32 [%rd3+4], %f1;\nadd.s64 %rd3, %rd3, 4;\n\
+add.s32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, %r1;\n@%p1 bra $L_loop;\n\
+$L_end:\nret;\n}\n";
+
+    fn explore(limits: Limits) -> Result<(usize, usize, usize), String> {
+        let m = parse_module(K, "k.ptx").unwrap();
+        let prog = Program::new(&m, "k.ptx").unwrap();
+        let df = &prog.funcs[0];
+        let body = prog.function(0).unwrap().body.as_ref().unwrap();
+        let cfg = z3::Config::new();
+        let ctx = z3::Context::new(&cfg);
+        let mut e = Engine::new(&ctx, df, body, limits);
+        let ex = e.explore()?;
+        let loads = ex
+            .paths
+            .iter()
+            .flat_map(|p| &p.events)
+            .filter(|e| matches!(e, Event::Load { .. }))
+            .count();
+        let clobbers = ex
+            .paths
+            .iter()
+            .flat_map(|p| &p.events)
+            .filter(|e| matches!(e, Event::Clobber))
+            .count();
+        Ok((ex.paths.len(), loads, clobbers))
+    }
+
+    #[test]
+    fn forks_prunes_and_cuts_loops() {
+        // Paths: n ≤ tid (exit), tid ≥ 2000 is infeasible (tid < ntid ≤ 1024: pruned), then the
+        // loop body once: back edge (cut) or exit. The loop stores, so its header clobbers.
+        let (paths, loads, clobbers) = explore(Limits::default()).unwrap();
+        assert_eq!(paths, 3);
+        assert_eq!(loads, 2);
+        assert_eq!(clobbers, 2 + 2);
+    }
+
+    #[test]
+    fn limits_stop_the_analysis() {
+        let err = explore(Limits {
+            max_paths: 1,
+            max_steps: 1000,
+        })
+        .unwrap_err();
+        assert!(err.contains("limit"), "{err}");
+        let err = explore(Limits {
+            max_paths: 100,
+            max_steps: 5,
+        })
+        .unwrap_err();
+        assert!(err.contains("limit"), "{err}");
+    }
+}
