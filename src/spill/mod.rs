@@ -18,6 +18,9 @@
 //!    spills to local memory; then shrinks the demotion set while ptxas stays free of local
 //!    memory: the shortest prefix of the order (binary search), then single removals, largest
 //!    saving first, also from a set widened with every cheap (warp, block or no word) candidate;
+//!    when the cost order reaches the shared-memory budget before ptxas stops spilling, it goes on
+//!    past the budget and the result counts only if these searches bring it back within it (else
+//!    the prefix the budget allowed is kept);
 //! 5. cleans up the spill code inside each block ([`peephole`], RegDem §3.3), writes
 //!    `.maxnreg N` on the kernel and reports what it did.
 //!
@@ -426,6 +429,13 @@ fn spill_kernel_with(
     };
     let mut ptxas_after = None;
     let mut pressure_after;
+    // With ptxas, the greedy order may run past the budget (up to the 48 KiB a block may declare
+    // statically): ptxas needs far fewer values moved than the order holds, and the removal
+    // searches below bring a clean set back under the budget. Where the budget first stopped the
+    // order (its length, the `not_demoted` entries then, and why) is kept: when no clean set
+    // within the budget is found, the result falls back to that prefix.
+    let search_limit = u64::from((48 * 1024u32).saturating_sub(static_smem)).max(u64::from(budget));
+    let mut budget_stop: Option<(usize, usize, String)> = None;
     // Predicates beyond the hardware's predicate registers cost ptxas general registers: when
     // the kernel needs more than the cap, pack the excess into bits of per-thread words first.
     let preds = if pack && regs_before > max_regs {
@@ -502,8 +512,28 @@ fn spill_kernel_with(
                 &live[best.index()],
             );
             if trial_layout.bytes() > u64::from(budget) {
-                not_demoted.push(format!("pressure {pressure_after} > target {target}: demoting {} would need {} bytes of shared memory, over the budget of {budget}; the rest stays in registers for ptxas", body.reg_name(best), trial_layout.bytes()));
-                break;
+                // Where the budget stops the order and ptxas already needs no local memory, the
+                // set stays as it is; otherwise the order goes on past the budget.
+                let stops_clean = budget_stop.is_none()
+                    && opts.use_ptxas
+                    && trial_layout.bytes() <= search_limit
+                    && {
+                        let (mut g, l, d) = replay(&start, &order, &live, threads, &bases);
+                        finish(&mut g, &l, &bases, &d, max_regs);
+                        ptxas_check(module, idx, &g, &opts.arch)
+                            .is_some_and(|k| k.spill_stores + k.spill_loads + k.stack_frame == 0)
+                    };
+                if budget_stop.is_none() {
+                    budget_stop = Some((order.len(), not_demoted.len(), format!("pressure {pressure_after} > target {target}: demoting {} would need {} bytes of shared memory, over the budget of {budget}; the rest stays in registers for ptxas", body.reg_name(best), trial_layout.bytes())));
+                }
+                if !opts.use_ptxas || stops_clean || trial_layout.bytes() > search_limit {
+                    let why = budget_stop
+                        .as_ref()
+                        .map(|b| b.2.clone())
+                        .unwrap_or_default();
+                    not_demoted.push(why);
+                    break;
+                }
             }
             layout = trial_layout;
             let (loads, stores) = rewrite_register(body, best, rule, &layout, &bases, &mut temps);
@@ -534,6 +564,7 @@ fn spill_kernel_with(
             }
         }
     }
+    let greedy_order = order.clone();
     let mut cleaned = finish(f, &layout, &bases, &demoted, max_regs);
     if opts.use_ptxas {
         ptxas_after = ptxas_check(module, idx, f, &opts.arch).or(ptxas_after);
@@ -629,6 +660,35 @@ fn spill_kernel_with(
                 }
             }
         }
+    }
+    // Past the budget and no clean set found back within it: the prefix the budget allowed.
+    if layout.bytes() <= u64::from(budget) {
+        if let Some((len, _, _)) = budget_stop.as_ref().filter(|b| {
+            opts.use_ptxas && greedy_order.len() > b.0 && ptxas_after.as_ref().is_some_and(clean)
+        }) {
+            notes.push(format!(
+                "the demotion order ran past the budget of {budget} B after {len} demotions; the removal searches brought a set ptxas compiles without local memory back to {} B",
+                layout.bytes()
+            ));
+        }
+    } else if let Some((len, kept, why)) = budget_stop {
+        let (mut g, l, d) = replay(&start, &greedy_order[..len], &live, threads, &bases);
+        cleaned = finish(&mut g, &l, &bases, &d, max_regs);
+        ptxas_after = if opts.use_ptxas {
+            ptxas_check(module, idx, &g, &opts.arch)
+        } else {
+            None
+        };
+        *f = g;
+        layout = l;
+        demoted = d;
+        pressure_after = pressure_of(f.body.as_ref().expect("checked above"));
+        not_demoted.truncate(kept);
+        not_demoted.push(why);
+        notes.push(format!(
+                "searching past the budget ({} demotions, up to {search_limit} B) found no set that ptxas compiles without local memory within {budget} B",
+                greedy_order.len()
+            ));
     }
     if !opts.use_ptxas && demoted.iter().any(|d| d.rule == "packed-predicate") {
         notes.push("predicates beyond the 7 predicate registers were packed into per-thread words without ptxas to confirm that it needs less with them".into());

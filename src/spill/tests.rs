@@ -430,3 +430,43 @@ fn ptxas_decides_whether_packing_stays() {
         preds_equiv(&original, &reparsed, 16, &text);
     }
 }
+
+/// With ptxas, the cost order may run past the shared-memory budget before ptxas stops spilling:
+/// the pass then searches on past it and keeps a set that ptxas compiles without local memory
+/// once the removal searches bring it back within the budget. The budget here is the area the
+/// pass needs when unconstrained, which the greedy order overshoots.
+#[test]
+fn the_order_may_run_past_the_budget_when_the_removals_bring_it_back() {
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_err() {
+        eprintln!("SKIPPED: ptxas not found");
+        return;
+    }
+    let src = preds_kernel(0, 40);
+    let original = parse_module(&src, "acc40.ptx").unwrap();
+    let cap = 32;
+    let mut free = opts(cap);
+    free.use_ptxas = true;
+    free.smem_budget = Some(48 * 1024);
+    let unconstrained = spill_module(&mut original.clone(), &free).unwrap().kernels[0].clone();
+    eprintln!("{unconstrained:?}");
+    assert_eq!(
+        unconstrained.ptxas_local_bytes,
+        Some(0),
+        "{unconstrained:?}"
+    );
+    let budget = unconstrained.smem_bytes as u32;
+    let mut tight = free.clone();
+    tight.smem_budget = Some(budget);
+    let mut m = original.clone();
+    let k = spill_module(&mut m, &tight).unwrap().kernels[0].clone();
+    eprintln!("{k:?}");
+    assert_eq!(k.ptxas_local_bytes, Some(0), "{k:?}");
+    assert!(k.smem_bytes <= u64::from(budget), "{k:?}");
+    assert!(
+        k.notes.iter().any(|n| n.contains("ran past the budget")),
+        "the greedy order should overshoot a budget this tight: {k:?}"
+    );
+    let text = print_module(&m);
+    let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    preds_equiv(&original, &reparsed, 0, &text);
+}
