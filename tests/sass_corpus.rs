@@ -118,7 +118,9 @@ fn per_arch_reports(
 }
 
 /// `sass check` agrees with nvdisasm on every instruction of every cubin: raw words,
-/// decode→encode, opcode, registers read and written in each register file, branch targets.
+/// decode→encode, opcode, registers read and written in each register file, branch targets —
+/// exactly: no instruction may have a conservative summary (unknown form, implicit operands),
+/// and every CALL agrees under its function's calling convention (docs/sass.md, "Calls").
 #[test]
 fn decoder_agrees_with_nvdisasm() {
     let Some(corpus) = corpus("decoder_agrees_with_nvdisasm") else {
@@ -139,12 +141,13 @@ fn decoder_agrees_with_nvdisasm() {
         let rpct = |n: usize| 100.0 * n as f64 / ranged as f64;
         eprintln!(
             "{arch}: {} instructions; opcode {:.2}%; of the {} with life ranges: registers+roles \
-             exact {:.2}%, conservative {:.2}% ({:?}); no life ranges (end padding) {}, \
-             known forms {:.2}%, encode bit-exact {:.2}%, branch targets {}/{}",
+             exact {:.2}% ({} calls), conservative {:.2}% ({:?}); no life ranges (end padding) \
+             {}, known forms {:.2}%, encode bit-exact {:.2}%, branch targets {}/{}",
             c.instructions,
             pct(c.opcode_agree),
             ranged,
             rpct(c.regs_exact),
+            c.calls_exact,
             rpct(c.regs_conservative),
             r.conservative_by_mnemonic,
             c.regs_unlisted,
@@ -161,6 +164,26 @@ fn decoder_agrees_with_nvdisasm() {
         }
         if !r.ok() {
             failures.push(format!("{arch}: {} mismatches", r.mismatches.len()));
+        }
+        if c.regs_conservative != 0 {
+            failures.push(format!(
+                "{arch}: {} instructions with a conservative summary, not exact: {:?}",
+                c.regs_conservative, r.conservative_by_mnemonic
+            ));
+        }
+        if c.regs_exact + c.regs_unlisted != c.instructions || c.known != c.instructions {
+            failures.push(format!(
+                "{arch}: {} of {} instructions exact ({} without life ranges), {} known",
+                c.regs_exact, c.instructions, c.regs_unlisted, c.known
+            ));
+        }
+    }
+    // The corpus has calls (calls.cu, and ptxas's slow-path subroutines): the calling
+    // convention is exercised on every architecture.
+    for arch in ARCHS {
+        match by_arch.get(arch) {
+            Some(r) if r.counts.calls_exact > 0 => {}
+            _ => failures.push(format!("{arch}: no CALL compared")),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -10,6 +10,7 @@ use clap::Subcommand;
 use warpsmith::fsutil::write_atomic;
 use warpsmith::sass::elf::nvinfo::{self, NvInfo};
 use warpsmith::sass::elf::Cubin;
+use warpsmith::sass::isa::abi::CallConvention;
 use warpsmith::sass::isa::{decode_all, print, Arch};
 use warpsmith::sass::{nop_test, nvdisasm, SassError};
 
@@ -114,7 +115,7 @@ fn dis(input: &Path, kernel: Option<&str>, output: Option<&Path>) -> Result<Exit
             out,
             "// function {}: {} registers, {} barriers, {} bytes shared, {} bytes of code",
             f.name,
-            f.regcount,
+            cubin.register_count(&f),
             f.barriers,
             cubin.shared_size(&f.name),
             cubin.sections[f.text].data.len()
@@ -147,6 +148,7 @@ fn dis(input: &Path, kernel: Option<&str>, output: Option<&Path>) -> Result<Exit
             .filter(|s| s.st_shndx as usize == f.text && s.kind() == 2)
             .map(|s| (s.st_value, s.name.as_str()))
             .collect();
+        let conv = CallConvention::of(cubin.register_count(&f));
         for (k, i) in decode_all(arch, &cubin.sections[f.text].data)
             .iter()
             .enumerate()
@@ -157,7 +159,7 @@ fn dis(input: &Path, kernel: Option<&str>, output: Option<&Path>) -> Result<Exit
                     let _ = writeln!(out, "{n}:");
                 }
             }
-            let _ = writeln!(out, "        {}", print::line(i, pc));
+            let _ = writeln!(out, "        {}", print::line_in(i, pc, &conv));
         }
     }
     if let Some(k) = kernel {
@@ -227,9 +229,10 @@ fn check(input: &Path, all: bool) -> Result<ExitCode, CliError> {
     outln!(out, "  with life ranges from nvdisasm:  {ranged}");
     outln!(
         out,
-        "  registers and roles agree:       {} ({:.2}% of those)",
+        "  registers and roles agree:       {} ({:.2}% of those; {} calls, by their function's calling convention)",
         c.regs_exact,
-        rpct(c.regs_exact)
+        rpct(c.regs_exact),
+        c.calls_exact
     );
     outln!(
         out,

@@ -5,14 +5,21 @@
 //! Reference: `sass-and-cubin-format.md` §7 (nvdisasm as oracle), §9 (check the def/use tables
 //! against nvdisasm life ranges), §6.4 (branch arithmetic).
 //!
-//! An instruction whose summary is conservative (unknown form, or a form with implicit operands
-//! such as CALL, whose registers follow the callee's ABI use) is counted apart: it cannot agree
-//! exactly, but it claims every register of the files concerned, so it is safe. Everything else
-//! must agree exactly; a disagreement is a mismatch.
+//! A `CALL`'s registers beyond its fields follow the calling convention of the function it is
+//! in (`isa::abi`: caller-saved registers below the function's register count), so calls are
+//! compared with [`CallConvention::def_use`] for that function; since nvdisasm has columns only
+//! for registers up to the highest one the cubin uses, a call's registers are compared within
+//! those columns.
+//!
+//! An instruction whose summary is conservative (unknown form, or a form with implicit
+//! operands) is counted apart: it cannot agree exactly, but it claims every register of the
+//! files concerned, so it is safe. Everything else must agree exactly; a disagreement is a
+//! mismatch.
 
 use std::collections::BTreeMap;
 
 use super::elf::{Cubin, ElfError};
+use super::isa::abi::CallConvention;
 use super::isa::{decode_all, Arch, Instruction, RegFile};
 use super::nvdisasm::{self, ListedFunction, ListedInstruction};
 use crate::tools::ToolError;
@@ -50,6 +57,8 @@ pub struct Counts {
     pub regs_conservative: usize,
     /// Instructions nvdisasm gives no life ranges for (the NOP padding after the last branch).
     pub regs_unlisted: usize,
+    /// Calls among the exact ones (registers from the function's calling convention).
+    pub calls_exact: usize,
     /// Branch targets compared.
     pub targets: usize,
     /// Branch targets that agree.
@@ -66,6 +75,7 @@ impl Counts {
         self.regs_exact += o.regs_exact;
         self.regs_conservative += o.regs_conservative;
         self.regs_unlisted += o.regs_unlisted;
+        self.calls_exact += o.calls_exact;
         self.targets += o.targets;
         self.targets_agree += o.targets_agree;
     }
@@ -132,6 +142,7 @@ fn regs_string(file: RegFile, v: &[u32]) -> String {
 
 fn compare_one(
     ours: &Instruction,
+    conv: &CallConvention,
     theirs: &ListedInstruction,
     f: &ListedFunction,
     c: &mut Counts,
@@ -173,7 +184,7 @@ fn compare_one(
             theirs.base_mnemonic()
         ));
     }
-    let du = ours.def_use();
+    let du = conv.def_use(ours);
     if let (Some(tr), Some(tw)) = (&theirs.reads, &theirs.writes) {
         let mut exact = true;
         let mut conservative_here = false;
@@ -194,8 +205,11 @@ fn compare_one(
                 }
                 continue;
             }
-            let or: Vec<u32> = du.reads.iter(file).collect();
-            let ow: Vec<u32> = du.writes.iter(file).collect();
+            // A call's convention names registers the cubin may not use; nvdisasm has no
+            // column for those.
+            let shown = |x: &u32| !ours.is_call() || f.columns[k].contains(x);
+            let or: Vec<u32> = du.reads.iter(file).filter(shown).collect();
+            let ow: Vec<u32> = du.writes.iter(file).filter(shown).collect();
             if or != r || ow != w {
                 exact = false;
                 mm(format!(
@@ -213,6 +227,9 @@ fn compare_one(
                 *conservative.entry(mn.clone()).or_default() += 1;
             } else {
                 c.regs_exact += 1;
+                if ours.is_call() {
+                    c.calls_exact += 1;
+                }
             }
         }
     }
@@ -274,11 +291,17 @@ pub fn check_cubin(bytes: &[u8]) -> Result<Report, CheckError> {
                 text: String::new(),
             });
         }
-        let roles: std::collections::HashMap<u64, &ListedInstruction> = ranges
-            .iter()
-            .find(|l| l.name == func.name)
+        let lr = ranges.iter().find(|l| l.name == func.name);
+        let roles: std::collections::HashMap<u64, &ListedInstruction> = lr
             .map(|l| l.instructions.iter().map(|i| (i.offset, i)).collect())
             .unwrap_or_default();
+        let conv = CallConvention::of(cubin.register_count(&func));
+        // The life-range listing's columns, for the calls.
+        let mut lf = lf.clone();
+        if let Some(l) = lr {
+            lf.columns = l.columns.clone();
+        }
+        let lf = &lf;
         for li in &lf.instructions {
             let Some(ours) = insts.get((li.offset / 16) as usize) else {
                 continue;
@@ -293,6 +316,7 @@ pub fn check_cubin(bytes: &[u8]) -> Result<Report, CheckError> {
             let li = &li;
             compare_one(
                 ours,
+                &conv,
                 li,
                 lf,
                 &mut report.counts,

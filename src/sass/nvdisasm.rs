@@ -62,6 +62,10 @@ pub struct ListedFunction {
     pub instructions: Vec<ListedInstruction>,
     /// Label → byte offset (labels after the last instruction get the section end).
     pub labels: HashMap<String, u64>,
+    /// The registers of each file ([`RegFile::index`]) that the life-range table has a column
+    /// for (empty without life ranges). nvdisasm makes one column per register up to the
+    /// highest one used anywhere in the cubin, so a register beyond them cannot be shown.
+    pub columns: [Vec<u32>; 4],
 }
 
 /// A whole listing: the functions, and the code labels that other sections name
@@ -222,6 +226,13 @@ pub fn parse_full_listing(out: &str) -> Listing {
         }
         if cols.is_none() && line.contains("// |") && line.contains('#') {
             cols = parse_columns(&lines, i);
+            if let (Some(c), Some(f)) = (&cols, funcs.last_mut()) {
+                for (file, regs) in c {
+                    if let Some(file) = file {
+                        f.columns[file.index()] = regs.iter().map(|&(_, n)| n).collect();
+                    }
+                }
+            }
         }
         let code = line.split("//").next().unwrap_or("");
         let ct = code.trim();
@@ -379,6 +390,9 @@ k:                                 // |        |      |
         assert_eq!(f[0].labels[".L_x_0"], 0x10);
         assert_eq!(f[0].labels["k"], 0);
         assert_eq!(i[1].word >> 64, 0x000fc0000383ffff);
+        assert_eq!(f[0].columns[RegFile::Gpr.index()], vec![0, 1, 2]);
+        assert_eq!(f[0].columns[RegFile::Pred.index()], vec![0]);
+        assert!(f[0].columns[RegFile::Ugpr.index()].is_empty());
     }
 
     #[test]

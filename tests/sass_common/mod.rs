@@ -42,15 +42,26 @@ pub fn require(tool: Tool, test: &str) -> bool {
 
 pub use crate::common::parallel_map;
 
+/// Whether process `pid` is running (Linux: `/proc/<pid>`; elsewhere assumed running, so that
+/// nothing of another run is removed).
+fn process_is_running(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || proc.join(pid.to_string()).exists()
+}
+
 fn build() -> Result<Vec<CorpusCubin>, String> {
     let ptxas = tools::find(Tool::Ptxas).map_err(|e| e.to_string())?;
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("sass-corpus-{}", std::process::id()));
-    // Corpora of earlier runs are not needed any more.
+    // Corpora of earlier runs are not needed any more; those of test processes still running
+    // (several engineers share the target folder) are.
     if let Ok(rd) = std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")) {
         for e in rd.flatten() {
-            if e.file_name().to_string_lossy().starts_with("sass-corpus-") {
-                let _ = std::fs::remove_dir_all(e.path());
+            let name = e.file_name().to_string_lossy().to_string();
+            if let Some(pid) = name.strip_prefix("sass-corpus-") {
+                if pid.parse::<u32>().is_ok_and(|p| !process_is_running(p)) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
             }
         }
     }

@@ -712,6 +712,20 @@ impl Cubin {
         Ok(off)
     }
 
+    /// The register count of function `f`: its `EIATTR_REGCOUNT` record in `.nv.info` (ptxas
+    /// 12.9 leaves `sh_info[31:24]` zero on sm_90), else `sh_info[31:24]` of its `.text`.
+    pub fn register_count(&self, f: &Function) -> u32 {
+        self.section(".nv.info")
+            .and_then(|s| nvinfo::NvInfo::parse_global(&s.data).ok())
+            .and_then(|info| {
+                info.records.iter().find_map(|r| match r.value {
+                    nvinfo::Attribute::RegCount { sym, count } if sym == f.symbol => Some(count),
+                    _ => None,
+                })
+            })
+            .unwrap_or(f.regcount)
+    }
+
     /// Sets the register count of function `name` in both places: the `.text` section's
     /// `sh_info[31:24]` and the `EIATTR_REGCOUNT` record of `.nv.info` (§0 item 5).
     pub fn set_register_count(&mut self, name: &str, regs: u32) -> Result<(), ElfError> {

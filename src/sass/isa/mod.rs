@@ -16,6 +16,7 @@
 //! - [`encode`]: LDS/STS/S2R/IMAD/LEA/IADD3/MOV/NOP builders.
 //! - [`print`]: our disassembly listing.
 
+pub mod abi;
 pub mod encode;
 pub mod print;
 pub mod table;
@@ -343,12 +344,42 @@ impl Instruction {
         }
     }
 
-    /// Registers read and written (conservative for unknown forms and implicit operands).
+    /// Whether this is a subroutine call (its registers beyond its fields follow the calling
+    /// convention of the function it is in: [`abi::CallConvention::def_use`]).
+    pub fn is_call(&self) -> bool {
+        self.form.is_some_and(|f| f.call)
+    }
+
+    /// Registers read and written (conservative for unknown forms and implicit operands, and for
+    /// calls, whose registers depend on the function they are in: use
+    /// [`abi::CallConvention::def_use`] for those).
     pub fn def_use(&self) -> DefUse {
         let Some(form) = self.form else {
             return DefUse::conservative();
         };
+        let mut du = self.field_def_use();
+        for f in &form.implicit {
+            du.any_read[f.index()] = true;
+            du.any_write[f.index()] = true;
+        }
+        if form.call {
+            du.any_read = [true; 4];
+            du.any_write = [true; 4];
+        }
+        du
+    }
+
+    /// The registers of the instruction's fields (and, for a call, its guard), without implicit
+    /// operands or a calling convention.
+    pub fn field_def_use(&self) -> DefUse {
+        let Some(form) = self.form else {
+            return DefUse::default();
+        };
         let mut du = DefUse::default();
+        // A call's guard is read even where the table saw no guarded call of that form.
+        if form.call && self.guard.index < 7 {
+            du.reads.insert(RegFile::Pred, self.guard.index as u32);
+        }
         for op in &self.operands {
             if op.is_zero() {
                 continue;
@@ -359,11 +390,6 @@ impl Instruction {
             for k in 0..op.spec.write as u32 {
                 du.writes.insert(op.spec.file, op.index as u32 + k);
             }
-        }
-        // A guard written into the common field is read when it is not PT.
-        for f in &form.implicit {
-            du.any_read[f.index()] = true;
-            du.any_write[f.index()] = true;
         }
         du
     }

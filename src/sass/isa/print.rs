@@ -3,10 +3,22 @@
 
 use std::fmt::Write;
 
-use super::{Instruction, RegFile};
+use super::abi::CallConvention;
+use super::{DefUse, Instruction, RegFile};
 
-/// One listing line for the instruction at byte offset `pc`.
+/// One listing line for the instruction at byte offset `pc` (a call's registers
+/// conservatively, "any register": [`line_in`] knows its function's calling convention).
 pub fn line(i: &Instruction, pc: u64) -> String {
+    line_with(i, pc, &i.def_use())
+}
+
+/// One listing line for the instruction at byte offset `pc` of a function whose calls follow
+/// `conv`.
+pub fn line_in(i: &Instruction, pc: u64, conv: &CallConvention) -> String {
+    line_with(i, pc, &conv.def_use(i))
+}
+
+fn line_with(i: &Instruction, pc: u64, du: &DefUse) -> String {
     let mut s = String::new();
     let _ = write!(s, "/*{pc:04x}*/ {} ", i.control);
     let guard = if i.guard.is_true() {
@@ -19,7 +31,6 @@ pub fn line(i: &Instruction, pc: u64) -> String {
         format!("@{} ", i.guard.display(if uniform { "UP" } else { "P" }))
     };
     let _ = write!(s, "{:>5}{:<10}", guard, i.mnemonic());
-    let du = i.def_use();
     let files = RegFile::ALL;
     let mut defs = Vec::new();
     let mut uses = Vec::new();

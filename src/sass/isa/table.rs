@@ -17,7 +17,8 @@
 //! ```
 //!
 //! A line may end with `t<lo>:<bits>`: a signed, 4-byte-scaled branch offset relative to the
-//! next instruction (§6.4). An instruction whose key is missing, or whose selector values match
+//! next instruction (§6.4). The token `call` marks a subroutine call, whose registers beyond its
+//! fields follow the calling convention (`abi.rs`). An instruction whose key is missing, or whose selector values match
 //! no line, is unknown: the decoder keeps it raw with a conservative summary.
 
 use std::collections::HashMap;
@@ -122,6 +123,9 @@ pub struct Form {
     pub operands: Vec<OperandSpec>,
     /// Register files touched outside the fields (conservatively: any register).
     pub implicit: Vec<RegFile>,
+    /// A subroutine call: registers beyond its fields follow the calling convention of the
+    /// function it is in ([`super::abi`]); table token `call`.
+    pub call: bool,
     /// Envelope: `(mask, value)` — modifier bits that must have the values seen when the table
     /// was learned (an unseen modifier makes the instruction unknown rather than mis-decoded).
     pub fixed: (u128, u128),
@@ -227,11 +231,16 @@ impl Table {
                 selector,
                 operands: Vec::new(),
                 implicit: Vec::new(),
+                call: false,
                 fixed: (0, 0),
                 target: Vec::new(),
             };
             for tok in rest {
                 let bad = || err(format!("bad operand {tok}"));
+                if tok == "call" {
+                    form.call = true;
+                    continue;
+                }
                 let mut chars = tok.chars();
                 let c = chars.next().ok_or_else(bad)?;
                 let body = chars.as_str();
@@ -353,10 +362,12 @@ mod tests {
     fn parses_lines() {
         let t = Table::parse(
             "x",
-            "# c\n0x0984 LDS 73:2=1 g16:w2 g24:r1 p12:r1 m80000=0\n0x0947 BRA - p12:r1 t16:8,34:48\n0x0944 CALL - g:implicit\n0x1 X - unknown\n",
+            "# c\n0x0984 LDS 73:2=1 g16:w2 g24:r1 p12:r1 m80000=0\n0x0947 BRA - p12:r1 t16:8,34:48\n0x0944 CALL - g:implicit\n0x0344 CALL - call g24:r2\n0x1 X - unknown\n",
         )
         .unwrap();
-        assert_eq!(t.len(), 3);
+        assert_eq!(t.len(), 4);
+        assert!(t.lookup(0x344).unwrap().call);
+        assert!(!t.lookup(0x944).unwrap().call);
         let lds = (0x984u128) | (1u128 << 73);
         let f = t.lookup(lds).unwrap();
         assert_eq!(

@@ -20,6 +20,18 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
  4. Per opcode key, the bit range among the modifier bits that selects between different
     assignments is searched (e.g. the LDS size field); selector values never seen stay unknown,
     so that the decoder keeps such instructions raw rather than mis-decoding them.
+ 5. An opcode left with an inexact form (`implicit`) is learned again without each of its
+    predicate-field candidates in turn (new signatures, new mutants): a candidate may be
+    modifier bits that only happened to equal a predicate the instruction reads (BAR on sm_90:
+    bits [77:79] select .SYNC/.RED and equal 2 in `BAR.RED.POPC 0x0, P2`, whose P2 is in
+    [87:89]); the first variant whose forms are all exact is kept.
+ 6. CALL: nvdisasm's life ranges of a call follow the calling convention (src/sass/isa/abi.rs:
+    reads R0, R1; writes the caller-saved registers below the function's register count, every
+    predicate, UR4-UR35). Those marks are taken out before solving, so only the fields remain
+    (the target register of `CALL.REL.NOINC Rx`, the guard), and the form is marked `call`.
+ 7. Ties between equally small assignments go to the guard [12:14] (every instruction reads it);
+    another predicate field that holds the guard's register in every sample is a coincidence
+    (BREAK's [84:86] = P0 under `@!P0`).
 """
 import argparse
 import collections
@@ -73,6 +85,27 @@ ENCODER_SEEDS = (
        0x7824 | (0x078e0200 << 64), 0x7210 | (0x07ffe000 << 64), 0x7810 | (0x07ffe000 << 64),
        0x7211 | (0x078e00ff << 64), 0x7918]
 )
+# The calling convention as nvdisasm's life ranges show it (src/sass/isa/abi.rs is the
+# authority; this mirror only takes the convention's marks out of CALL samples). GPR: reads R0
+# and R1; may write R0, R3-R15 and, from R32 up, the first four of every eight (R32-R35,
+# R40-R43, ...), below the function's register count (not known here: any of them).
+CALL_GPR_READS = {0, 1}
+CALL_UGPR_WRITES = set(range(4, 36))
+
+
+def call_gpr_clobbered(r):
+    return r == 0 or 3 <= r <= 15 or (r >= 32 and r % 8 < 4)
+
+
+def call_residual(f, R, W):
+    """The marks of a CALL sample that its fields must explain: the convention's taken out."""
+    if f == "GPR":
+        return R - CALL_GPR_READS, frozenset(r for r in W if not call_gpr_clobbered(r))
+    if f == "UGPR":
+        return R, W - CALL_UGPR_WRITES
+    return R, frozenset()  # PRED, UPRED: a call may write every predicate
+
+
 EXIT_W = (0x000000000000794d, 0x000fea0003800000)
 BRA_SELF = (0xfffffff000007947, 0x000fc0000383ffff)
 NOP_W = (0x0000000000007918, 0x000fc00000000000)
@@ -274,7 +307,12 @@ def solve(file, samples, exact=True):
         per.append(ok)
     best = None
     for combo in itertools.product(*per):
-        cost = sum(a + b for a, b in combo)
+        # Among equally small assignments, prefer reads through the guard [12:14]: every
+        # instruction reads its guard, while another predicate field holding the same register
+        # (BREAK's [84:86] = P0 under `@!P0`) is a coincidence, not evidence of an operand.
+        cost = (sum(a + b for a, b in combo),
+                sum(1 for (lo, n), rw in zip(slots, combo) if rw != (0, 0)
+                    and not (file == "PRED" and lo == 12)))
         if exact and best is not None and cost >= best[0]:
             continue
         good = True
@@ -434,32 +472,66 @@ def learn(args):
                 w = int(hexw, 16)
                 samples.setdefault(key_of(w), [])
                 samples[key_of(w)].append((w, None, None))
-        # Mutants per signature.
-        plan = []
-        for key, ss in samples.items():
+        hints = {key: key_hints(ss) for key, ss in samples.items()}
+
+        def plan_for(key, hk, tag):
+            """Mutants per signature of one opcode under candidate fields `hk`."""
+            ss = samples[key]
             if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
-                continue
-            hints = key_hints(ss)
-            smask = sig_mask(gen, key_mnemonic(ss), hints)
+                return []
+            smask = sig_mask(gen, key_mnemonic(ss), hk)
             sigs = {}
             for w, t, m in ss:
                 sigs.setdefault(w & ~smask, w)
-            for sig, w in sigs.items():
-                for mw in make_mutants(w, args.mutants, rng, hints):
-                    plan.append((key, sig, mw))
-        words = [mw for _, _, mw in plan]
-        got = run_synthetic(args.nvdisasm, template, args.kernel, words, tmpdir, gen)
-        by_word = {w: (t, m) for w, t, m in got}
-        mutants = collections.defaultdict(list)
-        for key, sig, mw in plan:
-            if mw in by_word:
-                mutants[(key, sig)].append((mw,) + by_word[mw])
-        dropped = collections.Counter(key for key, sig, mw in plan if mw not in by_word)
-        total = collections.Counter(key for key, sig, mw in plan)
+            return [(tag, key, sig, mw) for sig, w in sigs.items()
+                    for mw in make_mutants(w, args.mutants, rng, hk)]
+
+        def run_plan(plan, name):
+            got = run_synthetic(args.nvdisasm, template, args.kernel,
+                                [mw for _, _, _, mw in plan], tmpdir, name)
+            by_word = {w: (t, m) for w, t, m in got}
+            mutants = collections.defaultdict(lambda: collections.defaultdict(list))
+            for tag, key, sig, mw in plan:
+                if mw in by_word:
+                    mutants[tag][(key, sig)].append((mw,) + by_word[mw])
+            return mutants, by_word
+
+        plan = [e for key in samples for e in plan_for(key, hints[key], None)]
+        runs, by_word = run_plan(plan, gen)
+        mutants = runs[None]
+        dropped = collections.Counter(key for _, key, sig, mw in plan if mw not in by_word)
+        total = collections.Counter(key for _, key, sig, mw in plan)
         for key in sorted(dropped):
             if dropped[key] * 2 > total[key]:
                 print("%s 0x%04x: %d of %d mutants rejected by nvdisasm" % (gen, key, dropped[key], total[key]), file=sys.stderr)
-        write_table(args, gen, samples, mutants)
+        # Step 5: opcodes with an inexact form, again without each predicate candidate.
+        retry = [key for key in sorted(samples)
+                 if key_mnemonic(samples[key]) != "CALL"
+                 and any(':implicit' in l
+                         for l in key_lines(gen, key, samples[key], mutants, hints[key],
+                                            collections.Counter()))]
+        plan = [e for key in retry for lo, n in SLOTS["PRED"]
+                if lo != 12 and lo in hints[key]
+                for e in plan_for(key, hints[key] - {lo}, (key, lo))]
+        if plan:
+            runs, _ = run_plan(plan, gen + '-retry')
+            for key in retry:
+                for lo, n in SLOTS["PRED"]:
+                    if lo == 12 or lo not in hints[key]:
+                        continue
+                    hk = hints[key] - {lo}
+                    lines = key_lines(gen, key, samples[key], runs[(key, lo)], hk,
+                                      collections.Counter())
+                    if not any(':implicit' in l or l.endswith((' unknown', ' conflict'))
+                               for l in lines):
+                        print("%s 0x%04x: bits [%d:%d] are modifier bits, not a predicate"
+                              % (gen, key, lo, lo + 2), file=sys.stderr)
+                        hints[key] = hk
+                        for k in [k for k in mutants if k[0] == key]:
+                            del mutants[k]
+                        mutants.update(runs[(key, lo)])
+                        break
+        write_table(args, gen, samples, mutants, hints)
 
 
 def generalise(results, sel_bits):
@@ -507,102 +579,121 @@ def layout_of(per_file):
     return tuple(ops)
 
 
-def write_table(args, gen, samples, mutants):
+def key_lines(gen, key, ss, mutants, hk, stats):
+    """The table lines of one opcode key (samples `ss`, mutants by (key, signature), candidate
+    register fields `hk`)."""
+    lines = []
+    texts = [t for w, t, m in ss if t]
+    mn = key_mnemonic(ss)
+    smask = sig_mask(gen, mn, hk)
+    sigs = {}
+    for w, t, m in ss:
+        sigs.setdefault(w & ~smask, []).append((w, t, m))
+    results = {}
+    for sig, group in sigs.items():
+        data = [(w, t, m) for w, t, m in group if m is not None]
+        data += mutants.get((key, sig), [])
+        if not data:
+            continue
+        if mn is None:
+            mn = base(data[0][1])
+        per_file = {}
+        forms = {shape(t) for w, t, m in group if t}
+        same = [(w, t, m) for w, t, m in data if shape(t) in forms]
+        has_mutants = len(same) > len([1 for w, t, m in group if m is not None])
+        is_call = mn == "CALL"
+
+        def marks(m, f):
+            r, w = rw_sets(m[f])
+            return call_residual(f, r, w) if is_call else (r, w)
+
+        for f in FILES:
+            r = None
+            if has_mutants:
+                # Mutants that kept the instruction's printed form first: a field whose
+                # change alters the form (a modifier, not a register) is left out.
+                r = solve(f, [(w,) + marks(m, f) for w, t, m in same], exact=True)
+            smp = [(w,) + marks(m, f) for w, t, m in data]
+            if r is None:
+                r = solve(f, smp, exact=True)
+            if r is None:
+                r = solve(f, smp, exact=False)
+            if r is None:
+                per_file = None
+                break
+            per_file[f] = r
+        if per_file is None:
+            stats['unsolved-sig'] += 1
+            continue
+        lay = layout_of(per_file)
+        if is_call:
+            lay = lay + (('c', 'call', None),)
+        # Whether this form has a branch target (nvdisasm prints a label, or BRX's offset).
+        if any(t and ('`(' in t or base(t) == 'BRX') for w, t, m in group):
+            lay = lay + (('t', 0, None),)
+        results[sig] = lay
+    if not results:
+        stats['unknown-key'] += 1
+        lines.append("0x%04x %s - unknown" % (key, mn))
+        return lines
+    # The guard predicate exists in every form of an opcode; evidence of it in one form
+    # (a mutant with a non-PT guard) holds for all.
+    guards = {op for lay in results.values() for op in lay if op[1] == 12 and op[2] == (1, 0)}
+    results = {sig: tuple(sorted(set(lay) | guards, key=lambda o: (o[0], str(o[1]))))
+               for sig, lay in results.items()}
+    sel, m = generalise(results, selector_bits(smask))
+    # The envelope: selector-candidate bits that never varied among the opcode's samples
+    # must keep their value, so that an unseen modifier (e.g. STS.128 when only STS was
+    # seen) decodes as unknown instead of borrowing a seen form's operands.
+    fixed_mask = 0
+    for b in selector_bits(smask):
+        vals = {(w >> b) & 1 for w, t, m in ss}
+        if len(vals) == 1:
+            fixed_mask |= 1 << b
+    fixed_value = ss[0][0] & fixed_mask
+    if sel == 'conflict':
+        stats['conflict'] += 1
+        lines.append("0x%04x %s - conflict" % (key, mn))
+        return lines
+    stats['ok'] += 1
+    for v in sorted(m):
+        ops = []
+        implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
+        for letter, lo, rw in m[v]:
+            if letter == 'c':
+                ops.append('call')
+                continue
+            if letter == 't':
+                if TARGETS[gen].get(mn):
+                    ops.append('t' + TARGETS[gen][mn])
+                continue
+            if lo == 'implicit':
+                ops.append('%s:implicit' % letter)
+                continue
+            if letter in implicit:
+                continue  # "any register of the file" covers the field
+            wr, ww = rw
+            role = ('r%d' % wr if wr else '') + ('w%d' % ww if ww else '')
+            ops.append('%s%d:%s' % (letter, lo, role))
+        selector = ','.join('%d:%d=%d' % (lo, n, x) for (lo, n), x in zip(sel, v)) or '-'
+        if fixed_mask:
+            ops.append('m%x=%x' % (fixed_mask, fixed_value))
+        lines.append("0x%04x %s %s %s" % (key, mn, selector, ' '.join(ops)))
+    return lines
+
+
+def write_table(args, gen, samples, mutants, hints):
     lines = []
     stats = collections.Counter()
     for key in sorted(samples):
-        ss = samples[key]
-        texts = [t for w, t, m in ss if t]
-        mn = key_mnemonic(ss)
-        smask = sig_mask(gen, mn, key_hints(ss))
-        sigs = {}
-        for w, t, m in ss:
-            sigs.setdefault(w & ~smask, []).append((w, t, m))
-        results = {}
-        for sig, group in sigs.items():
-            data = [(w, t, m) for w, t, m in group if m is not None]
-            data += mutants.get((key, sig), [])
-            if not data:
-                continue
-            if mn is None:
-                mn = base(data[0][1])
-            per_file = {}
-            forms = {shape(t) for w, t, m in group if t}
-            same = [(w, t, m) for w, t, m in data if shape(t) in forms]
-            has_mutants = len(same) > len([1 for w, t, m in group if m is not None])
-            for f in FILES:
-                r = None
-                if has_mutants:
-                    # Mutants that kept the instruction's printed form first: a field whose
-                    # change alters the form (a modifier, not a register) is left out.
-                    r = solve(f, [(w,) + rw_sets(m[f]) for w, t, m in same], exact=True)
-                smp = [(w,) + rw_sets(m[f]) for w, t, m in data]
-                if r is None:
-                    r = solve(f, smp, exact=True)
-                if r is None:
-                    r = solve(f, smp, exact=False)
-                if r is None:
-                    per_file = None
-                    break
-                per_file[f] = r
-            if per_file is None:
-                stats['unsolved-sig'] += 1
-                continue
-            lay = layout_of(per_file)
-            # Whether this form has a branch target (nvdisasm prints a label, or BRX's offset).
-            if any(t and ('`(' in t or base(t) == 'BRX') for w, t, m in group):
-                lay = lay + (('t', 0, None),)
-            results[sig] = lay
-        if not results:
-            stats['unknown-key'] += 1
-            lines.append("0x%04x %s - unknown" % (key, mn))
-            continue
-        # The guard predicate exists in every form of an opcode; evidence of it in one form
-        # (a mutant with a non-PT guard) holds for all.
-        guards = {op for lay in results.values() for op in lay if op[1] == 12 and op[2] == (1, 0)}
-        results = {sig: tuple(sorted(set(lay) | guards, key=lambda o: (o[0], str(o[1]))))
-                   for sig, lay in results.items()}
-        sel, m = generalise(results, selector_bits(smask))
-        # The envelope: selector-candidate bits that never varied among the opcode's samples
-        # must keep their value, so that an unseen modifier (e.g. STS.128 when only STS was
-        # seen) decodes as unknown instead of borrowing a seen form's operands.
-        fixed_mask = 0
-        for b in selector_bits(smask):
-            vals = {(w >> b) & 1 for w, t, m in ss}
-            if len(vals) == 1:
-                fixed_mask |= 1 << b
-        fixed_value = ss[0][0] & fixed_mask
-        if sel == 'conflict':
-            stats['conflict'] += 1
-            lines.append("0x%04x %s - conflict" % (key, mn))
-            continue
-        stats['ok'] += 1
-        for v in sorted(m):
-            ops = []
-            implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
-            for letter, lo, rw in m[v]:
-                if letter == 't':
-                    if TARGETS[gen].get(mn):
-                        ops.append('t' + TARGETS[gen][mn])
-                    continue
-                if lo == 'implicit':
-                    ops.append('%s:implicit' % letter)
-                    continue
-                if letter in implicit:
-                    continue  # "any register of the file" covers the field
-                wr, ww = rw
-                role = ('r%d' % wr if wr else '') + ('w%d' % ww if ww else '')
-                ops.append('%s%d:%s' % (letter, lo, role))
-            selector = ','.join('%d:%d=%d' % (lo, n, x) for (lo, n), x in zip(sel, v)) or '-'
-            if fixed_mask:
-                ops.append('m%x=%x' % (fixed_mask, fixed_value))
-            lines.append("0x%04x %s %s %s" % (key, mn, selector, ' '.join(ops)))
+        lines += key_lines(gen, key, samples[key], mutants, hints[key], stats)
     path = os.path.join(args.out, '%s.tbl' % gen)
     with open(path, 'w') as fh:
         fh.write("# warpsmith SASS operand table, generation %s. Generated by learn_tables.py from\n" % gen)
         fh.write("# nvdisasm life ranges (docs/sass.md); do not edit by hand.\n")
         fh.write("# opcode-key mnemonic selector(lo:bits=value|-) operands: <file><lowbit>:r<n>w<n>\n")
-        fh.write("# files: g=GPR u=UGPR p=PRED q=UPRED; <file>:implicit = registers not in any field\n")
+        fh.write("# files: g=GPR u=UGPR p=PRED q=UPRED; <file>:implicit = registers not in any field;\n")
+        fh.write("# call = a subroutine call: registers beyond its fields follow the calling convention\n")
         for l in lines:
             fh.write(l + "\n")
     print(gen, dict(stats), file=sys.stderr)
