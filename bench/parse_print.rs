@@ -77,6 +77,10 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--mb") {
         mb = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(20);
     }
+    // `--fresh-heap`: before each run, give the previous run's memory back to the kernel, so every
+    // parse starts like a fresh `warpsmith fmt` process (its page faults included) instead of
+    // reusing the heap the previous run left behind.
+    let fresh_heap = args.iter().any(|a| a == "--fresh-heap");
     // `--runs N`: best of N (default 5; 1 for profilers such as callgrind).
     let mut runs = 5usize;
     if let Some(i) = args.iter().position(|a| a == "--runs") {
@@ -127,13 +131,39 @@ fn main() {
         both.push((tp.0 + tq.0, tp.1 + tq.1));
         drop(out);
         drop(m);
+        if fresh_heap {
+            release_freed_memory();
+        }
     }
-    println!("{runs} runs each; wall time best / median, then on-CPU time best / median");
+    println!(
+        "{runs} runs each{}; wall time best / median, then on-CPU time best / median",
+        if fresh_heap {
+            ", fresh heap per run"
+        } else {
+            ", heap reused between runs"
+        }
+    );
     lex.report("lex (streaming, no tokens stored)", bytes);
     parse.report("parse (lexing included)", bytes);
     print.report("print (MB/s of input size)", bytes);
     both.report("parse+print (same run)", bytes);
     println!("printed: {:.1} MB", printed_len as f64 / 1e6);
+}
+
+/// `--fresh-heap`: finishes freeing the previous run's module outside the timed region and returns
+/// the memory to the kernel (glibc's `malloc_trim`), so the next run pays what a fresh process
+/// pays: a page fault (and a zeroed page) for every 4 KiB of IR it builds.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: glibc's malloc_trim has no preconditions.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }
 
 /// Nanoseconds this thread has spent on a CPU, where Linux tells.

@@ -10,7 +10,12 @@
 #   4. a register-heavy kernel of bench/kernels/heavy.cu is capped at the next occupancy cliff:
 #      `warpsmith occupancy` shows the cliffs, `warpsmith spill --occupancy auto` demotes registers
 #      to shared memory, `ptxas -v` compares NVIDIA's local-memory spilling with the result, and
-#      `warpsmith equiv` runs both versions on the emulator and compares every output byte.
+#      `warpsmith equiv` runs both versions on the emulator and compares every output byte;
+#   5. shuffle synthesis on the Jacobi stencil of bench/kernels/stencils: `warpsmith shuffle`
+#      replaces global loads that a neighbouring lane already made with guarded `shfl.sync`
+#      (symbolic emulation on Z3), `warpsmith equiv` checks it on a full and an incomplete-warp
+#      launch, and the same rewrite runs inside `warpsmith ptxas` (WARPSMITH_PASSES=shuffle), the
+#      drop-in assembler for clang's --ptxas-path.
 # Usage: bash scripts/demo.sh            (runs scripts/setup.sh first; nothing is written outside a
 #                                        temporary folder, which is removed at the end)
 set -euo pipefail
@@ -139,6 +144,28 @@ cat >"$work/spec.json" <<'JSON'
 JSON
 echo "   warpsmith equiv (emulator, 3 input sets):"
 cargo run --release -q -- equiv "$work/heavy.ptx" "$work/heavy.spilled.ptx" --launch "$work/spec.json" --seeds 3
+
+echo
+echo "== shuffle synthesis: jacobi (bench/kernels/stencils/jacobi.cu), sm_80"
+"$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_80 --cuda-feature=+ptx80 -O3 -S \
+  -include "$root/bench/kernels/prelude.h" "$root/bench/kernels/stencils/jacobi.cu" -o "$work/jacobi.ptx"
+cargo run --release -q -- shuffle "$work/jacobi.ptx" -o "$work/jacobi.shfl.ptx" --report "$work/shuffle.json"
+echo "   shfl.sync in the output: $(grep -c 'shfl.sync' "$work/jacobi.shfl.ptx")"
+for shape in "32,4" "20,3"; do
+  cat >"$work/jacobi.json" <<JSON
+{"kernel": "jacobi", "grid": [4,4,1], "block": [${shape},1],
+ "args": [{"buffer": {"type": "f32", "len": 770, "init": "random", "seed": 1}},
+          {"buffer": {"type": "f32", "len": 770, "init": "zero"}},
+          {"scalar": {"type": "f32", "value": 0.5}}, {"scalar": {"type": "f32", "value": 0.25}},
+          {"scalar": {"type": "f32", "value": 0.125}}, {"scalar": {"type": "s32", "value": 70}},
+          {"scalar": {"type": "s32", "value": 11}}]}
+JSON
+  echo "   warpsmith equiv, block ${shape/,/x} (emulator, 3 input sets):"
+  cargo run --release -q -- equiv "$work/jacobi.ptx" "$work/jacobi.shfl.ptx" --launch "$work/jacobi.json" --seeds 3
+done
+echo "   the same through the ptxas drop-in (WARPSMITH_PASSES=shuffle warpsmith ptxas -arch sm_80 -v …):"
+WARPSMITH_PASSES=shuffle cargo run --release -q -- ptxas -arch sm_80 -v "$work/jacobi.ptx" -o "$work/jacobi.cubin" 2>&1 |
+  sed 's/^/     /'
 
 echo
 echo "demo finished."
