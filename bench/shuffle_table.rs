@@ -25,8 +25,7 @@
 //! kernel the row says so (the loads column then counts `ld.global` in the PTX). Results go in
 //! docs/benchmarks.md ("Shuffle synthesis").
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use warpsmith::emu::equiv;
@@ -266,35 +265,6 @@ fn hints(m: &Module, kernel: &str, file: &str, bx: u32, by: u32) -> Option<Hints
     Some(h)
 }
 
-/// Compiles `src` like scripts/compile-kernels.sh (sm_80, -O3).
-fn compile(clang: &Path, root: &Path, src: &Path, out: &Path) -> Result<String, String> {
-    let o = Command::new(clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-        ])
-        .args([
-            "--cuda-gpu-arch=sm_80",
-            "--cuda-feature=+ptx80",
-            "-O3",
-            "-S",
-            "-include",
-        ])
-        .arg(root.join("bench/kernels/prelude.h"))
-        .arg(src)
-        .arg("-o")
-        .arg(out)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !o.status.success() {
-        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
-    }
-    std::fs::read_to_string(out).map_err(|e| e.to_string())
-}
-
 /// `ld.global` instructions of `kernel` in the printed module (a cross-check of the pass's count
 /// and the count shown when the pass fails).
 fn count_global_loads(text: &str, kernel: &str) -> usize {
@@ -388,8 +358,6 @@ fn main() {
         }
     };
     let have_ptxas = tools::find(Tool::Ptxas).is_ok();
-    let tmp = std::env::temp_dir().join(format!("ws-shuffle-table-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).expect("temporary folder");
 
     let mut rows = Vec::new();
     for paper in PAPER {
@@ -397,15 +365,15 @@ fn main() {
             continue;
         }
         let src = root.join(format!("bench/kernels/stencils/{}.cu", paper.name));
-        let out = tmp.join(format!("{}.sm_80.O3.ptx", paper.name));
-        let text = match compile(&clang, &root, &src, &out) {
+        let text = match tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3") {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("{}: clang failed: {e}", paper.name);
                 std::process::exit(2);
             }
         };
-        let original = parse_module(&text, &out.display().to_string()).expect("clang's PTX parses");
+        let original = parse_module(&text, &format!("{}.sm_80.O3.ptx", paper.name))
+            .expect("clang's PTX parses");
         let kernels: Vec<String> = original
             .functions()
             .filter(|f| f.body.is_some() && f.kind == warpsmith::ptx::FuncKind::Entry)
@@ -550,7 +518,6 @@ fn main() {
             rows.push(row);
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
     if harness_check {
         return;
     }

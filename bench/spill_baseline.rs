@@ -12,8 +12,6 @@
 //! pragma needs PTX ISA 8.7, so that variant raises `.version` to 8.7; ptxas refuses it for kernels
 //! with dynamic shared memory, which the table shows.
 
-use std::process::Command;
-
 use warpsmith::analysis::occupancy::{arch, cliffs, occupancy, LaunchResources};
 use warpsmith::ptx::{parse_module, print_module, FuncDirective, Module, Stmt};
 use warpsmith::spill::{spill_module, SpillOptions, Target};
@@ -160,30 +158,8 @@ fn main() {
         eprintln!("SKIPPED: clang-22 or ptxas not found (run scripts/setup.sh)");
         return;
     };
-    let root = env!("CARGO_MANIFEST_DIR");
-    let out = std::env::temp_dir().join(format!("ws-spill-baseline-{}.ptx", std::process::id()));
-    let status = Command::new(&clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-            &format!("--cuda-gpu-arch={sm}"),
-            "--cuda-feature=+ptx80",
-            "-O3",
-            "-S",
-            "-include",
-        ])
-        .arg(format!("{root}/bench/kernels/prelude.h"))
-        .arg(format!("{root}/bench/kernels/heavy.cu"))
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("run clang");
-    assert!(status.success(), "clang failed");
-    let text = std::fs::read_to_string(&out).expect("read PTX");
-    let _ = std::fs::remove_file(&out);
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/kernels/heavy.cu");
+    let text = tools::cuda::cuda_to_ptx(&clang, &src, &sm, "O3").expect("clang compiles heavy.cu");
     let module = parse_module(&text, "heavy.ptx").expect("clang's PTX parses");
     let natural = tools::ptxas_verbose_source(&text, &sm, &[]).expect("ptxas accepts clang's PTX");
     let a = arch(&sm).expect("known architecture");

@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use warpsmith::emu::equiv;
 use warpsmith::emu::launch::{spec_for, Hints};
 use warpsmith::ptx::ir::Type;
@@ -22,31 +20,9 @@ fn compile(name: &str) -> Option<Module> {
             return None;
         }
     };
-    let root = common::repo_root();
-    let out = std::env::temp_dir().join(format!("ws-shuffle-{name}-{}.ptx", std::process::id()));
-    let ok = Command::new(clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-            "--cuda-gpu-arch=sm_80",
-            "--cuda-feature=+ptx80",
-            "-O3",
-            "-S",
-            "-include",
-        ])
-        .arg(root.join("bench/kernels/prelude.h"))
-        .arg(root.join(format!("bench/kernels/stencils/{name}.cu")))
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("run clang")
-        .success();
-    assert!(ok, "clang failed on {name}.cu");
-    let text = std::fs::read_to_string(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
+    let src = common::repo_root().join(format!("bench/kernels/stencils/{name}.cu"));
+    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3")
+        .unwrap_or_else(|e| panic!("clang failed on {name}.cu: {e}"));
     Some(parse_module(&text, &format!("{name}.ptx")).unwrap())
 }
 

@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use warpsmith::emu::equiv;
 use warpsmith::emu::launch::{spec_for, ElemType, Hints};
 use warpsmith::ptx::{parse_module, print_module, Module};
@@ -22,31 +20,9 @@ fn compile_heavy() -> Option<Module> {
             return None;
         }
     };
-    let root = common::repo_root();
-    let out = std::env::temp_dir().join(format!("ws-spill-heavy-{}.ptx", std::process::id()));
-    let ok = Command::new(clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-            "--cuda-gpu-arch=sm_80",
-            "--cuda-feature=+ptx80",
-            "-O3",
-            "-S",
-            "-include",
-        ])
-        .arg(root.join("bench/kernels/prelude.h"))
-        .arg(root.join("bench/kernels/heavy.cu"))
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("run clang")
-        .success();
-    assert!(ok, "clang failed on heavy.cu");
-    let text = std::fs::read_to_string(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
+    let src = common::repo_root().join("bench/kernels/heavy.cu");
+    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3")
+        .unwrap_or_else(|e| panic!("clang failed on heavy.cu: {e}"));
     Some(parse_module(&text, "heavy.ptx").unwrap())
 }
 

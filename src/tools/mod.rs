@@ -16,8 +16,10 @@
 //! environment variable and the setup command `scripts/setup.sh`.
 //!
 //! The [`ptxas`] submodule runs `ptxas -v` and parses the per-function resource figures it prints
-//! (registers, spills, stack, shared and constant memory) into [`KernelResources`].
+//! (registers, spills, stack, shared and constant memory) into [`KernelResources`]; [`cuda`]
+//! compiles the project's CUDA kernels to PTX with clang 22 as `scripts/compile-kernels.sh` does.
 
+pub mod cuda;
 pub mod ptxas;
 mod temp;
 

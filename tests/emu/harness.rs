@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 use warpsmith::emu::launch::{
@@ -64,7 +63,7 @@ fn compile(clang: &Path, file: &str, level: &str) -> PathBuf {
     use std::hash::{Hash, Hasher};
     let root = repo_root();
     let src = root.join(format!("bench/kernels/{file}.cu"));
-    let prelude = root.join("bench/kernels/prelude.h");
+    let prelude = warpsmith::tools::cuda::bench_prelude();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::fs::read(&src).expect("kernel source").hash(&mut h);
     std::fs::read(&prelude).expect("prelude.h").hash(&mut h);
@@ -76,30 +75,9 @@ fn compile(clang: &Path, file: &str, level: &str) -> PathBuf {
         return out;
     }
     let tmp = dir.join(format!(".{file}.{level}.{}.tmp", std::process::id()));
-    let st = Command::new(clang)
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-        ])
-        .arg("--cuda-gpu-arch=sm_80")
-        .arg("--cuda-feature=+ptx80")
-        .arg(format!("-{level}"))
-        .arg("-S")
-        .arg("-include")
-        .arg(&prelude)
-        .arg(&src)
-        .arg("-o")
-        .arg(&tmp)
-        .output()
-        .expect("clang runs");
-    assert!(
-        st.status.success(),
-        "clang failed on {file}.cu: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    let text = warpsmith::tools::cuda::cuda_to_ptx(clang, &src, "sm_80", level)
+        .unwrap_or_else(|e| panic!("clang failed on {file}.cu: {e}"));
+    std::fs::write(&tmp, text).expect("write compiled PTX");
     std::fs::rename(&tmp, &out).expect("rename compiled PTX");
     out
 }
