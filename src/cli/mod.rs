@@ -61,6 +61,13 @@ pub fn load_ptx(path: &Path) -> Result<Module, CliError> {
     Ok(parse_module(&text, &name)?)
 }
 
+/// Writes a command's `--report FILE.json` (pretty JSON, one trailing newline) atomically.
+pub fn write_json_report<T: serde::Serialize>(path: &Path, report: &T) -> Result<(), CliError> {
+    let mut json = serde_json::to_string_pretty(report).unwrap_or_default();
+    json.push('\n');
+    emit(Some(path), &json)
+}
+
 /// Writes `text` to `output` atomically, or to standard output.
 pub fn emit(output: Option<&Path>, text: &str) -> Result<(), CliError> {
     match output {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use warpsmith::ptx::{parse_module, print_module};
-use warpsmith::tools::{self, Tool};
+use warpsmith::tools::{self, is_executable, Tool};
 
 /// The passes to run, comma-separated (`shuffle`, `spill`); unset or empty: no rewrite.
 pub const PASSES_VAR: &str = "WARPSMITH_PASSES";
@@ -311,24 +311,6 @@ pub fn rewrite(
         }
     }
     Ok((print_module(&module), notes))
-}
-
-/// Whether `path` is an executable regular file (after following links).
-fn is_executable(path: &Path) -> bool {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                meta.permissions().mode() & 0o111 != 0
-            }
-            #[cfg(not(unix))]
-            {
-                true
-            }
-        }
-        _ => false,
-    }
 }
 
 /// Whether `candidate` is the executable `me` (both resolved through symbolic links).

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use warpsmith::ptx::print_module;
 use warpsmith::shuffle::{shuffle_module, Mode, ShuffleOptions, ShuffleReport};
 
-use super::{emit, load_ptx, CliError};
+use super::{emit, load_ptx, write_json_report, CliError};
 
 /// Parses `--mode`.
 pub fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -42,12 +42,7 @@ pub fn run(
     let r = shuffle_module(&mut module, opts).map_err(|e| CliError::Shuffle(e.to_string()))?;
     summary(input, &r);
     if let Some(p) = report {
-        let mut json = serde_json::to_string_pretty(&r).unwrap_or_default();
-        json.push('\n');
-        warpsmith::fsutil::write_atomic(p, json.as_bytes()).map_err(|e| CliError::Write {
-            path: p.to_path_buf(),
-            source: e,
-        })?;
+        write_json_report(p, &r)?;
     }
     emit(Some(output), &print_module(&module))?;
     Ok(ExitCode::SUCCESS)

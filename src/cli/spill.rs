@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use warpsmith::ptx::print_module;
 use warpsmith::spill::{spill_module, SpillOptions, SpillReport};
 
-use super::{emit, load_ptx, CliError};
+use super::{emit, load_ptx, write_json_report, CliError};
 
 /// Runs the command.
 pub fn run(
@@ -19,12 +19,7 @@ pub fn run(
     let r = spill_module(&mut module, opts).map_err(|e| CliError::Spill(e.to_string()))?;
     summary(&r);
     if let Some(p) = report {
-        let mut json = serde_json::to_string_pretty(&r).unwrap_or_default();
-        json.push('\n');
-        warpsmith::fsutil::write_atomic(p, json.as_bytes()).map_err(|e| CliError::Write {
-            path: p.to_path_buf(),
-            source: e,
-        })?;
+        write_json_report(p, &r)?;
     }
     emit(Some(output), &print_module(&module))?;
     Ok(ExitCode::SUCCESS)

@@ -415,7 +415,7 @@ impl SearchPlan {
 }
 
 /// Whether `path` is a regular file (after following links) that may be executed.
-fn is_executable(path: &Path) -> bool {
+pub fn is_executable(path: &Path) -> bool {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => {
             #[cfg(unix)]
