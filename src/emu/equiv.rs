@@ -140,8 +140,10 @@ pub fn check_with(
         report.seeds_run = s + 1;
         report.stats_a.warp_insts += ra.stats.warp_insts;
         report.stats_a.lane_insts += ra.stats.lane_insts;
+        report.stats_a.global_loads += ra.stats.global_loads;
         report.stats_b.warp_insts += rb.stats.warp_insts;
         report.stats_b.lane_insts += rb.stats.lane_insts;
+        report.stats_b.global_loads += rb.stats.global_loads;
         for ba in &ra.buffers {
             let Some(bb) = rb.buffers.iter().find(|x| x.name == ba.name) else {
                 if ba.arg.is_none() {

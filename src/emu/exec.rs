@@ -85,6 +85,9 @@ pub struct Stats {
     pub warp_insts: u64,
     /// Lane-instructions executed (active lanes summed over warp-instructions).
     pub lane_insts: u64,
+    /// Global-memory elements loaded (one per lane and vector component that read global
+    /// memory): what shuffle synthesis saves.
+    pub global_loads: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1120,6 +1123,9 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                             offset: off,
                             size: *size,
                         };
+                        if matches!(region, Region::Global(_)) {
+                            self.stats.global_loads += 1;
+                        }
                         let mut v = dom.load(memat, bytes);
                         if let Some(e) = ext {
                             v = dom.apply(*e, &[v])?;

@@ -289,6 +289,7 @@ impl<'ctx> Z3Domain<'ctx> {
                 let x = lo(a, bits)?;
                 // The amount is a 32-bit unsigned operand; amounts ≥ bits shift everything out.
                 let amt = lo(b, 32)?;
+                let constant = amt.simplify().as_u64();
                 let big = amt.bvuge(&BV::from_u64(ctx, u64::from(bits), 32));
                 let amt_b = if bits >= 32 {
                     amt.zero_ext(bits - 32)
@@ -296,6 +297,14 @@ impl<'ctx> Z3Domain<'ctx> {
                     amt.extract(bits - 1, 0)
                 };
                 match op {
+                    // A constant amount (the usual case): no case split, so that the analyses
+                    // see `x << c` (= `x · 2^c`).
+                    Op::Shl { .. } if constant.is_some_and(|c| c >= u64::from(bits)) => {
+                        BV::from_u64(ctx, 0, bits)
+                    }
+                    Op::Shl { .. } if constant.is_some() => {
+                        x.bvshl(&BV::from_u64(ctx, constant.unwrap_or(0), bits))
+                    }
                     Op::Shl { .. } => big.ite(&BV::from_u64(ctx, 0, bits), &x.bvshl(&amt_b)),
                     Op::Shr { signed: true, .. } => {
                         let all = BV::from_u64(ctx, u64::from(bits - 1), bits);
