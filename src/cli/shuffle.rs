@@ -60,6 +60,16 @@ fn summary(input: &Path, r: &ShuffleReport) {
             "{}: {} of {} global loads replaced by shuffles (average |delta| {avg}), {} paths, {} Z3 queries, {:.1} ms",
             k.name, k.shuffles, k.loads, k.paths, k.queries, k.analysis_ms
         );
+        if k.cross_iteration > 0 || k.checked > 0 {
+            eprintln!(
+                "  {} reuse{} a value of the previous loop iteration; {} compare{} the source lane's \
+                 address at run time",
+                k.cross_iteration,
+                if k.cross_iteration == 1 { "s" } else { "" },
+                k.checked,
+                if k.checked == 1 { "s" } else { "" }
+            );
+        }
         if let Some(why) = &k.skipped {
             eprintln!("  left unchanged: {why}");
         }

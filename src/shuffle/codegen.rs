@@ -23,11 +23,12 @@
 use std::collections::HashMap;
 
 use super::detect::{LoadInfo, Replacement};
+use super::symexec::LoopSpan;
 use super::Mode;
 use crate::ptx::builder::{op, Builder, InsertPoint};
 use crate::ptx::ir::{
-    Body, Component, FuncDirective, Function, Guard, Imm, Inst, Modifier, Opcode, Operand, Reg,
-    SpecialReg, Stmt, Type,
+    Body, Component, FuncDirective, Function, Guard, Imm, Inst, Label, Modifier, Opcode, Operand,
+    Reg, SpecialReg, Stmt, Type,
 };
 
 /// `shfl.sync.{down|up}.b32` of both halves of a 64-bit register; returns the result register.
@@ -117,11 +118,43 @@ pub fn generate(
     reps: &[Replacement],
     mode: Mode,
     static_rows: bool,
+    loops: &HashMap<u32, LoopSpan>,
 ) {
     if reps.is_empty() {
         return;
     }
     let info: HashMap<Inst, &LoadInfo> = loads.iter().map(|l| (l.inst, l)).collect();
+    // The labels of the headers of loops with reuse across iterations, found before any code is
+    // inserted in front of a header's first instruction.
+    let mut entry_labels: HashMap<u32, Vec<Label>> = HashMap::new();
+    for r in reps {
+        for c in &r.comps {
+            if let Some(span) = c.cross.and_then(|h| loops.get(&h)) {
+                entry_labels
+                    .entry(span.header)
+                    .or_insert_with(|| header_labels(body, span));
+            }
+        }
+    }
+    // A loop whose header has no label cannot get the entry invalidation: no reuse across its
+    // iterations then (cannot happen for a loop, whose back edge names the header; kept safe).
+    let kept: Vec<Replacement> = reps
+        .iter()
+        .filter(|r| {
+            let ok = r.comps.iter().all(|c| {
+                c.cross
+                    .is_none_or(|h| entry_labels.get(&h).is_some_and(|l| !l.is_empty()))
+            });
+            if !ok {
+                log::warn!(
+                    "shuffle: a loop header without a label: reuse across iterations dropped"
+                );
+            }
+            ok
+        })
+        .cloned()
+        .collect();
+    let reps = &kept[..];
     let first = body.inst_order().next();
     // Edits of existing instructions, applied once the builder is done.
     let mut new_guards: Vec<(Inst, Guard)> = Vec::new();
@@ -171,12 +204,16 @@ pub fn generate(
         }
     }
     // Source addresses for the run-time address check (computed before the source load, whose
-    // destination may be its own base register).
-    let mut src_addrs: HashMap<(Inst, u32), Reg> = HashMap::new();
+    // destination may be its own base register). For reuse across iterations the address goes to
+    // a temporary first and into the register other lanes read only after the load, so that a
+    // load that is its own source (a sliding window) shuffles the previous iteration's address.
+    let mut src_addrs: HashMap<(Inst, u32, bool), Reg> = HashMap::new();
+    let mut cross_regs: HashMap<u32, Vec<Reg>> = HashMap::new();
     if mode != Mode::NoCorner {
         for r in reps {
             for c in r.comps.iter().filter(|c| c.checked) {
-                if src_addrs.contains_key(&(c.src, c.src_comp)) {
+                let key = (c.src, c.src_comp, c.cross.is_some());
+                if src_addrs.contains_key(&key) {
                     continue;
                 }
                 let src = info[&c.src];
@@ -185,18 +222,33 @@ pub fn generate(
                 };
                 let a = b.new_reg(Type::B64);
                 let guard = b.body().inst(c.src).guard;
+                let at = if c.cross.is_some() {
+                    b.new_reg(Type::B64)
+                } else {
+                    a
+                };
                 b.at(InsertPoint::Before(c.src));
                 b.inst(
                     guard,
                     Opcode::Add,
                     vec![Modifier::Type(Type::S64)],
                     vec![
-                        op::reg(a),
+                        op::reg(at),
                         op::reg(base),
                         op::int(off + i64::from(c.src_comp * src.size)),
                     ],
                 );
-                src_addrs.insert((c.src, c.src_comp), a);
+                if let Some(h) = c.cross {
+                    b.at(InsertPoint::After(c.src));
+                    b.inst(
+                        guard,
+                        Opcode::Mov,
+                        vec![Modifier::Type(Type::B64)],
+                        vec![op::reg(a), op::reg(at)],
+                    );
+                    cross_regs.entry(h).or_default().push(a);
+                }
+                src_addrs.insert(key, a);
             }
         }
     }
@@ -204,7 +256,7 @@ pub fn generate(
         let d = info[&r.dst];
         let dguard = b.body().inst(r.dst).guard;
         b.at(InsertPoint::Before(r.dst));
-        let all_zero = r.comps.iter().all(|c| c.delta == 0);
+        let all_zero = r.comps.iter().all(|c| c.delta == 0 && c.cross.is_none());
         if all_zero {
             for c in &r.comps {
                 let Some(dst) = d.regs[c.comp as usize] else {
@@ -222,8 +274,42 @@ pub fn generate(
             continue;
         }
         // The warp mask and the corner-case predicate.
+        let any_shuffle = r.comps.iter().any(|c| c.delta != 0);
         let (mask, corner) = if mode == Mode::NoCorner {
             (hex(0xffff_ffff), None)
+        } else if !any_shuffle {
+            // Reuse of this lane's own previous iteration only: the address check alone.
+            let mut p = None;
+            for c in r.comps.iter().filter(|c| c.checked) {
+                let (Some(sa), Some((dbase, doff))) = (
+                    src_addrs.get(&(c.src, c.src_comp, c.cross.is_some())),
+                    d.addr,
+                ) else {
+                    continue;
+                };
+                let da = b.new_reg(Type::B64);
+                b.inst(
+                    None,
+                    Opcode::Add,
+                    vec![Modifier::Type(Type::S64)],
+                    vec![
+                        op::reg(da),
+                        op::reg(dbase),
+                        op::int(doff + i64::from(c.comp * d.size)),
+                    ],
+                );
+                let bad = b.new_reg(Type::Pred);
+                b.setp("ne", Type::B64, bad, op::reg(*sa), op::reg(da));
+                p = Some(match p {
+                    None => bad,
+                    Some(q) => {
+                        let p2 = b.new_reg(Type::Pred);
+                        b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(q), op::reg(bad));
+                        p2
+                    }
+                });
+            }
+            (hex(0xffff_ffff), p)
         } else {
             let m = b.new_reg(Type::B32);
             b.inst(
@@ -281,9 +367,11 @@ pub fn generate(
                 }
             }
             // Run-time address comparison for deltas that hold only without 32-bit wrap.
-            for c in r.comps.iter().filter(|c| c.checked && c.delta != 0) {
-                let (Some(sa), Some((dbase, doff))) = (src_addrs.get(&(c.src, c.src_comp)), d.addr)
-                else {
+            for c in r.comps.iter().filter(|c| c.checked) {
+                let (Some(sa), Some((dbase, doff))) = (
+                    src_addrs.get(&(c.src, c.src_comp, c.cross.is_some())),
+                    d.addr,
+                ) else {
                     continue;
                 };
                 let da = b.new_reg(Type::B64);
@@ -297,7 +385,11 @@ pub fn generate(
                         op::int(doff + i64::from(c.comp * d.size)),
                     ],
                 );
-                let sa2 = shfl64(&mut b, *sa, c.delta, &op::reg(m));
+                let sa2 = if c.delta == 0 {
+                    *sa
+                } else {
+                    shfl64(&mut b, *sa, c.delta, &op::reg(m))
+                };
                 let bad = b.new_reg(Type::Pred);
                 b.setp("ne", Type::B64, bad, op::reg(sa2), op::reg(da));
                 let p2 = b.new_reg(Type::Pred);
@@ -388,4 +480,71 @@ pub fn generate(
     }
     body.stmts
         .retain(|s| !matches!(s, Stmt::Inst(i) if removed.contains(i)));
+    // Loop entries invalidate the addresses kept for reuse across iterations (1 is never the
+    // address of an aligned 4- or 8-byte load).
+    let mut headers: Vec<(&u32, &Vec<Reg>)> = cross_regs.iter().collect();
+    headers.sort_by_key(|(h, _)| **h);
+    for (h, regs) in headers {
+        if let (Some(span), Some(labels)) = (loops.get(h), entry_labels.get(h)) {
+            invalidate_at_entry(body, span, labels, regs);
+        }
+    }
+}
+
+/// The labels just before the loop header's first instruction (with `.pragma` and debug lines
+/// among them), in layout order.
+fn header_labels(body: &Body, span: &LoopSpan) -> Vec<Label> {
+    let Some(mut at) = body
+        .stmts
+        .iter()
+        .position(|s| *s == Stmt::Inst(span.header_inst))
+    else {
+        return Vec::new();
+    };
+    let mut labels = Vec::new();
+    while at > 0 {
+        match &body.stmts[at - 1] {
+            Stmt::Label(l) => labels.push(*l),
+            Stmt::Pragma(_) | Stmt::Debug { .. } => {}
+            _ => break,
+        }
+        at -= 1;
+    }
+    labels.reverse();
+    labels
+}
+
+/// Sets each of `regs` to 1 on every entry into the loop `span` (not on its back edges): a new
+/// label with the assignments goes before the header's labels (`header_labels`), where the
+/// fall-through entry passes, and branches from outside the loop to the header are redirected
+/// to it.
+fn invalidate_at_entry(body: &mut Body, span: &LoopSpan, header_labels: &[Label], regs: &[Reg]) {
+    let Some(first) = header_labels.first() else {
+        return;
+    };
+    let Some(at) = body.stmts.iter().position(|s| *s == Stmt::Label(*first)) else {
+        return;
+    };
+    let inside: std::collections::HashSet<Inst> = span.insts.iter().copied().collect();
+    let mut b = Builder::new(body);
+    let entry = b.new_label("$ws_loop_entry");
+    b.at(InsertPoint::Stmt(at));
+    b.place_label(entry);
+    for r in regs {
+        b.mov(Type::B64, *r, op::int(1));
+    }
+    drop(b);
+    let outside: Vec<Inst> = body
+        .inst_order()
+        .filter(|i| !inside.contains(i) && body.inst(*i).opcode == Opcode::Bra)
+        .collect();
+    for i in outside {
+        for o in body.inst_mut(i).operands.iter_mut() {
+            if let Operand::Label(l) = o {
+                if header_labels.contains(l) {
+                    *l = entry;
+                }
+            }
+        }
+    }
 }

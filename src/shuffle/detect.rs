@@ -57,9 +57,14 @@ pub struct CompSource {
     pub src_comp: u32,
     /// The shuffle delta: the value comes from lane `laneid + delta`.
     pub delta: i32,
-    /// True when the delta holds only if 32-bit index arithmetic does not wrap: the generated
-    /// code then also shuffles the source address and compares it with its own.
+    /// True when the delta holds only if 32-bit index arithmetic does not wrap, or only when the
+    /// source lane is in the same loop iteration as the destination (or the one before, for
+    /// `cross`): the generated code then also shuffles the source address and compares it with
+    /// its own, which makes it correct whatever iteration the source lane is in.
     pub checked: bool,
+    /// Reuse across iterations: the value comes from the source load's execution in the PREVIOUS
+    /// iteration of the loop with this header pc (by lane `laneid + delta`; `delta` may be 0).
+    pub cross: Option<u32>,
 }
 
 /// A load to replace.
@@ -75,6 +80,8 @@ struct Occurrence<'ctx> {
     cond: Vec<Bool<'ctx>>,
     guard: Option<Bool<'ctx>>,
     addr: BV<'ctx>,
+    /// The innermost loop (header pc, arrival) it is directly in.
+    iter: Option<(u32, usize)>,
     /// Available sources: (inst, comp) → address.
     avail: HashMap<(Inst, u32), BV<'ctx>>,
 }
@@ -101,9 +108,22 @@ pub fn detect<'ctx>(
     let size_of: HashMap<Inst, u32> = loads.iter().map(|l| (l.inst, l.size)).collect();
     // Occurrences of each destination component over all paths.
     let mut occ: HashMap<(Inst, u32), Vec<Occurrence<'ctx>>> = HashMap::new();
-    for p in &ex.paths {
-        let mut avail: HashMap<(Inst, u32), BV<'ctx>> = HashMap::new();
-        for e in &p.events {
+    // The address of each load directly in a loop, per arrival at the loop's header, when it is
+    // the same unguarded expression on every path of that arrival (else `None`).
+    let mut loop_addrs: HashMap<(usize, Inst, u32), Option<BV<'ctx>>> = HashMap::new();
+    // The trace is a DAG in topological order: what is available at the start of a node is what
+    // is available (with the same address) at the end of every parent.
+    let mut avail_out: Vec<HashMap<(Inst, u32), BV<'ctx>>> = Vec::with_capacity(ex.nodes.len());
+    for node in &ex.nodes {
+        let mut avail: HashMap<(Inst, u32), BV<'ctx>> = match node.parents.split_first() {
+            None => HashMap::new(),
+            Some((first, rest)) => {
+                let mut a = avail_out[*first].clone();
+                a.retain(|k, v| rest.iter().all(|p| avail_out[*p].get(k) == Some(v)));
+                a
+            }
+        };
+        for e in &node.events {
             match e {
                 Event::Clobber => avail.clear(),
                 Event::Load {
@@ -113,7 +133,16 @@ pub fn detect<'ctx>(
                     addr,
                     guard,
                     cond,
+                    iter,
                 } => {
+                    if let Some((_, a)) = iter {
+                        let e = loop_addrs
+                            .entry((*a, *inst, *comp))
+                            .or_insert_with(|| guard.is_none().then(|| addr.clone()));
+                        if guard.is_some() || e.as_ref().is_some_and(|x| x != addr) {
+                            *e = None;
+                        }
+                    }
                     let mut here: HashMap<(Inst, u32), BV<'ctx>> = avail
                         .iter()
                         .filter(|((s, _), _)| *s != *inst && size_of.get(s) == Some(size))
@@ -124,6 +153,7 @@ pub fn detect<'ctx>(
                         cond: cond.clone(),
                         guard: guard.clone(),
                         addr: addr.clone(),
+                        iter: *iter,
                         avail: here,
                     });
                     if guard.is_none() {
@@ -134,6 +164,7 @@ pub fn detect<'ctx>(
                 }
             }
         }
+        avail_out.push(avail);
     }
 
     let tidx = BV::new_const(ctx, TID[0], 32);
@@ -149,7 +180,7 @@ pub fn detect<'ctx>(
     let iter_pairs: Vec<(BV<'ctx>, BV<'ctx>)> = ex
         .iter_syms
         .iter()
-        .map(|k| (k.clone(), BV::fresh_const(ctx, "k_src", 32)))
+        .map(|k| (k.clone(), BV::fresh_const(ctx, "k_src", k.get_size())))
         .collect();
     let shifted = |a: &BV<'ctx>, n: i32| -> BV<'ctx> {
         let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
@@ -159,6 +190,12 @@ pub fn detect<'ctx>(
         }
         a.substitute(&subs)
     };
+    // The source lane in the same iteration as the destination (lockstep): only tid.x moves.
+    let shifted_lockstep = |a: &BV<'ctx>, n: i32| -> BV<'ctx> {
+        let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
+        a.substitute(&[(&tidx, &t2)])
+    };
+    let checkable_src = |s: Inst| loads.iter().any(|x| x.inst == s && x.addr.is_some());
 
     for l in loads {
         if let Some(why) = &l.unusable {
@@ -198,9 +235,29 @@ pub fn detect<'ctx>(
             }
             let mut scored: Vec<(i32, (Inst, u32), BV<'ctx>)> = Vec::new();
             for (k, a_s) in &cands {
-                let diff = os[0].addr.bvsub(a_s);
-                let stride = shifted(a_s, 1).bvsub(a_s);
-                let Some(v) = prover.eval(&os[0].cond, &[diff, stride]) else {
+                // Proposed without 32-bit wrap-around (a model may put an index next to the
+                // wrap point); the proof below is what decides.
+                let nw = |p: &Prover<'ctx>, t: &BV<'ctx>| {
+                    p.assume_no_wrap(&Dynamic::from_ast(t))
+                        .as_bv()
+                        .expect("address")
+                };
+                let (d_nw, s_nw) = (nw(prover, &os[0].addr), nw(prover, a_s));
+                let s1_nw = nw(prover, &shifted_lockstep(a_s, 1));
+                // Exact when both differences are constants; else one model proposes them.
+                // (Only in kernels with loops: elsewhere the model's values are exact enough.)
+                let exact = if ex.arrivals.is_empty() {
+                    None
+                } else {
+                    prover
+                        .polys
+                        .constant_difference(&d_nw, &s_nw)
+                        .zip(prover.polys.constant_difference(&s1_nw, &s_nw))
+                        .map(|(a, b)| vec![a, b])
+                };
+                let Some(v) = exact
+                    .or_else(|| prover.eval(&os[0].cond, &[d_nw.bvsub(&s_nw), s1_nw.bvsub(&s_nw)]))
+                else {
                     log::trace!("load {:?}: candidate {k:?}: no value in the model", l.inst);
                     continue;
                 };
@@ -237,9 +294,9 @@ pub fn detect<'ctx>(
                 // Without wrap-around of 32-bit index arithmetic, the claim must be an identity
                 // (the simplified difference is 0): no solver call. This only selects loads for
                 // the run-time address check, which is what makes them correct.
-                let identity_no_wrap = |prover: &mut Prover<'ctx>| -> bool {
+                let identity_no_wrap = |prover: &mut Prover<'ctx>, src_addr: &BV<'ctx>| -> bool {
                     let sa = prover
-                        .assume_no_wrap(&Dynamic::from_ast(&src_addr))
+                        .assume_no_wrap(&Dynamic::from_ast(src_addr))
                         .as_bv()
                         .expect("address");
                     os.iter().all(|o| {
@@ -247,7 +304,7 @@ pub fn detect<'ctx>(
                             .assume_no_wrap(&Dynamic::from_ast(&o.addr))
                             .as_bv()
                             .expect("address");
-                        da.bvsub(&sa).simplify().as_u64() == Some(0)
+                        da.bvsub(&sa).simplify().as_u64() == Some(0) || prover.polys.same(&da, &sa)
                     })
                 };
                 let proves = |prover: &mut Prover<'ctx>| -> bool {
@@ -269,7 +326,16 @@ pub fn detect<'ctx>(
                 };
                 // The proof is tried for the best candidate, and for others only when their
                 // difference is an identity anyway.
-                let identity = identity_no_wrap(prover);
+                let identity = identity_no_wrap(prover, &src_addr);
+                // In a loop, the same claim with the source lane in the same iteration: it
+                // selects a checked replacement (the address comparison makes it correct
+                // whatever iteration the source lane is in).
+                let lock_addr = shifted_lockstep(&a_s, n);
+                let lock_identity = if lock_addr == src_addr {
+                    identity
+                } else {
+                    identity_no_wrap(prover, &lock_addr)
+                };
                 if n == 0 && !identity {
                     // The same address in one model only (e.g. two arrays whose bases the
                     // model made equal): not worth a query.
@@ -284,7 +350,7 @@ pub fn detect<'ctx>(
                     l.inst,
                     k
                 );
-                if hopeless && !identity {
+                if hopeless && !identity && !lock_identity {
                     // Neither provable outright nor checkable: the model's alignment of two
                     // unrelated addresses (e.g. array bases it chose equal).
                     continue;
@@ -295,8 +361,8 @@ pub fn detect<'ctx>(
                 }
                 tried += 1;
                 why_not = format!("delta {n} could not be proved on every path");
-                let src_checkable = loads.iter().any(|x| x.inst == k.0 && x.addr.is_some());
-                if fallback.is_none() && n != 0 && checkable && src_checkable && identity {
+                if fallback.is_none() && n != 0 && checkable && checkable_src(k.0) && lock_identity
+                {
                     fallback = Some((n, k, true));
                 }
             }
@@ -308,6 +374,7 @@ pub fn detect<'ctx>(
                     src_comp: sc,
                     delta: n,
                     checked,
+                    cross: None,
                 }),
                 None => {
                     comps.clear();
@@ -320,13 +387,232 @@ pub fn detect<'ctx>(
             continue;
         }
         for c in &comps {
-            if !used_as_source.contains(&c.src) {
+            if !used_as_source.contains(&c.src) && c.src != l.inst {
                 used_as_source.push(c.src);
             }
         }
         replaced.push(l.inst);
         out.replacements.push(Replacement { dst: l.inst, comps });
     }
+
+    // Second pass, beyond the paper: loads left over may reuse what a load of the previous loop
+    // iteration read (any load of the loop, itself included, replaced or not: its copy holds
+    // the right value either way).
+    let mut still_rejected = Vec::new();
+    for (inst, why) in std::mem::take(&mut out.rejected) {
+        let Some(l) = loads.iter().find(|l| l.inst == inst) else {
+            still_rejected.push((inst, why));
+            continue;
+        };
+        if l.unusable.is_some() || l.addr.is_none() {
+            still_rejected.push((inst, why));
+            continue;
+        }
+        let mut comps = Vec::new();
+        let mut in_loop = false;
+        for (c, reg) in l.regs.iter().enumerate() {
+            if reg.is_none() {
+                continue;
+            }
+            let Some(os) = occ.get(&(l.inst, c as u32)) else {
+                comps.clear();
+                break;
+            };
+            in_loop |= os.iter().any(|o| o.iter.is_some());
+            let found = cross_iteration(
+                prover,
+                ex,
+                os,
+                &loop_addrs,
+                (l.inst, c as u32),
+                l.size,
+                &checkable_src,
+                &size_of,
+                max_delta,
+            );
+            match found {
+                Some((n, (src, src_comp), h)) => comps.push(CompSource {
+                    comp: c as u32,
+                    src,
+                    src_comp,
+                    delta: n,
+                    checked: true,
+                    cross: Some(h),
+                }),
+                None => {
+                    comps.clear();
+                    break;
+                }
+            }
+        }
+        if comps.is_empty() {
+            if in_loop {
+                still_rejected.push((inst, format!("{why}; no reuse from the previous iteration")));
+            } else {
+                still_rejected.push((inst, why));
+            }
+            continue;
+        }
+        out.replacements.push(Replacement { dst: inst, comps });
+    }
+    out.rejected = still_rejected;
+    let order: HashMap<Inst, usize> = loads.iter().enumerate().map(|(i, l)| (l.inst, i)).collect();
+    out.replacements.sort_by_key(|r| order.get(&r.dst).copied());
     out.queries = prover.queries;
     out
+}
+
+/// Reuse across iterations (beyond the paper): the destination component, at iteration `k + 1` of
+/// the loop it is directly in, reads what load `src` read at iteration `k` in lane `laneid + N`.
+///
+/// Conditions: every occurrence of the destination is directly in the same loop, which is
+/// entered only at its header and changes no memory (no store, atomic, barrier, fence or call
+/// anywhere in it); the source is directly in that loop with one unguarded address expression per
+/// arrival; and, with the source lane in the previous iteration (lockstep), the claim
+/// `path(k+1) ∧ guard(k+1) ∧ 0 ≤ tid.x+N < ntid.x ⇒ addr_d(tid, k+1) = addr_s(tid.x+N, k)` is
+/// proved, or is an identity without 32-bit wrap-around. The generated code compares the
+/// shuffled address of the source lane's last execution of `src` with its own, and invalidates
+/// that address at every loop entry: with no memory change in the loop, a matching address
+/// gives the current value whatever iteration the source lane is in (docs/shuffle.md).
+#[allow(clippy::too_many_arguments)]
+fn cross_iteration<'ctx>(
+    prover: &mut Prover<'ctx>,
+    ex: &Exploration<'ctx>,
+    os: &[Occurrence<'ctx>],
+    loop_addrs: &HashMap<(usize, Inst, u32), Option<BV<'ctx>>>,
+    dst: (Inst, u32),
+    size: u32,
+    usable_src: &dyn Fn(Inst) -> bool,
+    size_of: &HashMap<Inst, u32>,
+    max_delta: u32,
+) -> Option<(i32, (Inst, u32), u32)> {
+    let ctx = prover.ctx();
+    let h = os.first()?.iter?.0;
+    if os.iter().any(|o| o.iter.map(|x| x.0) != Some(h)) {
+        return None;
+    }
+    let span = ex.loops.get(&h)?;
+    if !span.clobber_free || !span.single_entry {
+        return None;
+    }
+    let arrivals: Vec<usize> = {
+        let mut a: Vec<usize> = os.iter().filter_map(|o| o.iter.map(|x| x.1)).collect();
+        a.sort_unstable();
+        a.dedup();
+        a
+    };
+    // Sources: loads directly in the loop with an address in every arrival.
+    let mut cands: Vec<(Inst, u32)> = loop_addrs
+        .iter()
+        .filter(|((a, s, _), addr)| {
+            *a == arrivals[0] && addr.is_some() && size_of.get(s) == Some(&size) && usable_src(*s)
+        })
+        .map(|((_, s, c), _)| (*s, *c))
+        .filter(|(s, c)| {
+            arrivals
+                .iter()
+                .all(|a| loop_addrs.get(&(*a, *s, *c)).is_some_and(|x| x.is_some()))
+        })
+        .collect();
+    // The destination itself first (a sliding window), then program order.
+    cands.sort_by_key(|(s, c)| (*s != dst.0, s.0, *c));
+    let tidx = BV::new_const(ctx, TID[0], 32);
+    let ntidx = BV::new_const(ctx, NTID[0], 32);
+    let succ = |o: &Occurrence<'ctx>| -> [(BV<'ctx>, BV<'ctx>); 2] {
+        let (k, k32) = &ex.arrivals[o.iter.expect("in a loop").1];
+        [
+            (k.clone(), k.bvadd(&BV::from_u64(ctx, 1, 64))),
+            (k32.clone(), k32.bvadd(&BV::from_u64(ctx, 1, 32))),
+        ]
+    };
+    let next = |o: &Occurrence<'ctx>, t: &BV<'ctx>| -> BV<'ctx> {
+        let s = succ(o);
+        t.substitute(&[(&s[0].0, &s[0].1), (&s[1].0, &s[1].1)])
+    };
+    let next_bool = |o: &Occurrence<'ctx>, t: &Bool<'ctx>| -> Bool<'ctx> {
+        let s = succ(o);
+        t.substitute(&[(&s[0].0, &s[0].1), (&s[1].0, &s[1].1)])
+    };
+    let shift = |a: &BV<'ctx>, n: i32| -> BV<'ctx> {
+        let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
+        a.substitute(&[(&tidx, &t2)])
+    };
+    let o0 = &os[0];
+    let cond0: Vec<Bool<'ctx>> = o0.cond.iter().map(|c| next_bool(o0, c)).collect();
+    if !prover.has_model(&cond0) {
+        return None;
+    }
+    let d0 = next(o0, &o0.addr);
+    for (s, sc) in cands {
+        let src_of = |a: usize| loop_addrs[&(a, s, sc)].clone().expect("checked above");
+        let a_s = src_of(o0.iter.expect("in a loop").1);
+        // Proposed without 32-bit wrap-around; the proof below decides.
+        let nw = |t: &BV<'ctx>| {
+            prover
+                .assume_no_wrap(&Dynamic::from_ast(t))
+                .as_bv()
+                .expect("address")
+        };
+        let (d_nw, s_nw, s1_nw) = (nw(&d0), nw(&a_s), nw(&shift(&a_s, 1)));
+        // Exact when both differences are constants; else one model proposes them.
+        let exact = prover
+            .polys
+            .constant_difference(&d_nw, &s_nw)
+            .zip(prover.polys.constant_difference(&s1_nw, &s_nw))
+            .map(|(a, b)| vec![a, b]);
+        let Some(v) =
+            exact.or_else(|| prover.eval(&cond0, &[d_nw.bvsub(&s_nw), s1_nw.bvsub(&s_nw)]))
+        else {
+            continue;
+        };
+        let (dv, sv) = (v[0], v[1]);
+        log::trace!(
+            "load {:?} comp {}: previous-iteration candidate {s:?} comp {sc}: difference {dv}, \
+             stride {sv}",
+            dst.0,
+            dst.1
+        );
+        let n = if dv == 0 {
+            0
+        } else if sv != 0 && dv % sv == 0 {
+            dv / sv
+        } else {
+            continue;
+        };
+        if n.unsigned_abs() > u64::from(max_delta) {
+            continue;
+        }
+        let n = n as i32;
+        let holds = os.iter().all(|o| {
+            let src = shift(&src_of(o.iter.expect("in a loop").1), n);
+            let d = next(o, &o.addr);
+            let sa = prover.assume_no_wrap(&Dynamic::from_ast(&src)).as_bv();
+            let da = prover.assume_no_wrap(&Dynamic::from_ast(&d)).as_bv();
+            if let (Some(sa), Some(da)) = (sa, da) {
+                if da.bvsub(&sa).simplify().as_u64() == Some(0) || prover.polys.same(&da, &sa) {
+                    return true;
+                }
+            }
+            let mut facts: Vec<Bool<'ctx>> = o.cond.iter().map(|c| next_bool(o, c)).collect();
+            if let Some(g) = &o.guard {
+                facts.push(next_bool(o, g));
+            }
+            if n != 0 {
+                let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
+                facts.push(t2.bvult(&ntidx));
+            }
+            facts.push(d._eq(&src).not());
+            prover.check(&facts) == SatResult::Unsat
+        });
+        if holds {
+            log::debug!(
+                "load {:?} comp {}: reuse from the previous iteration of loop {h}: source {s:?} \
+                 comp {sc}, delta {n}",
+                dst.0,
+                dst.1
+            );
+            return Some((n, (s, sc), h));
+        }
+    }
+    None
 }

@@ -82,12 +82,20 @@ pub struct KernelShuffleReport {
     pub shuffles: usize,
     /// The delta of each replaced load.
     pub deltas: Vec<i32>,
+    /// Replaced loads whose value comes from the previous iteration of their loop (beyond the
+    /// paper; included in `shuffles`).
+    pub cross_iteration: usize,
+    /// Replaced loads that also compare the source lane's address with their own at run time
+    /// (included in `shuffles`).
+    pub checked: usize,
     /// Loads considered and not replaced.
     pub rejected: Vec<Rejected>,
     /// Analysis time in milliseconds.
     pub analysis_ms: f64,
-    /// Paths explored by the symbolic emulator.
+    /// Paths explored by the symbolic emulator (merged paths counted once).
     pub paths: usize,
+    /// States merged into an equal one at a block entry (memoisation).
+    pub merged: usize,
     /// Z3 queries made (branch feasibility, models, proofs).
     pub queries: usize,
     /// Set when the analysis stopped (a limit, an unsupported instruction): the kernel is left
@@ -154,7 +162,7 @@ pub fn shuffle_module(
         tc.elapsed().as_secs_f64() * 1000.0
     );
     // Analysis on the unchanged module.
-    let mut plans: Vec<(usize, Vec<detect::LoadInfo>, Vec<detect::Replacement>, bool)> = Vec::new();
+    let mut plans: Vec<Plan> = Vec::new();
     let mut kernels = Vec::new();
     {
         let prog = Program::new(m, "input.ptx").map_err(ShuffleError::Analysis)?;
@@ -178,9 +186,12 @@ pub fn shuffle_module(
                 loads: loads.len(),
                 shuffles: 0,
                 deltas: Vec::new(),
+                cross_iteration: 0,
+                checked: 0,
                 rejected: Vec::new(),
                 analysis_ms: 0.0,
                 paths: 0,
+                merged: 0,
                 queries: 0,
                 skipped: None,
                 notes: Vec::new(),
@@ -204,13 +215,16 @@ pub fn shuffle_module(
                     rep.skipped = Some(why);
                 }
                 Ok(ex) => {
-                    rep.paths = ex.paths.len();
-                    if !ex.iter_syms.is_empty() {
+                    rep.paths = ex.paths;
+                    rep.merged = ex.merged;
+                    if !ex.arrivals.is_empty() {
                         rep.notes.push(format!(
-                            "{} loop entr{}: one abstract iteration each; induction variables are \
-                             not recognised and no value is reused across iterations (partial)",
-                            ex.iter_syms.len(),
-                            if ex.iter_syms.len() == 1 { "y" } else { "ies" }
+                            "{} loop entr{}: one abstract iteration each, {} induction variable(s) \
+                             recognised (add/sub of a loop-invariant step); other loop-carried \
+                             values are opaque",
+                            ex.arrivals.len(),
+                            if ex.arrivals.len() == 1 { "y" } else { "ies" },
+                            ex.induction_vars
                         ));
                     }
                     let narrow = loads.iter().filter(|l| l.unusable.is_some()).count();
@@ -246,17 +260,28 @@ pub fn shuffle_module(
                         });
                     }
                     rep.shuffles = det.replacements.len();
+                    rep.cross_iteration = det
+                        .replacements
+                        .iter()
+                        .filter(|r| r.comps.iter().any(|c| c.cross.is_some()))
+                        .count();
+                    rep.checked = det
+                        .replacements
+                        .iter()
+                        .filter(|r| r.comps.iter().any(|c| c.checked))
+                        .count();
                     rep.deltas = det
                         .replacements
                         .iter()
                         .map(|r| r.comps.first().map_or(0, |c| c.delta))
                         .collect();
-                    plans.push((
-                        df.item,
+                    plans.push(Plan {
+                        item: df.item,
                         loads,
-                        det.replacements,
-                        codegen::ntid_x_multiple_of_32(func),
-                    ));
+                        reps: det.replacements,
+                        static_rows: codegen::ntid_x_multiple_of_32(func),
+                        loops: ex.loops.clone(),
+                    });
                 }
             }
             rep.analysis_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -264,14 +289,23 @@ pub fn shuffle_module(
         }
     }
     // Code generation.
-    for (item, loads, reps, static_rows) in plans {
-        if let Some(Item::Function(f)) = m.items.get_mut(item) {
+    for p in plans {
+        if let Some(Item::Function(f)) = m.items.get_mut(p.item) {
             if let Some(body) = f.body.as_mut() {
-                codegen::generate(body, &loads, &reps, opts.mode, static_rows);
+                codegen::generate(body, &p.loads, &p.reps, opts.mode, p.static_rows, &p.loops);
             }
         }
     }
     Ok(ShuffleReport { kernels })
+}
+
+/// What code generation does to one kernel.
+struct Plan {
+    item: usize,
+    loads: Vec<detect::LoadInfo>,
+    reps: Vec<detect::Replacement>,
+    static_rows: bool,
+    loops: std::collections::HashMap<u32, symexec::LoopSpan>,
 }
 
 thread_local! {
@@ -325,6 +359,10 @@ fn load_infos(prog: &Program, fi: u32, body: &crate::ptx::ir::Body) -> Vec<detec
                 "{}-bit loads are not shuffled (only 32- and 64-bit)",
                 size * 8
             ));
+        } else if symexec::is_strong_load(body, di.inst) {
+            unusable = Some(
+                "a volatile, relaxed, acquire or mmio load (must be performed as written)".into(),
+            );
         } else if ext.is_some() {
             unusable = Some("a widening load (register wider than the access)".into());
         } else if regs.is_empty() {

@@ -47,6 +47,8 @@ pub struct Prover<'ctx> {
     product_memo: HashMap<Dynamic<'ctx>, bool>,
     /// The concrete witnesses that satisfy the assumptions (evaluated lazily).
     witnesses: Option<Vec<Rc<RefCell<Witness<'ctx>>>>>,
+    /// Polynomial normal forms (identities and constant differences of addresses).
+    pub polys: Polynomials<'ctx>,
     /// Queries sent to Z3.
     pub queries: usize,
     /// Queries answered "satisfiable" by a concrete witness, without Z3.
@@ -70,6 +72,7 @@ impl<'ctx> Prover<'ctx> {
             wrap_memo: HashMap::new(),
             product_memo: HashMap::new(),
             witnesses: None,
+            polys: Polynomials::default(),
             queries: 0,
             witnessed: 0,
         }
@@ -232,6 +235,11 @@ impl<'ctx> Prover<'ctx> {
     pub fn linearize_bv(&mut self, t: &BV<'ctx>) -> BV<'ctx> {
         let (g, _) = self.linearize(&Dynamic::from_ast(&t.simplify()));
         g.as_bv().expect("a term stays a bit-vector")
+    }
+
+    /// The Z3 context.
+    pub fn ctx(&self) -> &'ctx Context {
+        self.ctx
     }
 
     /// `t` rewritten as if 32-bit index arithmetic never overflowed: a sign extension of a
@@ -415,6 +423,157 @@ impl<'ctx> Prover<'ctx> {
     }
 }
 
+/// Polynomial normal forms of bit-vector terms (ring identities `+`, `−`, `·`, negation and shifts
+/// by constants, modulo `2^width`), memoised per node for one analysis. Anything else (UFs,
+/// extracts, extensions, …) is a leaf, compared after Z3's simplification (the same value may be
+/// built two ways: `sext(x)` and `sext(extract(zext(x)))`). Equal normal forms prove equality for
+/// all values of the leaves: `(k+1)·s = k·s + s` holds even where Z3's simplifier, which does not
+/// distribute, leaves the two apart. Different forms prove nothing.
+#[derive(Default)]
+pub struct Polynomials<'ctx> {
+    leaves: HashMap<Dynamic<'ctx>, u32>,
+    memo: HashMap<Dynamic<'ctx>, Option<Poly>>,
+}
+
+/// A polynomial: monomial (sorted leaf indices) → coefficient (wrapping).
+type Poly = std::collections::BTreeMap<Vec<u32>, u64>;
+
+/// Most monomials a polynomial may have before [`Polynomials`] gives up.
+const MAX_MONOMIALS: usize = 256;
+
+impl<'ctx> Polynomials<'ctx> {
+    /// True when `a` and `b` have the same normal form.
+    pub fn same(&mut self, a: &BV<'ctx>, b: &BV<'ctx>) -> bool {
+        self.constant_difference(a, b) == Some(0)
+    }
+
+    /// `a − b` when it is the same constant for all values of the leaves, as a signed number.
+    pub fn constant_difference(&mut self, a: &BV<'ctx>, b: &BV<'ctx>) -> Option<i64> {
+        let bits = a.get_size();
+        if bits != b.get_size() || bits > 64 {
+            return None;
+        }
+        let pa = self.of(&Dynamic::from_ast(a))?;
+        let pb = self.of(&Dynamic::from_ast(b))?;
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut d: Poly = pa;
+        for (m, c) in pb {
+            let e = d.entry(m).or_insert(0);
+            *e = e.wrapping_sub(c);
+        }
+        d.retain(|_, c| *c & mask != 0);
+        match d.len() {
+            0 => Some(0),
+            1 => {
+                let (m, c) = d.into_iter().next()?;
+                if !m.is_empty() {
+                    return None;
+                }
+                let shift = 64 - bits;
+                Some((((c & mask) << shift) as i64) >> shift)
+            }
+            _ => None,
+        }
+    }
+
+    fn leaf(&mut self, t: &Dynamic<'ctx>) -> Poly {
+        let t = t.simplify();
+        if let Some(v) = t.as_bv().and_then(|b| b.as_u64()) {
+            return Poly::from([(Vec::new(), v)]);
+        }
+        let n = self.leaves.len() as u32;
+        let i = *self.leaves.entry(t).or_insert(n);
+        Poly::from([(vec![i], 1u64)])
+    }
+
+    fn of(&mut self, t: &Dynamic<'ctx>) -> Option<Poly> {
+        if let Some(p) = self.memo.get(t) {
+            return p.clone();
+        }
+        fn add(mut x: Poly, y: Poly, sign: u64) -> Poly {
+            for (m, c) in y {
+                let e = x.entry(m).or_insert(0);
+                *e = e.wrapping_add(c.wrapping_mul(sign));
+            }
+            x
+        }
+        fn mul(x: &Poly, y: &Poly) -> Option<Poly> {
+            let mut out = Poly::new();
+            for (mx, cx) in x {
+                for (my, cy) in y {
+                    let mut m: Vec<u32> = mx.iter().chain(my).copied().collect();
+                    m.sort_unstable();
+                    let e = out.entry(m).or_insert(0);
+                    *e = e.wrapping_add(cx.wrapping_mul(*cy));
+                }
+            }
+            (out.len() <= MAX_MONOMIALS).then_some(out)
+        }
+        let r = if let Some(v) = t.as_bv().and_then(|b| b.as_u64()) {
+            Some(Poly::from([(Vec::new(), v)]))
+        } else if t.kind() != AstKind::App || t.num_children() == 0 {
+            Some(self.leaf(t))
+        } else {
+            let kids = t.children();
+            match t.decl().kind() {
+                DeclKind::BADD => {
+                    let mut acc = Some(Poly::new());
+                    for k in &kids {
+                        acc = match (acc, self.of(k)) {
+                            (Some(a), Some(p)) => Some(add(a, p, 1)),
+                            _ => None,
+                        };
+                    }
+                    acc
+                }
+                DeclKind::BSUB if kids.len() == 2 => match (self.of(&kids[0]), self.of(&kids[1])) {
+                    (Some(a), Some(b)) => Some(add(a, b, u64::MAX)),
+                    _ => None,
+                },
+                DeclKind::BNEG if kids.len() == 1 => {
+                    self.of(&kids[0]).map(|a| add(Poly::new(), a, u64::MAX))
+                }
+                DeclKind::BMUL => {
+                    let mut acc = Some(Poly::from([(Vec::new(), 1u64)]));
+                    for k in &kids {
+                        acc = match (acc, self.of(k)) {
+                            (Some(a), Some(p)) => mul(&a, &p),
+                            _ => None,
+                        };
+                    }
+                    acc
+                }
+                DeclKind::BSHL if kids.len() == 2 => {
+                    match kids[1].as_bv().and_then(|b| b.as_u64()) {
+                        Some(c) if c < 64 => self
+                            .of(&kids[0])
+                            .and_then(|a| mul(&a, &Poly::from([(Vec::new(), 1u64 << c)]))),
+                        _ => Some(self.leaf(t)),
+                    }
+                }
+                _ => Some(self.leaf(t)),
+            }
+        };
+        let r = r.filter(|p| p.len() <= MAX_MONOMIALS);
+        self.memo.insert(t.clone(), r.clone());
+        r
+    }
+}
+
+/// `(a, c)` when `t` is `a << c` with a constant `c` below 63.
+fn shift_by_constant<'ctx>(t: &Dynamic<'ctx>) -> Option<(Dynamic<'ctx>, u32)> {
+    if t.kind() != AstKind::App || t.decl().kind() != DeclKind::BSHL || t.num_children() != 2 {
+        return None;
+    }
+    let kids = t.children();
+    let c = kids[1].as_bv()?.as_u64()?;
+    (c < 63).then(|| (kids[0].clone(), c as u32))
+}
+
 fn sext_dyn<'ctx>(t: &Dynamic<'ctx>, k: u32) -> Dynamic<'ctx> {
     match t.as_bv() {
         Some(b) => Dynamic::from_ast(&b.sign_ext(k)),
@@ -437,14 +596,23 @@ fn no_wrap<'ctx>(
         let sext_of_arith = d.kind() == DeclKind::SIGN_EXT
             && kids.len() == 1
             && kids[0].kind() == AstKind::App
-            && matches!(
+            && (matches!(
                 kids[0].decl().kind(),
                 DeclKind::BADD | DeclKind::BSUB | DeclKind::BMUL
-            );
+            ) || shift_by_constant(&kids[0]).is_some());
         if sext_of_arith {
             let k =
                 t.as_bv().map_or(0, |b| b.get_size()) - kids[0].as_bv().map_or(0, |b| b.get_size());
             let inner = &kids[0];
+            if let Some((a, c)) = shift_by_constant(inner) {
+                // `a << c` is `a · 2^c`.
+                let wide = no_wrap(&sext_dyn(&a, k), memo);
+                let w = wide.as_bv().expect("a bit-vector");
+                let f = BV::from_u64(w.get_ctx(), 1u64 << c, w.get_size());
+                let r = Dynamic::from_ast(&w.bvmul(&f));
+                memo.insert(t.clone(), r.clone());
+                return r;
+            }
             let args: Vec<Dynamic<'ctx>> = inner
                 .children()
                 .iter()

@@ -34,6 +34,8 @@ use crate::emu::domain::{Domain, Op, Space};
 use crate::emu::symbolic::{low, Z3Domain};
 use crate::ptx::ir::{Body, Inst};
 
+use std::collections::HashMap;
+
 /// One memory event of a path.
 #[derive(Clone, Debug)]
 pub enum Event<'ctx> {
@@ -51,24 +53,45 @@ pub enum Event<'ctx> {
         guard: Option<Bool<'ctx>>,
         /// The path condition when it executed.
         cond: Vec<Bool<'ctx>>,
+        /// The innermost loop whose body it is in, when it is directly in one: the loop's header
+        /// pc and the index of this arrival in [`Exploration::arrivals`].
+        iter: Option<(u32, usize)>,
     },
     /// Something that may change global memory (store, atomic, barrier, call, loop with stores).
     Clobber,
 }
 
-/// A finished path: its events in order.
+/// A piece of the explored paths: events that every path through it shares. Paths fork at
+/// branches (a node with one parent per side) and, where states are memoised, join (a node with
+/// several parents): the nodes form a DAG, in creation order (parents first).
 #[derive(Clone, Debug)]
-pub struct Path<'ctx> {
-    /// The memory events.
+pub struct TraceNode<'ctx> {
+    /// The nodes executed just before (none for the kernel's entry).
+    pub parents: Vec<usize>,
+    /// The memory events, in order.
     pub events: Vec<Event<'ctx>>,
 }
 
 /// What the exploration produced.
 pub struct Exploration<'ctx> {
-    /// Every path (cut at back edges and exits).
-    pub paths: Vec<Path<'ctx>>,
-    /// Iteration symbols of loops (lane-dependent: renamed for the source lane).
+    /// The explored paths as a DAG of event segments (see [`TraceNode`]).
+    pub nodes: Vec<TraceNode<'ctx>>,
+    /// Paths that ended (exit, return, back edge), a merged path counted once.
+    pub paths: usize,
+    /// States that arrived at a block entry equal (on the registers live there) to another one
+    /// and were merged into it (the paper's memoisation): the rest of the path is explored once,
+    /// under the disjunction of their path conditions.
+    pub merged: usize,
+    /// Iteration symbols of loops (lane-dependent: renamed for the source lane), two per arrival
+    /// at a loop header.
     pub iter_syms: Vec<BV<'ctx>>,
+    /// Per arrival at a loop header: its iteration symbols (64-bit, 32-bit), both also in
+    /// `iter_syms`.
+    pub arrivals: Vec<(BV<'ctx>, BV<'ctx>)>,
+    /// The loops of the kernel by header pc.
+    pub loops: HashMap<u32, LoopSpan>,
+    /// Induction variables recognised (over all loop arrivals).
+    pub induction_vars: usize,
     /// Symbolic branches decided by the solver (both sides feasible or one pruned).
     pub solver_queries: usize,
 }
@@ -100,6 +123,162 @@ struct State<'ctx> {
     epoch: [u32; 3],
     /// The previous pc (to tell a loop entry from a back edge).
     from_back_edge: bool,
+    /// The loops the path is in, outermost first: (header pc, last pc, arrival index).
+    loops: Vec<(u32, u32, usize)>,
+    /// The trace node of the events before `events` (none at the kernel's entry).
+    trace: Option<usize>,
+    /// Already merged with the other states at this block entry.
+    parked: bool,
+}
+
+/// A natural loop of the kernel in layout order: the header and every instruction up to its last
+/// back edge.
+#[derive(Clone, Debug)]
+pub struct LoopSpan {
+    /// The header's pc.
+    pub header: u32,
+    /// The last pc of the loop (its last back edge).
+    pub end: u32,
+    /// The IR instruction at the header.
+    pub header_inst: Inst,
+    /// The IR instructions of the loop (header to last back edge).
+    pub insts: Vec<Inst>,
+    /// No store, atomic, barrier, fence, call or unknown instruction anywhere in the loop (inner
+    /// loops included): a path that stays in the loop changes no memory.
+    pub clobber_free: bool,
+    /// The loop is entered only at its header (no branch from outside into its body).
+    pub single_entry: bool,
+}
+
+/// A register the loop changes only by a constant or loop-invariant step, exactly once per
+/// iteration: its value at the header after `k` iterations is `init + k·step`.
+#[derive(Clone, Copy, Debug)]
+struct Induction {
+    reg: u32,
+    step: Src,
+    /// `sub` rather than `add`.
+    down: bool,
+}
+
+/// What the explorer knows about one loop.
+#[derive(Clone, Debug)]
+struct LoopInfo {
+    span: LoopSpan,
+    /// Registers written in the loop (the carry flag included).
+    regs: Vec<u32>,
+    /// May the loop change memory (see [`LoopSpan::clobber_free`]).
+    clobbers: bool,
+    ivs: Vec<Induction>,
+}
+
+/// True when the instruction may change memory or order memory accesses of other threads
+/// (stores, atomics, barriers, fences, calls, anything not understood).
+fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
+    match di.kind {
+        DInst::St { .. }
+        | DInst::Atom { .. }
+        | DInst::Bar { .. }
+        | DInst::Call { .. }
+        | DInst::Unsupported { .. } => true,
+        DInst::Nop => is_fence(body, di.inst),
+        DInst::Ld { .. } => is_strong_load(body, di.inst),
+        _ => false,
+    }
+}
+
+/// `membar` / `fence`: decoded as no-ops by the emulator, but they order other threads' memory
+/// accesses, so no load before one may be reused after it.
+fn is_fence(body: &Body, i: Inst) -> bool {
+    matches!(
+        body.inst(i).opcode,
+        crate::ptx::ir::Opcode::Membar | crate::ptx::ir::Opcode::Fence
+    )
+}
+
+/// A load with memory-model strength (`.volatile`, `.relaxed`, `.acquire`, `.mmio`): it must be
+/// performed as written and may synchronise, so it is neither replaced nor reused across.
+pub fn is_strong_load(body: &Body, i: Inst) -> bool {
+    let d = body.inst(i);
+    ["volatile", "relaxed", "acquire", "mmio"]
+        .iter()
+        .any(|w| d.has_word(w))
+}
+
+/// The targets of a branch instruction.
+fn branch_targets(di: &crate::emu::decode::DecodedInst) -> Vec<u32> {
+    match &di.kind {
+        DInst::Bra { target, .. } => vec![*target],
+        DInst::Brx { targets, .. } => targets.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The induction variables of the loop `h..=end` among `regs` (its written registers): a register
+/// with exactly one definition in the loop, `add`/`sub` of itself and an immediate or a register
+/// the loop does not write, unguarded, executed exactly once on every path from the header to a
+/// back edge (not in an inner loop, not skipped by a branch, no back edge before it).
+fn induction_vars(
+    code: &[crate::emu::decode::DecodedInst],
+    body: &Body,
+    h: usize,
+    end: usize,
+    regs: &[u32],
+) -> Vec<Induction> {
+    let mut defs: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (pc, di) in code.iter().enumerate().take(end + 1).skip(h) {
+        for r in crate::ptx::roles::defs(body.inst(di.inst)) {
+            defs.entry(r.0).or_default().push(pc);
+        }
+    }
+    let mut out = Vec::new();
+    for &r in regs {
+        let Some(pcs) = defs.get(&r) else { continue };
+        let [d] = pcs[..] else { continue };
+        let di = &code[d];
+        if di.guard.is_some() {
+            continue;
+        }
+        let DInst::Op2 { op, d: dst, a, b } = &di.kind else {
+            continue;
+        };
+        if *dst != r {
+            continue;
+        }
+        let invariant = |s: &Src| match s {
+            Src::Imm(_) => true,
+            Src::Reg(q) => !regs.contains(q),
+            _ => false,
+        };
+        let (down, step) = match op {
+            Op::Add { sat: false, .. } if *a == Src::Reg(r) && invariant(b) => (false, *b),
+            Op::Add { sat: false, .. } if *b == Src::Reg(r) && invariant(a) => (false, *a),
+            Op::Sub { sat: false, .. } if *a == Src::Reg(r) && invariant(b) => (true, *b),
+            _ => continue,
+        };
+        // On every path from the header to a back edge, exactly once.
+        let once = code
+            .iter()
+            .enumerate()
+            .take(end + 1)
+            .skip(h)
+            .all(|(pc, x)| {
+                branch_targets(x).into_iter().all(|t| {
+                    let t = t as usize;
+                    if pc < d {
+                        // Before the definition: no skipping it, no back edge before it (inner
+                        // loops wholly before it are fine).
+                        !(t > d && t <= end) && t != h
+                    } else {
+                        // After it: no back edge into [h+1, d] (an inner loop around it).
+                        !(t > h && t <= d)
+                    }
+                })
+            });
+        if once {
+            out.push(Induction { reg: r, step, down });
+        }
+    }
+    out
 }
 
 /// Loop headers: for each pc, the last pc of the loop it heads (if any).
@@ -121,14 +300,56 @@ fn loop_regions(code: &[crate::emu::decode::DecodedInst]) -> Vec<Option<u32>> {
     end
 }
 
+/// The block entries where paths join (targets of forward branches), with the registers live
+/// there (the carry flag always counts as live).
+fn join_points(func: &DFunc, body: &Body) -> Vec<Option<Vec<u32>>> {
+    let cfg = crate::machine::cfg::Cfg::compute(body);
+    let live = crate::machine::liveness::Liveness::compute(body, &cfg);
+    let mut out = vec![None; func.code.len() + 1];
+    for (pc, di) in func.code.iter().enumerate() {
+        for t in branch_targets(di) {
+            let t = t as usize;
+            if t <= pc || t >= func.code.len() || out[t].is_some() {
+                continue;
+            }
+            let inst = func.code[t].inst;
+            let regs: Vec<u32> = match cfg.block_of(inst) {
+                Some(b) if cfg.insts(b).first() == Some(&inst) => live
+                    .live_in(b)
+                    .iter()
+                    .map(|r| r as u32)
+                    .chain(std::iter::once(func.cc_reg))
+                    .collect(),
+                // Not a block entry for the CFG: every register counts.
+                _ => (0..=func.nregs).collect(),
+            };
+            out[t] = Some(regs);
+        }
+    }
+    out
+}
+
+/// Closes the current segment of `st` into a trace node; returns its index.
+fn freeze<'ctx>(nodes: &mut Vec<TraceNode<'ctx>>, st: &mut State<'ctx>) -> usize {
+    nodes.push(TraceNode {
+        parents: st.trace.into_iter().collect(),
+        events: std::mem::take(&mut st.events),
+    });
+    st.trace = Some(nodes.len() - 1);
+    nodes.len() - 1
+}
+
 /// The engine for one kernel.
 pub struct Engine<'a, 'ctx> {
     dom: Z3Domain<'ctx>,
     func: &'a DFunc,
     body: &'a Body,
     prover: Prover<'ctx>,
-    /// Registers written and whether the loop may clobber, per header.
-    loop_info: Vec<Option<(Vec<u32>, bool)>>,
+    /// The loop headed by each pc, if any.
+    loop_info: Vec<Option<LoopInfo>>,
+    /// At each block entry that a forward branch targets (where paths join): the registers live
+    /// there, which are all that decides whether two arriving states are the same.
+    join_live: Vec<Option<Vec<u32>>>,
     limits: Limits,
     fresh: u32,
 }
@@ -194,36 +415,55 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
         let mut loop_info = vec![None; func.code.len() + 1];
         for (h, end) in regions.iter().enumerate() {
             let Some(end) = end else { continue };
+            let end = *end as usize;
             let mut regs: Vec<u32> = Vec::new();
             let mut clobbers = false;
-            for pc in h..=(*end as usize) {
+            for pc in h..=end {
                 let di = &func.code[pc];
                 for r in crate::ptx::roles::defs(body.inst(di.inst)) {
                     regs.push(r.0);
                 }
-                if matches!(
-                    di.kind,
-                    DInst::St { .. }
-                        | DInst::Atom { .. }
-                        | DInst::Bar { .. }
-                        | DInst::Call { .. }
-                        | DInst::Unsupported { .. }
-                ) {
-                    clobbers = true;
-                }
+                clobbers |= clobbers_memory(di, body);
             }
             regs.push(func.cc_reg);
             regs.sort_unstable();
             regs.dedup();
-            loop_info[h] = Some((regs, clobbers));
+            // Entered only at the header, and not through an indexed branch (whose table the
+            // code generator would have to redirect).
+            let single_entry = func.code.iter().enumerate().all(|(pc, di)| {
+                (h..=end).contains(&pc)
+                    || branch_targets(di).into_iter().all(|t| {
+                        let t = t as usize;
+                        let into_body = (h + 1..=end).contains(&t);
+                        let indexed_to_header = t == h && matches!(di.kind, DInst::Brx { .. });
+                        !into_body && !indexed_to_header
+                    })
+            });
+            let ivs = induction_vars(&func.code, body, h, end, &regs);
+            let span = LoopSpan {
+                header: h as u32,
+                end: end as u32,
+                header_inst: func.code[h].inst,
+                insts: func.code[h..=end].iter().map(|d| d.inst).collect(),
+                clobber_free: !clobbers,
+                single_entry,
+            };
+            loop_info[h] = Some(LoopInfo {
+                span,
+                regs,
+                clobbers,
+                ivs,
+            });
         }
         let prover = Prover::new(ctx, assumptions, launch_bounds());
+        let join_live = join_points(func, body);
         Engine {
             dom,
             func,
             body,
             prover,
             loop_info,
+            join_live,
             limits,
             fresh: 0,
         }
@@ -399,25 +639,135 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
         self.dom.uf(&name, std::slice::from_ref(addr), size * 8)
     }
 
+    /// Merges the states that arrived at the same join point and agree on every register live
+    /// there, on the memory epochs and on the loops they are in (the paper's memoisation, made
+    /// sound: the merged state's path condition is the disjunction of theirs, so Z3 prunes a
+    /// branch after the join only when it is infeasible for every merged path, and its trace
+    /// node has every arriving path as a parent).
+    fn merge(
+        &mut self,
+        states: Vec<State<'ctx>>,
+        nodes: &mut Vec<TraceNode<'ctx>>,
+    ) -> Vec<State<'ctx>> {
+        let live = self.join_live[states[0].pc as usize]
+            .clone()
+            .unwrap_or_default();
+        let same = |a: &State<'ctx>, b: &State<'ctx>| {
+            a.epoch == b.epoch
+                && a.loops == b.loops
+                && a.from_back_edge == b.from_back_edge
+                && live
+                    .iter()
+                    .all(|&r| a.regs.get(r as usize) == b.regs.get(r as usize))
+        };
+        let mut groups: Vec<Vec<State<'ctx>>> = Vec::new();
+        for st in states {
+            match groups.iter_mut().find(|g| same(&g[0], &st)) {
+                Some(g) => g.push(st),
+                None => groups.push(vec![st]),
+            }
+        }
+        let ctx = self.dom.ctx();
+        groups
+            .into_iter()
+            .map(|mut g| {
+                if g.len() == 1 {
+                    return g.pop().expect("one state");
+                }
+                let parents: Vec<usize> = g.iter_mut().map(|s| freeze(nodes, s)).collect();
+                let alternatives: Vec<Bool<'ctx>> = g
+                    .iter()
+                    .map(|s| {
+                        let refs: Vec<&Bool<'ctx>> = s.cond.iter().collect();
+                        Bool::and(ctx, &refs)
+                    })
+                    .collect();
+                let refs: Vec<&Bool<'ctx>> = alternatives.iter().collect();
+                let mut st = g.swap_remove(0);
+                st.cond = vec![Bool::or(ctx, &refs)];
+                nodes.push(TraceNode {
+                    parents,
+                    events: Vec::new(),
+                });
+                st.trace = Some(nodes.len() - 1);
+                st
+            })
+            .collect()
+    }
+
+    /// The innermost loop `pc` is directly in (the loop the path entered last, when `pc` is not
+    /// also in a loop nested in it that the path has not entered — impossible, as a nested loop
+    /// is entered through its header).
+    fn innermost(st: &State<'ctx>, pc: usize) -> Option<(u32, usize)> {
+        st.loops
+            .last()
+            .filter(|&&(h, end, _)| (h as usize..=end as usize).contains(&pc))
+            .map(|&(h, _, a)| (h, a))
+    }
+
     /// Explores every path of the kernel.
     pub fn explore(&mut self) -> Result<Exploration<'ctx>, String> {
         let nregs = self.func.nregs as usize + 1;
-        let mut stack = vec![State {
-            pc: 0,
-            regs: vec![None; nregs],
-            cond: Vec::new(),
-            events: Vec::new(),
-            epoch: [0; 3],
-            from_back_edge: false,
-        }];
+        // The states to run, lowest pc first: every state that reaches a join point has arrived
+        // before the first of them goes on, so equal ones can be merged (all edges into a block
+        // entry are forward edges; back edges end the abstract iteration).
+        let mut work: std::collections::BTreeMap<(u32, u64), State<'ctx>> =
+            std::collections::BTreeMap::new();
+        let mut seq = 0u64;
+        work.insert(
+            (0, 0),
+            State {
+                pc: 0,
+                regs: vec![None; nregs],
+                cond: Vec::new(),
+                events: Vec::new(),
+                epoch: [0; 3],
+                from_back_edge: false,
+                loops: Vec::new(),
+                trace: None,
+                parked: false,
+            },
+        );
         // A model of the launch assumptions: each two-way branch then costs one query.
         self.prover.check(&[]);
-        let mut paths = Vec::new();
+        let mut nodes: Vec<TraceNode<'ctx>> = Vec::new();
+        let mut paths = 0usize;
+        let mut merged = 0usize;
         let mut iter_syms = Vec::new();
+        let mut arrivals = Vec::new();
+        let mut induction_vars = 0usize;
         let mut steps = 0usize;
         let mut queries = 0usize;
-        'paths: while let Some(mut st) = stack.pop() {
+        'paths: while let Some((_, mut st)) = work.pop_first() {
+            if self.join_live[st.pc as usize].is_some() && !st.parked {
+                // Every state arriving here is in `work` now: merge the equal ones.
+                let mut here = vec![st];
+                while let Some(e) = work.first_entry() {
+                    if e.key().0 != here[0].pc {
+                        break;
+                    }
+                    here.push(e.remove());
+                }
+                let before = here.len();
+                let kept = self.merge(here, &mut nodes);
+                merged += before - kept.len();
+                for mut s in kept {
+                    s.parked = true;
+                    seq += 1;
+                    work.insert((s.pc, seq), s);
+                }
+                continue 'paths;
+            }
+            st.parked = false;
+            let mut arrived = true;
             loop {
+                if !arrived && self.join_live[st.pc as usize].is_some() {
+                    // Fell through into a join point: wait there for the other arrivals.
+                    seq += 1;
+                    work.insert((st.pc, seq), st);
+                    continue 'paths;
+                }
+                arrived = false;
                 steps += 1;
                 if steps > self.limits.max_steps {
                     return Err(format!(
@@ -427,22 +777,69 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                 }
                 let pc = st.pc as usize;
                 let Some(di) = self.func.code.get(pc) else {
-                    paths.push(Path { events: st.events });
+                    freeze(&mut nodes, &mut st);
+                    paths += 1;
                     continue 'paths;
                 };
+                // Leaving loops.
+                while st
+                    .loops
+                    .last()
+                    .is_some_and(|&(h, end, _)| pc < h as usize || pc > end as usize)
+                {
+                    st.loops.pop();
+                }
                 // Loop entry: one abstract iteration.
                 if !st.from_back_edge {
-                    if let Some((regs, clobbers)) = self.loop_info[pc].clone() {
-                        let k = BV::fresh_const(self.dom.ctx(), "k", 32);
+                    if let Some(info) = self.loop_info[pc].clone() {
+                        // The iteration count, as a 64-bit and a 32-bit symbol (one for each
+                        // width of induction variable: `k+1` then substitutes into a sum, which
+                        // the no-wrap rewriting distributes, not into an extract of one).
+                        let k = BV::fresh_const(self.dom.ctx(), "k", 64);
+                        let k32 = BV::fresh_const(self.dom.ctx(), "k32_", 32);
+                        let arrival = arrivals.len();
+                        arrivals.push((k.clone(), k32.clone()));
                         iter_syms.push(k.clone());
-                        for r in regs {
+                        iter_syms.push(k32.clone());
+                        // Induction variables: init + k·step, with init and step as on arrival.
+                        let mut ivs: Vec<(u32, BV<'ctx>)> = Vec::new();
+                        for iv in &info.ivs {
+                            let bits = u32::from(self.func.reg_bits[iv.reg as usize]).max(1);
+                            if bits > 64 {
+                                continue;
+                            }
+                            let init = low(&self.reg(&mut st, iv.reg), bits);
+                            let step = low(&self.src(&mut st, iv.step), bits);
+                            let kk = if bits > 32 {
+                                low(&k, bits)
+                            } else {
+                                low(&k32, bits)
+                            };
+                            let delta = kk.bvmul(&step);
+                            let v = if iv.down {
+                                init.bvsub(&delta)
+                            } else {
+                                init.bvadd(&delta)
+                            };
+                            ivs.push((iv.reg, crate::emu::symbolic::zext64(&v)));
+                        }
+                        induction_vars += ivs.len();
+                        for &r in &info.regs {
+                            if ivs.iter().any(|(q, _)| *q == r) {
+                                continue;
+                            }
                             let bits = u32::from(self.func.reg_bits[r as usize]).max(1);
                             let v = self.opaque("loop", bits, std::slice::from_ref(&k));
                             st.regs[r as usize] = Some(v);
                         }
-                        if clobbers {
+                        for (r, v) in ivs {
+                            st.regs[r as usize] = Some(v);
+                        }
+                        if info.clobbers {
                             Self::clobber_all(&mut st);
                         }
+                        st.loops.retain(|&(h, _, _)| h as usize != pc);
+                        st.loops.push((pc as u32, info.span.end, arrival));
                     }
                 }
                 st.from_back_edge = false;
@@ -476,6 +873,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                                                 addr: a,
                                                 guard: Some(f.clone()),
                                                 cond: st.cond.clone(),
+                                                iter: Self::innermost(&st, pc),
                                             });
                                         }
                                     }
@@ -521,6 +919,9 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                             },
                             _ => None,
                         };
+                        if many {
+                            freeze(&mut nodes, &mut st);
+                        }
                         for (side, (t, c)) in succ.into_iter().enumerate() {
                             let mut s2 = st.clone();
                             if let Some(c) = c {
@@ -534,12 +935,15 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                             }
                             if (t as usize) <= pc {
                                 // Back edge: the abstract iteration ends here.
-                                paths.push(Path { events: s2.events });
+                                freeze(&mut nodes, &mut s2);
+                                paths += 1;
                                 continue;
                             }
                             s2.pc = t;
-                            stack.push(s2);
-                            if stack.len() + paths.len() > self.limits.max_paths {
+                            s2.parked = false;
+                            seq += 1;
+                            work.insert((t, seq), s2);
+                            if work.len() + paths > self.limits.max_paths {
                                 return Err(format!(
                                     "analysis limit reached: more than {} paths",
                                     self.limits.max_paths
@@ -549,13 +953,18 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                         continue 'paths;
                     }
                     DInst::Ret | DInst::Exit | DInst::Trap => {
-                        if guard.is_some() {
+                        if let Some(g) = &guard {
+                            freeze(&mut nodes, &mut st);
                             let mut s2 = st.clone();
-                            s2.cond.push(guard.clone().unwrap().not());
+                            s2.cond.push(g.not());
                             s2.pc = next;
-                            stack.push(s2);
+                            s2.parked = false;
+                            seq += 1;
+                            work.insert((next, seq), s2);
+                            st.cond.push(g.clone());
                         }
-                        paths.push(Path { events: st.events });
+                        freeze(&mut nodes, &mut st);
+                        paths += 1;
                         continue 'paths;
                     }
                     DInst::Unsupported { why } => {
@@ -586,9 +995,20 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                 st.pc = next;
             }
         }
+        let loops = self
+            .loop_info
+            .iter()
+            .flatten()
+            .map(|l| (l.span.header, l.span.clone()))
+            .collect();
         Ok(Exploration {
+            nodes,
             paths,
+            merged,
             iter_syms,
+            arrivals,
+            loops,
+            induction_vars,
             solver_queries: queries,
         })
     }
@@ -601,7 +1021,11 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
     ) -> Result<(), String> {
         let cc = self.func.cc_reg;
         match &di.kind {
-            DInst::Nop => {}
+            DInst::Nop => {
+                if is_fence(self.body, di.inst) {
+                    Self::clobber_all(st);
+                }
+            }
             DInst::Mov { d, a } => {
                 let v = self.src(st, *a);
                 self.set(st, *d, v);
@@ -770,6 +1194,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                 addr,
             } => {
                 let base = self.addr(st, addr);
+                let strong = is_strong_load(self.body, di.inst);
                 for (i, d) in dsts.iter().enumerate() {
                     let a = if i == 0 {
                         base.clone()
@@ -780,7 +1205,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                     if let Some(e) = ext {
                         v = self.apply(*e, &[v]);
                     }
-                    if addr.space == Space::Global {
+                    if addr.space == Space::Global && !strong {
                         st.events.push(Event::Load {
                             inst: di.inst,
                             comp: i as u32,
@@ -788,11 +1213,15 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                             addr: a,
                             guard: guard.cloned(),
                             cond: st.cond.clone(),
+                            iter: Self::innermost(st, st.pc as usize),
                         });
                     }
                     if let Some(d) = d {
                         self.set(st, *d, v);
                     }
+                }
+                if strong {
+                    Self::clobber_all(st);
                 }
             }
             DInst::St { addr, .. } => Self::bump(st, addr.space),
@@ -861,7 +1290,6 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             | DInst::Trap
             | DInst::Unsupported { .. } => unreachable!("handled by the driver"),
         }
-        let _ = self.body;
         Ok(())
     }
 }
@@ -892,29 +1320,21 @@ $L_end:\nret;\n}\n";
         let ctx = z3::Context::new(&cfg);
         let mut e = Engine::new(&ctx, df, body, limits);
         let ex = e.explore()?;
-        let loads = ex
-            .paths
-            .iter()
-            .flat_map(|p| &p.events)
-            .filter(|e| matches!(e, Event::Load { .. }))
-            .count();
-        let clobbers = ex
-            .paths
-            .iter()
-            .flat_map(|p| &p.events)
-            .filter(|e| matches!(e, Event::Clobber))
-            .count();
-        Ok((ex.paths.len(), loads, clobbers))
+        let events = || ex.nodes.iter().flat_map(|n| &n.events);
+        let loads = events().filter(|e| matches!(e, Event::Load { .. })).count();
+        let clobbers = events().filter(|e| matches!(e, Event::Clobber)).count();
+        Ok((ex.paths, loads, clobbers))
     }
 
     #[test]
     fn forks_prunes_and_cuts_loops() {
         // Paths: n ≤ tid (exit), tid ≥ 2000 is infeasible (tid < ntid ≤ 1024: pruned), then the
-        // loop body once: back edge (cut) or exit. The loop stores, so its header clobbers.
+        // loop body once: back edge (cut) or exit. The loop stores, so its header clobbers. The
+        // two paths out of the body share its events (one trace node before the fork).
         let (paths, loads, clobbers) = explore(Limits::default()).unwrap();
         assert_eq!(paths, 3);
-        assert_eq!(loads, 2);
-        assert_eq!(clobbers, 2 + 2);
+        assert_eq!(loads, 1);
+        assert_eq!(clobbers, 2);
     }
 
     #[test]
@@ -931,5 +1351,37 @@ $L_end:\nret;\n}\n";
         })
         .unwrap_err();
         assert!(err.contains("limit"), "{err}");
+    }
+
+    /// Two sides of a diamond that differ only in a register dead after the join are merged
+    /// there: the rest of the kernel is explored once, and a load after the join still sees the
+    /// load before the diamond as available on both paths.
+    #[test]
+    fn equal_states_are_merged_at_block_entries() {
+        const D: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
+.visible .entry d(.param .u64 d_in, .param .u64 d_out, .param .u32 d_n)\n{\n\
+.reg .pred %p<3>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
+ld.param.u64 %rd1, [d_in];\nld.param.u64 %rd5, [d_out];\nld.param.u32 %r1, [d_n];\n\
+mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd2, %r2, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+ld.global.u32 %r3, [%rd3];\n\
+setp.lt.u32 %p1, %r2, %r1;\n@%p1 bra $L_a;\nmov.u32 %r5, 7;\nbra.uni $L_j;\n\
+$L_a:\nmov.u32 %r5, 9;\n\
+$L_j:\nld.global.u32 %r4, [%rd3+4];\nadd.s32 %r6, %r3, %r4;\n\
+add.s64 %rd6, %rd5, %rd2;\nst.global.u32 [%rd6], %r6;\nret;\n}\n";
+        let m = parse_module(D, "d.ptx").unwrap();
+        let prog = Program::new(&m, "d.ptx").unwrap();
+        let df = &prog.funcs[0];
+        let body = prog.function(0).unwrap().body.as_ref().unwrap();
+        let cfg = z3::Config::new();
+        let ctx = z3::Context::new(&cfg);
+        let mut e = Engine::new(&ctx, df, body, Limits::default());
+        let ex = e.explore().unwrap();
+        assert_eq!(
+            ex.merged, 1,
+            "the diamond's sides differ only in the dead %r5"
+        );
+        assert_eq!(ex.paths, 1);
+        let after_join = ex.nodes.iter().filter(|n| n.parents.len() == 2).count();
+        assert_eq!(after_join, 1);
     }
 }
