@@ -170,32 +170,67 @@ impl<'ctx> Witness<'ctx> {
     }
 
     /// The open term (constant or uninterpreted application) and its value that make `t`
-    /// equal `v`: `t` is open, or a sum with one open operand.
+    /// equal `v`: `t` is open, or a sum with one solvable operand (the others evaluated), or a
+    /// product of a constant and a solvable operand when the constant divides the value (an
+    /// induction variable `init + k·step` is solved for `k`).
     fn solve(&mut self, t: &Dynamic<'ctx>, v: u128) -> Option<(Dynamic<'ctx>, u128)> {
-        if t.kind() != AstKind::App {
+        self.solve_depth(t, v, 0)
+    }
+
+    fn solve_depth(
+        &mut self,
+        t: &Dynamic<'ctx>,
+        v: u128,
+        depth: u32,
+    ) -> Option<(Dynamic<'ctx>, u128)> {
+        if t.kind() != AstKind::App || depth > 4 {
             return None;
         }
+        let w = Self::width(t)?;
+        let v = v & mask(w);
         match t.decl().kind() {
             DeclKind::UNINTERPRETED => Some((t.clone(), v)),
             DeclKind::BADD => {
-                let w = Self::width(t)?;
-                let open = |c: &Dynamic<'ctx>| {
-                    c.kind() == AstKind::App && c.decl().kind() == DeclKind::UNINTERPRETED
-                };
                 let kids = t.children();
-                let mut target = None;
-                let mut rest: u128 = 0;
-                for c in &kids {
-                    if target.is_none() && open(c) {
-                        target = Some(c.clone());
+                for (i, c) in kids.iter().enumerate() {
+                    if c.kind() != AstKind::App {
                         continue;
                     }
-                    let V::Bv(x, _) = self.eval(c)? else {
+                    let mut rest: u128 = 0;
+                    let mut ok = true;
+                    for (j, o) in kids.iter().enumerate() {
+                        if j == i {
+                            continue;
+                        }
+                        match self.eval(o) {
+                            Some(V::Bv(x, _)) => rest = rest.wrapping_add(x),
+                            _ => {
+                                ok = false;
+                                break;
+                            }
+                        }
+                    }
+                    if !ok {
                         return None;
-                    };
-                    rest = rest.wrapping_add(x);
+                    }
+                    if let Some(r) = self.solve_depth(c, v.wrapping_sub(rest) & mask(w), depth + 1)
+                    {
+                        return Some(r);
+                    }
                 }
-                Some((target?, v.wrapping_sub(rest) & mask(w)))
+                None
+            }
+            DeclKind::BMUL if t.num_children() == 2 => {
+                let kids = t.children();
+                for (n, c) in [(&kids[0], &kids[1]), (&kids[1], &kids[0])] {
+                    let Some(k) = n.as_bv().and_then(|b| b.as_u64()).map(u128::from) else {
+                        continue;
+                    };
+                    if k != 0 && v % k == 0 {
+                        return self.solve_depth(c, v / k, depth + 1);
+                    }
+                }
+                None
             }
             _ => None,
         }

@@ -49,6 +49,8 @@ pub struct Prover<'ctx> {
     witnesses: Option<Vec<Rc<RefCell<Witness<'ctx>>>>>,
     /// Polynomial normal forms (identities and constant differences of addresses).
     pub polys: Polynomials<'ctx>,
+    /// [`Prover::assume_no_wrap`]'s results per node.
+    no_wrap_memo: RefCell<HashMap<Dynamic<'ctx>, Dynamic<'ctx>>>,
     /// Queries sent to Z3.
     pub queries: usize,
     /// Queries answered "satisfiable" by a concrete witness, without Z3.
@@ -73,6 +75,7 @@ impl<'ctx> Prover<'ctx> {
             product_memo: HashMap::new(),
             witnesses: None,
             polys: Polynomials::default(),
+            no_wrap_memo: RefCell::new(HashMap::new()),
             queries: 0,
             witnessed: 0,
         }
@@ -247,8 +250,8 @@ impl<'ctx> Prover<'ctx> {
     /// operands (C's rule for `int`; LLVM's `nsw`). Used only to decide whether a load is
     /// worth a shuffle guarded by a run-time address comparison, never as a proof.
     pub fn assume_no_wrap(&self, t: &Dynamic<'ctx>) -> Dynamic<'ctx> {
-        let mut memo = HashMap::new();
-        no_wrap(t, &mut memo)
+        // Memoised for the whole analysis: address terms share most of their nodes.
+        no_wrap(t, &mut self.no_wrap_memo.borrow_mut())
     }
 
     /// True when `t` sign-extends a sum or product that contains a product of two non-constant
