@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use warpsmith::ptx::{parse_module, print_module};
-use warpsmith::tools::{self, is_executable, Tool};
+use warpsmith::tools::{self, Tool, ToolError};
 
 /// The passes to run, comma-separated (`shuffle`, `spill`); unset or empty: no rewrite.
 pub const PASSES_VAR: &str = "WARPSMITH_PASSES";
@@ -314,65 +314,23 @@ pub fn rewrite(
 }
 
 /// Whether `candidate` is the executable `me` (both resolved through symbolic links).
-fn is_same_exe(candidate: &Path, me: &Path) -> bool {
-    match (candidate.canonicalize(), me.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
-/// Finds the real ptxas, never `me`: the value of `WARPSMITH_PTXAS` (`env_value`: a path, or a
-/// name looked up on `path_var`), else `ptxas` in `local_dirs` (the project's `.tools/bin`), else
-/// on `path_var`.
+/// Finds the real ptxas, never `me` (the wrapper, also through a symbolic link): the value of
+/// `WARPSMITH_PTXAS` (`env_value`: a path, or a name looked up on `path_var`), else `ptxas` in
+/// `local_dirs` (the project's `.tools/bin`), else on `path_var` — the search of
+/// [`tools::SearchPlan`] with `me` excluded.
 pub fn find_real_ptxas(
     env_value: Option<&OsStr>,
     local_dirs: &[PathBuf],
     path_var: Option<&OsStr>,
     me: &Path,
-) -> Result<PathBuf, String> {
-    let path_dirs: Vec<PathBuf> = path_var
-        .map(|p| {
-            std::env::split_paths(p)
-                .filter(|d| !d.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let env_var = Tool::Ptxas.env_var();
-    if let Some(value) = env_value.filter(|v| !v.is_empty()) {
-        let as_path = Path::new(value);
-        let resolved = if as_path.components().count() > 1 || as_path.is_absolute() {
-            Some(as_path.to_path_buf()).filter(|p| is_executable(p))
-        } else {
-            path_dirs
-                .iter()
-                .map(|d| d.join(value))
-                .find(|p| is_executable(p) && !is_same_exe(p, me))
-        };
-        return match resolved {
-            Some(p) if is_same_exe(&p, me) => Err(format!(
-                "{env_var}={} is warpsmith itself: point it at NVIDIA's ptxas",
-                value.to_string_lossy()
-            )),
-            Some(p) => Ok(p),
-            None => Err(format!(
-                "{env_var}={} does not name an executable ptxas",
-                value.to_string_lossy()
-            )),
-        };
-    }
-    let name = Tool::Ptxas.name();
-    local_dirs
-        .iter()
-        .chain(path_dirs.iter())
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p) && !is_same_exe(p, me))
-        .ok_or_else(|| {
-            format!(
-                "NVIDIA's ptxas not found (searched {env_var}, .tools/bin and PATH, skipping \
-                 warpsmith itself): set {env_var} to its path or run `{}`",
-                tools::SETUP_COMMAND
-            )
-        })
+) -> Result<PathBuf, ToolError> {
+    let plan = tools::SearchPlan {
+        env_value: env_value.map(|v| v.to_os_string()),
+        local_dirs: local_dirs.to_vec(),
+        path_var: path_var.map(|v| v.to_os_string()),
+        exclude: Some((me.to_path_buf(), "warpsmith".to_string())),
+    };
+    plan.search(Tool::Ptxas).map(|l| l.path)
 }
 
 /// The argument list of a `ptxas` invocation, when this process is one: argv[0]'s file name is
@@ -814,7 +772,9 @@ mod tests {
         );
         // Only ourselves on PATH: not found, never recursion.
         let only_me = std::env::join_paths([&wrapper_dir]).unwrap();
-        let e = find_real_ptxas(None, &[], Some(&only_me), &me).unwrap_err();
+        let e = find_real_ptxas(None, &[], Some(&only_me), &me)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not found"), "{e}");
         // WARPSMITH_PTXAS naming the symlink is an error, naming the real one is used.
         let e = find_real_ptxas(
@@ -823,7 +783,8 @@ mod tests {
             Some(&path),
             &me,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("warpsmith itself"), "{e}");
         assert_eq!(
             find_real_ptxas(Some(real.as_os_str()), &[], None, &me).unwrap(),
@@ -834,8 +795,9 @@ mod tests {
             find_real_ptxas(Some(OsStr::new("ptxas")), &[], Some(&path), &me).unwrap(),
             real
         );
-        let e =
-            find_real_ptxas(Some(OsStr::new("/nonexistent/ptxas")), &[], None, &me).unwrap_err();
+        let e = find_real_ptxas(Some(OsStr::new("/nonexistent/ptxas")), &[], None, &me)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("does not name"), "{e}");
     }
 }

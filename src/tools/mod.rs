@@ -194,6 +194,19 @@ pub enum ToolError {
         /// The variable's value.
         value: String,
     },
+    /// The tool's environment variable names the program that is looking for the tool (e.g.
+    /// `WARPSMITH_PTXAS` naming the `warpsmith ptxas` wrapper itself: it would call itself).
+    #[error("{env_var}={value} is {excluded} itself: point it at the real {tool}")]
+    EnvIsExcluded {
+        /// The tool.
+        tool: Tool,
+        /// Its environment variable.
+        env_var: &'static str,
+        /// The variable's value.
+        value: String,
+        /// What the excluded program is, for the message.
+        excluded: String,
+    },
     /// The tool could not be started.
     #[error("cannot run {tool} ({path}): {source}")]
     Spawn {
@@ -319,17 +332,22 @@ where
 
 /// The inputs of one search, separated from the process environment so that tests can build it.
 #[derive(Debug, Clone, Default)]
-struct SearchPlan {
+pub struct SearchPlan {
     /// Value of the tool's environment variable (`None` or empty: unset).
-    env_value: Option<OsString>,
+    pub env_value: Option<OsString>,
     /// Project-local folders, in order.
-    local_dirs: Vec<PathBuf>,
+    pub local_dirs: Vec<PathBuf>,
     /// Value of `PATH`.
-    path_var: Option<OsString>,
+    pub path_var: Option<OsString>,
+    /// A program never to return, even through a symbolic link (the `warpsmith ptxas` wrapper
+    /// looking for the real ptxas), with what it is called in messages.
+    pub exclude: Option<(PathBuf, String)>,
 }
 
 impl SearchPlan {
-    fn from_environment(tool: Tool) -> SearchPlan {
+    /// The search of the process's environment: the tool's variable, the project-local folders
+    /// (`.tools/bin`, or LLVM 22's folder for LLVM tools), `PATH`.
+    pub fn from_environment(tool: Tool) -> SearchPlan {
         let local_dirs = if tool.is_llvm() {
             vec![PathBuf::from(LLVM_BIN_DIR)]
         } else {
@@ -339,10 +357,24 @@ impl SearchPlan {
             env_value: std::env::var_os(tool.env_var()),
             local_dirs,
             path_var: std::env::var_os("PATH"),
+            exclude: None,
         }
     }
 
-    fn search(&self, tool: Tool) -> Result<Located, ToolError> {
+    /// True when `p` is the excluded program (compared after resolving links).
+    fn is_excluded(&self, p: &Path) -> bool {
+        let Some((ex, _)) = &self.exclude else {
+            return false;
+        };
+        match (p.canonicalize(), ex.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Finds `tool`: the environment variable (a path, or a name looked up on `PATH`), else the
+    /// project-local folders, else `PATH`; never the excluded program.
+    pub fn search(&self, tool: Tool) -> Result<Located, ToolError> {
         let env_var = tool.env_var();
         // 1. The environment variable: an explicit choice that must work.
         if let Some(value) = self.env_value.as_ref().filter(|v| !v.is_empty()) {
@@ -354,6 +386,16 @@ impl SearchPlan {
                 self.on_path(value)
                     .or_else(|| Some(as_path.to_path_buf()).filter(|p| is_executable(p)))
             };
+            if let (Some(p), Some((_, what))) = (&resolved, &self.exclude) {
+                if self.is_excluded(p) {
+                    return Err(ToolError::EnvIsExcluded {
+                        tool,
+                        env_var,
+                        value: value.to_string_lossy().into_owned(),
+                        excluded: what.clone(),
+                    });
+                }
+            }
             return match resolved {
                 Some(path) => Ok(Located {
                     tool,
@@ -370,7 +412,7 @@ impl SearchPlan {
         // 2. The project-local folders.
         for dir in &self.local_dirs {
             let candidate = dir.join(tool.name());
-            if is_executable(&candidate) {
+            if is_executable(&candidate) && !self.is_excluded(&candidate) {
                 return Ok(Located {
                     tool,
                     path: candidate,
@@ -398,6 +440,9 @@ impl SearchPlan {
             searched.push(".tools/bin (absent)".to_string());
         }
         searched.push(format!("PATH ({})", tool.path_names().join(", ")));
+        if let Some((_, what)) = &self.exclude {
+            searched.push(format!("skipping {what} itself"));
+        }
         Err(ToolError::NotFound {
             tool,
             env_var,
@@ -410,7 +455,7 @@ impl SearchPlan {
         std::env::split_paths(path_var)
             .filter(|d| !d.as_os_str().is_empty())
             .map(|d| d.join(name))
-            .find(|p| is_executable(p))
+            .find(|p| is_executable(p) && !self.is_excluded(p))
     }
 }
 
@@ -477,6 +522,7 @@ mod tests {
             env_value: Some(e.clone().into_os_string()),
             local_dirs: vec![local.path().to_path_buf()],
             path_var: Some(pathd.path().as_os_str().to_owned()),
+            exclude: None,
         };
         let found = plan.search(Tool::Ptxas).unwrap();
         assert_eq!((found.path, found.origin), (e, Origin::Env));
@@ -502,6 +548,7 @@ mod tests {
             env_value: None,
             local_dirs: vec![],
             path_var: Some(path_var),
+            exclude: None,
         };
         assert_eq!(plan.search(Tool::Clang).unwrap().path, versioned);
     }
@@ -514,6 +561,7 @@ mod tests {
             env_value: Some("clang-21".into()),
             local_dirs: vec![],
             path_var: Some(d.path().as_os_str().to_owned()),
+            exclude: None,
         };
         assert_eq!(plan.search(Tool::Clang).unwrap().path, exe);
     }
@@ -526,6 +574,7 @@ mod tests {
             env_value: Some("/nonexistent/ptxas".into()),
             local_dirs: vec![d.path().to_path_buf()],
             path_var: None,
+            exclude: None,
         };
         let err = plan.search(Tool::Ptxas).unwrap_err();
         assert!(matches!(err, ToolError::BadEnv { .. }), "{err}");
@@ -542,6 +591,7 @@ mod tests {
             env_value: None,
             local_dirs: vec![d.path().to_path_buf()],
             path_var: None,
+            exclude: None,
         };
         #[cfg(unix)]
         assert!(plan.search(Tool::Nvdisasm).is_err());
