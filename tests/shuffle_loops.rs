@@ -7,39 +7,13 @@
 
 mod common;
 
-use warpsmith::emu::equiv;
-use warpsmith::emu::launch::{spec_for, Hints};
-use warpsmith::ptx::ir::Type;
-use warpsmith::ptx::{parse_module, print_module, Module};
+use warpsmith::emu::launch::Hints;
+use warpsmith::ptx::Module;
 use warpsmith::shuffle::{shuffle_module, KernelShuffleReport, ShuffleOptions};
-use warpsmith::tools::{self, Tool};
-
-fn compile(name: &str) -> Option<Module> {
-    let clang = match tools::find(Tool::Clang) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("SKIPPED (shuffle_loops): {e}");
-            return None;
-        }
-    };
-    let src = common::repo_root().join(format!("bench/kernels/loops/{name}.cu"));
-    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3")
-        .unwrap_or_else(|e| panic!("clang failed on {name}.cu: {e}"));
-    Some(parse_module(&text, &format!("{name}.ptx")).unwrap())
-}
 
 /// Integer parameters get 40, 12, 6, …: n/nx = 40, taps/ny = 12, rows/nz = 6; 4096-float buffers.
 fn launches(m: &Module, kernel: &str) -> Vec<Hints> {
-    let f = m.function(kernel).unwrap();
-    let mut h = Hints::new().len(4096);
-    let sizes = [40u64, 12, 6, 8];
-    let mut k = 0;
-    for (i, p) in f.param_list().iter().enumerate() {
-        if matches!(p.ty, Type::S32 | Type::U32 | Type::B32) {
-            h = h.scalar(i, sizes[k.min(sizes.len() - 1)]);
-            k += 1;
-        }
-    }
+    let h = common::int_param_hints(m, kernel, &[40, 12, 6, 8], 4096);
     vec![
         h.clone().block(&[32, 1, 1]).grid(&[2, 12, 1]),
         h.clone().block(&[48, 1, 1]).grid(&[1, 12, 1]),
@@ -50,33 +24,17 @@ fn launches(m: &Module, kernel: &str) -> Vec<Hints> {
 /// Rewrites `name`, checks ptxas and equivalence; returns the report and the global loads
 /// executed by the original and the rewritten kernel (first launch shape, all seeds).
 fn run(name: &str) -> Option<(KernelShuffleReport, u64, u64)> {
-    let orig = compile(name)?;
+    let orig = common::compile_bench_kernel("shuffle_loops", &format!("loops/{name}"))?;
     let mut m = orig.clone();
     let rep = shuffle_module(&mut m, &ShuffleOptions::default()).expect("shuffle");
-    let text = print_module(&m);
-    let back = parse_module(&text, "out.ptx").unwrap_or_else(|e| panic!("{name}: {e}"));
-    match tools::ptxas_accepts_source(&text, "sm_80") {
-        Ok(()) => {}
-        Err(tools::ToolError::NotFound { .. }) => eprintln!("SKIPPED (ptxas check): no ptxas"),
-        Err(e) => panic!("{name}: ptxas rejects the output: {e}\n{text}"),
-    }
+    let back = common::print_reparse_assemble(name, &m);
     let k = rep.kernels.into_iter().next().expect("one kernel");
     assert!(k.skipped.is_none(), "{name}: {:?}", k.skipped);
-    let mut loads = None;
-    for h in launches(&orig, &k.name) {
-        let spec = spec_for(orig.function(&k.name).unwrap(), &h).unwrap();
-        let r = equiv::check(&orig, &back, &spec, 3)
-            .unwrap_or_else(|e| panic!("{}: emulator: {e}", k.name));
-        assert!(
-            r.is_equal(),
-            "{}: block {:?}: {:?}",
-            k.name,
-            h.block,
-            r.verdict
-        );
-        loads.get_or_insert((r.stats_a.global_loads, r.stats_b.global_loads));
-    }
-    let (a, b) = loads.expect("a launch");
+    let reports = common::assert_equivalent(&orig, &back, &k.name, &launches(&orig, &k.name), 3);
+    let (a, b) = (
+        reports[0].stats_a.global_loads,
+        reports[0].stats_b.global_loads,
+    );
     eprintln!(
         "{name}: {} / {} loads replaced ({} from the previous iteration, {} checked), deltas {:?}; \
          global loads executed {a} -> {b}",

@@ -5,39 +5,13 @@
 
 mod common;
 
-use warpsmith::emu::equiv;
-use warpsmith::emu::launch::{spec_for, Hints};
-use warpsmith::ptx::ir::Type;
-use warpsmith::ptx::{parse_module, print_module, Module};
+use warpsmith::emu::launch::Hints;
+use warpsmith::ptx::Module;
 use warpsmith::shuffle::{shuffle_module, ShuffleOptions};
-use warpsmith::tools::{self, Tool};
-
-fn compile(name: &str) -> Option<Module> {
-    let clang = match tools::find(Tool::Clang) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("SKIPPED (shuffle_stencils): {e}");
-            return None;
-        }
-    };
-    let src = common::repo_root().join(format!("bench/kernels/stencils/{name}.cu"));
-    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3")
-        .unwrap_or_else(|e| panic!("clang failed on {name}.cu: {e}"));
-    Some(parse_module(&text, &format!("{name}.ptx")).unwrap())
-}
 
 /// Small problems: integer parameters nx, ny, nz, … get 40, 12, 6, 8; buffers 4096 floats.
 fn launches(m: &Module, kernel: &str) -> Vec<Hints> {
-    let f = m.function(kernel).unwrap();
-    let mut h = Hints::new().len(4096);
-    let sizes = [40u64, 12, 6, 8, 8];
-    let mut k = 0;
-    for (i, p) in f.param_list().iter().enumerate() {
-        if matches!(p.ty, Type::S32 | Type::U32 | Type::B32) {
-            h = h.scalar(i, sizes[k.min(sizes.len() - 1)]);
-            k += 1;
-        }
-    }
+    let h = common::int_param_hints(m, kernel, &[40, 12, 6, 8, 8], 4096);
     vec![
         h.clone().block(&[32, 2, 1]).grid(&[2, 6, 6]),
         h.clone().block(&[48, 1, 1]).grid(&[1, 12, 6]),
@@ -59,16 +33,14 @@ fn table2_stencils_are_equivalent_after_shuffle_synthesis() {
     }
     let mut total_shuffles = 0;
     for name in &names {
-        let Some(orig) = compile(name) else { return };
+        let Some(orig) =
+            common::compile_bench_kernel("shuffle_stencils", &format!("stencils/{name}"))
+        else {
+            return;
+        };
         let mut m = orig.clone();
         let rep = shuffle_module(&mut m, &ShuffleOptions::default()).expect("shuffle");
-        let text = print_module(&m);
-        let back = parse_module(&text, "out.ptx").unwrap_or_else(|e| panic!("{name}: {e}"));
-        match tools::ptxas_accepts_source(&text, "sm_80") {
-            Ok(()) => {}
-            Err(tools::ToolError::NotFound { .. }) => eprintln!("SKIPPED (ptxas check): no ptxas"),
-            Err(e) => panic!("{name}: ptxas rejects the output: {e}"),
-        }
+        let back = common::print_reparse_assemble(name, &m);
         for k in &rep.kernels {
             assert!(k.skipped.is_none(), "{name}: {:?}", k.skipped);
             total_shuffles += k.shuffles;
@@ -79,18 +51,7 @@ fn table2_stencils_are_equivalent_after_shuffle_synthesis() {
             if k.shuffles == 0 {
                 continue;
             }
-            for h in launches(&orig, &k.name) {
-                let spec = spec_for(orig.function(&k.name).unwrap(), &h).unwrap();
-                let r = equiv::check(&orig, &back, &spec, 2)
-                    .unwrap_or_else(|e| panic!("{}: emulator: {e}", k.name));
-                assert!(
-                    r.is_equal(),
-                    "{}: block {:?}: {:?}",
-                    k.name,
-                    h.block,
-                    r.verdict
-                );
-            }
+            common::assert_equivalent(&orig, &back, &k.name, &launches(&orig, &k.name), 2);
         }
     }
     assert!(

@@ -102,6 +102,52 @@ fn hex(v: u64) -> Operand {
     })
 }
 
+/// The run-time address checks of `r`'s checked components, or-ed into `p`: the source lane's
+/// kept address (shuffled with `mask` when the delta is not 0) differs from the destination's.
+fn address_checks(
+    b: &mut Builder,
+    r: &Replacement,
+    d: &LoadInfo,
+    src_addrs: &HashMap<(Inst, u32, bool), Reg>,
+    mask: Option<&Operand>,
+    mut p: Option<Reg>,
+) -> Option<Reg> {
+    for c in r.comps.iter().filter(|c| c.checked) {
+        let (Some(sa), Some((dbase, doff))) = (
+            src_addrs.get(&(c.src, c.src_comp, c.cross.is_some())),
+            d.addr,
+        ) else {
+            continue;
+        };
+        let da = b.new_reg(Type::B64);
+        b.inst(
+            None,
+            Opcode::Add,
+            vec![Modifier::Type(Type::S64)],
+            vec![
+                op::reg(da),
+                op::reg(dbase),
+                op::int(doff + i64::from(c.comp * d.size)),
+            ],
+        );
+        let sa2 = match mask {
+            Some(m) if c.delta != 0 => shfl64(b, *sa, c.delta, m),
+            _ => *sa,
+        };
+        let bad = b.new_reg(Type::Pred);
+        b.setp("ne", Type::B64, bad, op::reg(sa2), op::reg(da));
+        p = Some(match p {
+            None => bad,
+            Some(q) => {
+                let p2 = b.new_reg(Type::Pred);
+                b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(q), op::reg(bad));
+                p2
+            }
+        });
+    }
+    p
+}
+
 /// True when `.reqntid` makes `ntid.x` a multiple of 32 (the warp's lanes then have consecutive
 /// `tid.x` and equal `tid.y`, `tid.z`).
 pub fn ntid_x_multiple_of_32(f: &Function) -> bool {
@@ -279,36 +325,7 @@ pub fn generate(
             (hex(0xffff_ffff), None)
         } else if !any_shuffle {
             // Reuse of this lane's own previous iteration only: the address check alone.
-            let mut p = None;
-            for c in r.comps.iter().filter(|c| c.checked) {
-                let (Some(sa), Some((dbase, doff))) = (
-                    src_addrs.get(&(c.src, c.src_comp, c.cross.is_some())),
-                    d.addr,
-                ) else {
-                    continue;
-                };
-                let da = b.new_reg(Type::B64);
-                b.inst(
-                    None,
-                    Opcode::Add,
-                    vec![Modifier::Type(Type::S64)],
-                    vec![
-                        op::reg(da),
-                        op::reg(dbase),
-                        op::int(doff + i64::from(c.comp * d.size)),
-                    ],
-                );
-                let bad = b.new_reg(Type::Pred);
-                b.setp("ne", Type::B64, bad, op::reg(*sa), op::reg(da));
-                p = Some(match p {
-                    None => bad,
-                    Some(q) => {
-                        let p2 = b.new_reg(Type::Pred);
-                        b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(q), op::reg(bad));
-                        p2
-                    }
-                });
-            }
+            let p = address_checks(&mut b, r, d, &src_addrs, None, None);
             (hex(0xffff_ffff), p)
         } else {
             let m = b.new_reg(Type::B32);
@@ -366,37 +383,9 @@ pub fn generate(
                     p = p3;
                 }
             }
-            // Run-time address comparison for deltas that hold only without 32-bit wrap.
-            for c in r.comps.iter().filter(|c| c.checked) {
-                let (Some(sa), Some((dbase, doff))) = (
-                    src_addrs.get(&(c.src, c.src_comp, c.cross.is_some())),
-                    d.addr,
-                ) else {
-                    continue;
-                };
-                let da = b.new_reg(Type::B64);
-                b.inst(
-                    None,
-                    Opcode::Add,
-                    vec![Modifier::Type(Type::S64)],
-                    vec![
-                        op::reg(da),
-                        op::reg(dbase),
-                        op::int(doff + i64::from(c.comp * d.size)),
-                    ],
-                );
-                let sa2 = if c.delta == 0 {
-                    *sa
-                } else {
-                    shfl64(&mut b, *sa, c.delta, &op::reg(m))
-                };
-                let bad = b.new_reg(Type::Pred);
-                b.setp("ne", Type::B64, bad, op::reg(sa2), op::reg(da));
-                let p2 = b.new_reg(Type::Pred);
-                b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(p), op::reg(bad));
-                p = p2;
-            }
-            (op::reg(m), Some(p))
+            // Run-time address comparison (checked deltas).
+            let p = address_checks(&mut b, r, d, &src_addrs, Some(&op::reg(m)), Some(p));
+            (op::reg(m), p)
         };
         // Shuffles (into temporaries when the load is guarded).
         let mut writes: Vec<(Reg, Reg, Type)> = Vec::new();

@@ -235,50 +235,21 @@ pub fn detect<'ctx>(
             }
             let mut scored: Vec<(i32, (Inst, u32), BV<'ctx>)> = Vec::new();
             for (k, a_s) in &cands {
-                // Proposed without 32-bit wrap-around (a model may put an index next to the
-                // wrap point); the proof below is what decides.
-                let nw = |p: &Prover<'ctx>, t: &BV<'ctx>| {
-                    p.assume_no_wrap(&Dynamic::from_ast(t))
-                        .as_bv()
-                        .expect("address")
-                };
-                let (d_nw, s_nw) = (nw(prover, &os[0].addr), nw(prover, a_s));
-                let s1_nw = nw(prover, &shifted_lockstep(a_s, 1));
-                // Exact when both differences are constants; else one model proposes them.
-                // (Only in kernels with loops: elsewhere the model's values are exact enough.)
-                let exact = if ex.arrivals.is_empty() {
-                    None
-                } else {
-                    prover
-                        .polys
-                        .constant_difference(&d_nw, &s_nw)
-                        .zip(prover.polys.constant_difference(&s1_nw, &s_nw))
-                        .map(|(a, b)| vec![a, b])
-                };
-                let Some(v) = exact
-                    .or_else(|| prover.eval(&os[0].cond, &[d_nw.bvsub(&s_nw), s1_nw.bvsub(&s_nw)]))
-                else {
-                    log::trace!("load {:?}: candidate {k:?}: no value in the model", l.inst);
+                // (Polynomial differences only in kernels with loops: elsewhere the model's
+                // values are exact enough and cheaper.)
+                let Some(n) = propose_delta(
+                    prover,
+                    &os[0].cond,
+                    &os[0].addr,
+                    a_s,
+                    &shifted_lockstep(a_s, 1),
+                    !ex.arrivals.is_empty(),
+                    max_delta,
+                ) else {
+                    log::trace!("load {:?}: candidate {k:?}: no delta", l.inst);
                     continue;
                 };
-                log::trace!(
-                    "load {:?}: candidate {k:?}: difference {}, stride {}",
-                    l.inst,
-                    v[0],
-                    v[1]
-                );
-                let (dv, sv) = (v[0], v[1]);
-                let n = if dv == 0 {
-                    0
-                } else if sv != 0 && dv % sv == 0 {
-                    dv / sv
-                } else {
-                    continue;
-                };
-                if n.unsigned_abs() > u64::from(max_delta) {
-                    continue;
-                }
-                scored.push((n as i32, *k, a_s.clone()));
+                scored.push((n, *k, a_s.clone()));
             }
             scored.sort_by_key(|(n, k, _)| (n.unsigned_abs(), k.0 .0, k.1));
             let mut found = None;
@@ -465,6 +436,57 @@ pub fn detect<'ctx>(
     out
 }
 
+/// The delta a candidate proposes: `(addr_d − addr_s) / stride`, `stride` being how much the
+/// source address grows from one `tid.x` to the next (`shifted_s`: the source address of the
+/// next lane), if it divides and `|N| ≤ max_delta` (a zero difference proposes 0). Both are taken
+/// without 32-bit wrap-around (a model may put an index right at the wrap point): exactly when
+/// they are constant polynomials (`polynomial`), else from one model of `cond`. Only a
+/// proposal: the proof or the address check decides.
+fn propose_delta<'ctx>(
+    prover: &mut Prover<'ctx>,
+    cond: &[Bool<'ctx>],
+    addr_d: &BV<'ctx>,
+    addr_s: &BV<'ctx>,
+    shifted_s: &BV<'ctx>,
+    polynomial: bool,
+    max_delta: u32,
+) -> Option<i32> {
+    let nw = |p: &Prover<'ctx>, t: &BV<'ctx>| {
+        p.assume_no_wrap(&Dynamic::from_ast(t))
+            .as_bv()
+            .expect("an address is a bit-vector")
+    };
+    let (d, s, s1) = (
+        nw(prover, addr_d),
+        nw(prover, addr_s),
+        nw(prover, shifted_s),
+    );
+    let exact = if polynomial {
+        prover
+            .polys
+            .constant_difference(&d, &s)
+            .zip(prover.polys.constant_difference(&s1, &s))
+    } else {
+        None
+    };
+    let (dv, sv) = match exact {
+        Some(x) => x,
+        None => {
+            let v = prover.eval(cond, &[d.bvsub(&s), s1.bvsub(&s)])?;
+            (v[0], v[1])
+        }
+    };
+    log::trace!("proposed delta: difference {dv}, stride {sv}");
+    let n = if dv == 0 {
+        0
+    } else if sv != 0 && dv % sv == 0 {
+        dv / sv
+    } else {
+        return None;
+    };
+    (n.unsigned_abs() <= u64::from(max_delta)).then_some(n as i32)
+}
+
 /// Reuse across iterations (beyond the paper): the destination component, at iteration `k + 1` of
 /// the loop it is directly in, reads what load `src` read at iteration `k` in lane `laneid + N`.
 ///
@@ -549,43 +571,10 @@ fn cross_iteration<'ctx>(
     for (s, sc) in cands {
         let src_of = |a: usize| loop_addrs[&(a, s, sc)].clone().expect("checked above");
         let a_s = src_of(o0.iter.expect("in a loop").1);
-        // Proposed without 32-bit wrap-around; the proof below decides.
-        let nw = |t: &BV<'ctx>| {
-            prover
-                .assume_no_wrap(&Dynamic::from_ast(t))
-                .as_bv()
-                .expect("address")
-        };
-        let (d_nw, s_nw, s1_nw) = (nw(&d0), nw(&a_s), nw(&shift(&a_s, 1)));
-        // Exact when both differences are constants; else one model proposes them.
-        let exact = prover
-            .polys
-            .constant_difference(&d_nw, &s_nw)
-            .zip(prover.polys.constant_difference(&s1_nw, &s_nw))
-            .map(|(a, b)| vec![a, b]);
-        let Some(v) =
-            exact.or_else(|| prover.eval(&cond0, &[d_nw.bvsub(&s_nw), s1_nw.bvsub(&s_nw)]))
+        let Some(n) = propose_delta(prover, &cond0, &d0, &a_s, &shift(&a_s, 1), true, max_delta)
         else {
             continue;
         };
-        let (dv, sv) = (v[0], v[1]);
-        log::trace!(
-            "load {:?} comp {}: previous-iteration candidate {s:?} comp {sc}: difference {dv}, \
-             stride {sv}",
-            dst.0,
-            dst.1
-        );
-        let n = if dv == 0 {
-            0
-        } else if sv != 0 && dv % sv == 0 {
-            dv / sv
-        } else {
-            continue;
-        };
-        if n.unsigned_abs() > u64::from(max_delta) {
-            continue;
-        }
-        let n = n as i32;
         let holds = os.iter().all(|o| {
             let src = shift(&src_of(o.iter.expect("in a loop").1), n);
             let d = next(o, &o.addr);

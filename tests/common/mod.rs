@@ -182,3 +182,83 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
         .map(|m| m.into_inner().unwrap().unwrap())
         .collect()
 }
+
+/// Compiles `bench/kernels/<rel>.cu` with clang 22 (sm_80, -O3, the command line of
+/// scripts/compile-kernels.sh) and parses it; `None`, after printing why the test `test` is
+/// skipped, when clang is absent. A compile or parse failure panics.
+pub fn compile_bench_kernel(test: &str, rel: &str) -> Option<warpsmith::ptx::Module> {
+    use warpsmith::tools::{self, Tool};
+    let clang = match tools::find(Tool::Clang) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("SKIPPED ({test}): {e}");
+            return None;
+        }
+    };
+    let src = repo_root().join(format!("bench/kernels/{rel}.cu"));
+    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3")
+        .unwrap_or_else(|e| panic!("clang failed on {rel}.cu: {e}"));
+    Some(warpsmith::ptx::parse_module(&text, &format!("{rel}.ptx")).unwrap())
+}
+
+/// Launch hints for `kernel`: its 32-bit integer parameters take `sizes` in order (the last one
+/// repeated), its buffers `len` elements.
+pub fn int_param_hints(
+    m: &warpsmith::ptx::Module,
+    kernel: &str,
+    sizes: &[u64],
+    len: u64,
+) -> warpsmith::emu::launch::Hints {
+    use warpsmith::ptx::ir::Type;
+    let f = m.function(kernel).expect("the kernel");
+    let mut h = warpsmith::emu::launch::Hints::new().len(len);
+    let mut k = 0;
+    for (i, p) in f.param_list().iter().enumerate() {
+        if matches!(p.ty, Type::S32 | Type::U32 | Type::B32) {
+            h = h.scalar(i, sizes[k.min(sizes.len() - 1)]);
+            k += 1;
+        }
+    }
+    h
+}
+
+/// Runs `kernel` of `a` and of `b` on the emulator on every launch in `launches` with `seeds`
+/// input sets each, and panics unless every output byte is equal; returns the reports (their
+/// counters) in launch order.
+pub fn assert_equivalent(
+    a: &warpsmith::ptx::Module,
+    b: &warpsmith::ptx::Module,
+    kernel: &str,
+    launches: &[warpsmith::emu::launch::Hints],
+    seeds: u64,
+) -> Vec<warpsmith::emu::equiv::EquivReport> {
+    let f = a.function(kernel).expect("the kernel");
+    launches
+        .iter()
+        .map(|h| {
+            let spec = warpsmith::emu::launch::spec_for(f, h).expect("a launch spec");
+            let r = warpsmith::emu::equiv::check(a, b, &spec, seeds)
+                .unwrap_or_else(|e| panic!("{kernel}: emulator: {e}"));
+            assert!(
+                r.is_equal(),
+                "{kernel}: block {:?}: {:?}",
+                h.block,
+                r.verdict
+            );
+            r
+        })
+        .collect()
+}
+
+/// Prints `m`, parses the text back and checks that ptxas accepts it for sm_80 (reported as
+/// skipped when ptxas is absent); returns the re-parsed module. `what` names it in panics.
+pub fn print_reparse_assemble(what: &str, m: &warpsmith::ptx::Module) -> warpsmith::ptx::Module {
+    let text = print_module(m);
+    let back = parse_module(&text, "out.ptx").unwrap_or_else(|e| panic!("{what}: {e}"));
+    match tools::ptxas_accepts_source(&text, "sm_80") {
+        Ok(()) => {}
+        Err(tools::ToolError::NotFound { .. }) => eprintln!("SKIPPED (ptxas check): no ptxas"),
+        Err(e) => panic!("{what}: ptxas rejects the output: {e}\n{text}"),
+    }
+    back
+}
