@@ -176,15 +176,15 @@ impl<'a> Builder<'a> {
         &mut self,
         guard: Option<Guard>,
         opcode: Opcode,
-        mods: Vec<Modifier>,
-        operands: Vec<Operand>,
+        mods: impl Into<Mods>,
+        operands: impl Into<Operands>,
     ) -> Inst {
         let id = Inst::new(self.body.insts.len());
         self.body.insts.push(InstData {
             guard,
             opcode,
-            mods,
-            operands,
+            mods: mods.into(),
+            operands: operands.into(),
             loc: Loc::default(),
         });
         self.body.stmts.insert(self.cursor, Stmt::Inst(id));
