@@ -212,7 +212,7 @@ impl<'a> Builder<'a> {
         a: Operand,
         b: Operand,
     ) -> Inst {
-        let mut mods: Vec<Modifier> = words.iter().map(|w| Modifier::Word((*w).into())).collect();
+        let mut mods: Mods = words.iter().map(|w| Modifier::Word((*w).into())).collect();
         mods.push(Modifier::Type(ty));
         self.inst(None, opcode, mods, vec![Operand::Reg(dst), a, b])
     }
