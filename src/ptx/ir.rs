@@ -1071,8 +1071,10 @@ impl Body {
         for _ in 0..count {
             let name_start = self.reg_names.len() as u32;
             self.reg_names.push_str(prefix);
-            self.reg_names
-                .push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+            // ASCII digits: pushed as chars (no UTF-8 check, no call to memcpy for 1–3 bytes).
+            for &d in &digits[at..] {
+                self.reg_names.push(char::from(d));
+            }
             let mut j = digits.len() - 1;
             loop {
                 if digits[j] < b'9' {

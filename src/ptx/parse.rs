@@ -1248,9 +1248,7 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
             Tok::Ident | Tok::Punct(b'@') => {
-                let inst = self.instruction(b)?;
-                let id = Inst::new(b.body.insts.len());
-                b.body.insts.push(inst);
+                let id = self.instruction(b)?;
                 b.body.stmts.push(Stmt::Inst(id));
                 Ok(())
             }
@@ -1399,7 +1397,9 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn instruction(&mut self, b: &mut BodyBuilder<'a>) -> PResult<InstData> {
+    /// Parses one instruction into the body's instruction arena (built in place there rather than
+    /// returned: an `InstData` is 192 bytes) and returns its id.
+    fn instruction(&mut self, b: &mut BodyBuilder<'a>) -> PResult<Inst> {
         let start = self.peek();
         let loc = self.loc(start);
         let mut guard = None;
@@ -1438,13 +1438,15 @@ impl<'a> Parser<'a> {
         self.branch_operands = matches!(opcode, Opcode::Bra);
         let mut operands = Operands::new();
         self.operand_list(b, &mut operands)?;
-        Ok(InstData {
+        let id = Inst::new(b.body.insts.len());
+        b.body.insts.push(InstData {
             guard,
             opcode,
             mods,
             operands,
             loc,
-        })
+        });
+        Ok(id)
     }
 
     /// The operands of an instruction up to and including its `;`, appended to `out`.
