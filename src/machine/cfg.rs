@@ -361,8 +361,8 @@ mod tests {
             let inst = InstData {
                 guard: None,
                 opcode: op.clone(),
-                mods: vec![],
-                operands: vec![],
+                mods: Default::default(),
+                operands: Default::default(),
                 loc: Default::default(),
             };
             let control = effects(&inst).control;

@@ -186,8 +186,8 @@ mod tests {
         InstData {
             guard,
             opcode: Opcode::from_name(opcode),
-            mods: vec![],
-            operands,
+            mods: Default::default(),
+            operands: operands.into(),
             loc: Loc::default(),
         }
     }

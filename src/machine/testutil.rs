@@ -85,7 +85,7 @@ pub fn build(text: &str) -> Body {
         body.insts.push(InstData {
             guard,
             opcode: Opcode::from_name(rest[0]),
-            mods: vec![],
+            mods: Default::default(),
             operands,
             loc: Loc::default(),
         });

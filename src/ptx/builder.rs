@@ -176,15 +176,15 @@ impl<'a> Builder<'a> {
         &mut self,
         guard: Option<Guard>,
         opcode: Opcode,
-        mods: Vec<Modifier>,
-        operands: Vec<Operand>,
+        mods: impl Into<Mods>,
+        operands: impl Into<Operands>,
     ) -> Inst {
         let id = Inst::new(self.body.insts.len());
         self.body.insts.push(InstData {
             guard,
             opcode,
-            mods,
-            operands,
+            mods: mods.into(),
+            operands: operands.into(),
             loc: Loc::default(),
         });
         self.body.stmts.insert(self.cursor, Stmt::Inst(id));
@@ -212,7 +212,7 @@ impl<'a> Builder<'a> {
         a: Operand,
         b: Operand,
     ) -> Inst {
-        let mut mods: Vec<Modifier> = words.iter().map(|w| Modifier::Word((*w).into())).collect();
+        let mut mods: Mods = words.iter().map(|w| Modifier::Word((*w).into())).collect();
         mods.push(Modifier::Type(ty));
         self.inst(None, opcode, mods, vec![Operand::Reg(dst), a, b])
     }

@@ -211,14 +211,10 @@ struct Parser<'a> {
     /// Per-body tables kept between bodies so their allocations are reused.
     scope_pool: Scopes<'a>,
     label_pool: FxMap<&'a str, Label>,
-    /// Scratch vectors, reused: an instruction's modifiers and operands are collected here, then
-    /// moved into vectors of exactly their length.
-    mods_pool: Vec<Modifier>,
-    operands_pool: Vec<Operand>,
-    /// The instruction and statement counts of the previous body: the capacity reserved for
-    /// the next one (compilers emit functions of similar sizes; a body that needs more grows,
-    /// one that needs less is shrunk in place at its end).
-    last_counts: (usize, usize),
+    /// The arena sizes of the previous body ([`Body::counts`]): the capacity reserved for the next
+    /// one (compilers emit functions of similar sizes; a body that needs more grows, one that needs
+    /// less is shrunk in place at its end).
+    last_counts: BodyCounts,
     /// True while parsing the operands of `bra`: identifiers there are labels.
     branch_operands: bool,
     /// Opcode and modifier spellings seen recently, classified.
@@ -283,9 +279,7 @@ impl<'a> Parser<'a> {
             line_cursor: 0,
             scope_pool: Scopes::default(),
             label_pool: FxMap::default(),
-            mods_pool: Vec::new(),
-            operands_pool: Vec::new(),
-            last_counts: (0, 0),
+            last_counts: BodyCounts::default(),
             branch_operands: false,
             opcodes: SpellingCache::new(),
             modifiers: SpellingCache::new(),
@@ -1059,6 +1053,7 @@ impl<'a> Parser<'a> {
             }
             v.push(p);
             if self.eat_punct(b')') {
+                v.shrink_to_fit();
                 return Ok(v);
             }
             self.expect_punct(b',')?;
@@ -1074,8 +1069,7 @@ impl<'a> Parser<'a> {
         let mut labels = std::mem::take(&mut self.label_pool);
         labels.clear();
         let mut body = Body::default();
-        body.insts.reserve(self.last_counts.0.max(8));
-        body.stmts.reserve(self.last_counts.1.max(8));
+        body.reserve(self.last_counts);
         let mut b = BodyBuilder {
             body,
             scopes,
@@ -1158,9 +1152,8 @@ impl<'a> Parser<'a> {
         }
         self.scope_pool = b.scopes;
         self.label_pool = b.labels;
-        self.last_counts = (b.body.insts.len(), b.body.stmts.len());
-        b.body.insts.shrink_to_fit();
-        b.body.stmts.shrink_to_fit();
+        self.last_counts = b.body.counts();
+        b.body.shrink_to_fit();
         b.body
     }
 
@@ -1255,9 +1248,7 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
             Tok::Ident | Tok::Punct(b'@') => {
-                let inst = self.instruction(b)?;
-                let id = Inst::new(b.body.insts.len());
-                b.body.insts.push(inst);
+                let id = self.instruction(b)?;
                 b.body.stmts.push(Stmt::Inst(id));
                 Ok(())
             }
@@ -1406,7 +1397,9 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn instruction(&mut self, b: &mut BodyBuilder<'a>) -> PResult<InstData> {
+    /// Parses one instruction into the body's instruction arena (built in place there rather than
+    /// returned: an `InstData` is 192 bytes) and returns its id.
+    fn instruction(&mut self, b: &mut BodyBuilder<'a>) -> PResult<Inst> {
         let start = self.peek();
         let loc = self.loc(start);
         let mut guard = None;
@@ -1434,35 +1427,30 @@ impl<'a> Parser<'a> {
             );
         }
         let _ = ot;
-        // Modifiers and operands are collected in reused scratch vectors, then moved into vectors
-        // of exactly their length (one allocation each, no regrowth).
-        let mut pool = std::mem::take(&mut self.mods_pool);
-        pool.clear();
+        // Modifiers and operands go straight into the instruction's inline vectors (no
+        // allocation unless an instruction has more than three of either).
+        let mut mods = Mods::new();
         while self.cur.kind == Tok::Dot {
             let t = self.bump();
-            pool.push(self.modifiers.get(&self.text(t)[1..], Modifier::parse));
+            mods.push(self.modifiers.get(&self.text(t)[1..], Modifier::parse));
         }
-        let mods = take_exact(&mut pool);
-        self.mods_pool = pool;
         // Branch targets are labels even when defined later.
         self.branch_operands = matches!(opcode, Opcode::Bra);
-        let mut pool = std::mem::take(&mut self.operands_pool);
-        pool.clear();
-        let r = self.operand_list(b, &mut pool);
-        let operands = take_exact(&mut pool);
-        self.operands_pool = pool;
-        r?;
-        Ok(InstData {
+        let mut operands = Operands::new();
+        self.operand_list(b, &mut operands)?;
+        let id = Inst::new(b.body.insts.len());
+        b.body.insts.push(InstData {
             guard,
             opcode,
             mods,
             operands,
             loc,
-        })
+        });
+        Ok(id)
     }
 
     /// The operands of an instruction up to and including its `;`, appended to `out`.
-    fn operand_list(&mut self, b: &mut BodyBuilder<'a>, out: &mut Vec<Operand>) -> PResult<()> {
+    fn operand_list(&mut self, b: &mut BodyBuilder<'a>, out: &mut Operands) -> PResult<()> {
         if self.eat_punct(b';') {
             return Ok(());
         }
@@ -1714,12 +1702,6 @@ impl<'a> BodyBuilder<'a> {
 
 /// Moves the elements of `pool` into a new vector of exactly their number (one allocation and one
 /// copy), leaving `pool` empty with its capacity.
-fn take_exact<T>(pool: &mut Vec<T>) -> Vec<T> {
-    let mut v = Vec::with_capacity(pool.len());
-    v.append(pool);
-    v
-}
-
 fn resolve_labels(op: &mut Operand, labels: &FxMap<&str, Label>) {
     match op {
         Operand::Sym(name) => {

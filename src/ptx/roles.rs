@@ -719,7 +719,7 @@ mod tests {
             guard: None,
             opcode,
             mods,
-            operands,
+            operands: operands.into(),
             loc: Loc::default(),
         }
     }

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use crate::ptx::roles::{defs, for_each_reg_role};
-use crate::ptx::{AddrBase, Body, Modifier, Opcode, Operand, Reg, StateSpace, Stmt};
+use crate::ptx::{smallvec, AddrBase, Body, Modifier, Opcode, Operand, Reg, StateSpace, Stmt};
 
 use super::rewrite::Bases;
 
@@ -121,8 +121,8 @@ pub fn optimise(body: &mut Body, bases: &Bases) -> Cleaned {
                             } else if let Some(ty) = ty {
                                 let d = body.inst_mut(id);
                                 d.opcode = Opcode::Mov;
-                                d.mods = vec![Modifier::Type(ty)];
-                                d.operands = vec![Operand::Reg(t), Operand::Reg(h)];
+                                d.mods = smallvec![Modifier::Type(ty)];
+                                d.operands = smallvec![Operand::Reg(t), Operand::Reg(h)];
                                 pending.0.push(h);
                             }
                             done.reloads += 1;

@@ -23,8 +23,8 @@ use super::layout::{Layout, Slot};
 use crate::ptx::builder::Builder;
 use crate::ptx::roles::{for_each_reg_role, Role};
 use crate::ptx::{
-    AddrBase, Address, Body, Imm, Inst, InstData, Loc, Modifier, Opcode, Operand, Reg, RegType,
-    SpecialOperand, SpecialReg, StateSpace, Stmt, Type,
+    AddrBase, Address, Body, Imm, Inst, InstData, Loc, Modifier, Mods, Opcode, Operand, Operands,
+    Reg, RegType, SpecialOperand, SpecialReg, StateSpace, Stmt, Type,
 };
 
 /// How one demoted register is rewritten.
@@ -153,12 +153,12 @@ fn rename(inst: &mut InstData, from: Reg, to: Reg) {
     }
 }
 
-fn mk(opcode: Opcode, mods: Vec<Modifier>, operands: Vec<Operand>) -> InstData {
+fn mk(opcode: Opcode, mods: impl Into<Mods>, operands: impl Into<Operands>) -> InstData {
     InstData {
         guard: None,
         opcode,
-        mods,
-        operands,
+        mods: mods.into(),
+        operands: operands.into(),
         loc: Loc::default(),
     }
 }
