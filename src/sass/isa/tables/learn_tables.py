@@ -4,6 +4,7 @@
 Development tool, not needed to build or test warpsmith; docs/sass.md explains when to run it.
 
     learn_tables.py --nvdisasm PATH --out DIR CUBIN...
+    learn_tables.py --self-test        # checks of the selector search (tests/sass_lea.rs)
 
 Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level probing):
  1. Every instruction of the given cubins is listed with `nvdisasm -c -hex -lrm narrow`; the
@@ -31,7 +32,27 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
     (the target register of `CALL.REL.NOINC Rx`, the guard), and the form is marked `call`.
  7. Ties between equally small assignments go to the guard [12:14] (every instruction reads it);
     another predicate field that holds the guard's register in every sample is a coincidence
-    (BREAK's [84:86] = P0 under `@!P0`).
+    (BREAK's [84:86] = P0 under `@!P0`). A signature's assignment is solved over all its
+    samples and mutants first, then over the mutants that kept the printed form: nvdisasm
+    omits PT/RZ operands, so a mutant with a register in a field that is PT in every sample
+    (LEA.X's carry-out [81:83]) prints differently and is still evidence.
+ 8. Selector bits are probed, not guessed (opcode keys with more than one layout):
+    a. a candidate predicate field that no layout uses is released (its bits were modifier or
+       operand bits that happened to equal a predicate the instruction reads: LEA's [77:79] is
+       the top of the shift amount, bit 80 — its "negation" — is .HI), and the key is learned
+       again with new signatures and mutants when no form gets less exact;
+    b. every modifier bit that varies among the samples is flipped in real samples (one per
+       layout, then further signatures, PROBE_SIGS at most), with the same fresh registers in
+       both words of the pair, and both are listed: a bit is a selector bit when the flip
+       changes the registers read or written. The selector is every such bit, plus the fewest
+       further bits (fewest table lines first) that explain every signature; a shift amount
+       that merely separates the corpus's forms is no longer chosen;
+    c. flipped words whose selector values no sample has become extra samples, learned from
+       their own mutants (LEA.X without .HI, from a LEA.HI.X);
+    d. bits no sample varies (in [72:90], outside register slots that are RZ/PT in every
+       sample) are flipped in two samples: a bit whose flip changes no register or role (an
+       operand value, or a modifier that leaves the operands alone) leaves the envelope
+       (LEA's shift bit 79 when no sample shifts by 16 or more; LDS's address scale `.X4`).
 """
 import argparse
 import collections
@@ -376,6 +397,143 @@ def make_mutants(word, n, rng, hints):
     return out
 
 
+# Probing (step 8): at most this many signatures of one opcode key get their bits flipped.
+PROBE_SIGS = 8
+
+
+def fresh_registers(word, hints):
+    """`word` with fixed, well-separated registers in every candidate field (GPR/UGPR bytes:
+    R4, R12, ...; predicate fields: P1, P2, ...; the guard: P6), as a probe pair shares them."""
+    w = word
+    for (lo, bits), v in zip([s for s in SLOTS["GPR"] if s[0] in hints], range(4, 61, 8)):
+        w = (w & ~mask(lo, 8)) | (v << lo)
+    prd = [lo for lo, bits in SLOTS["PRED"] if lo != 12 and lo in hints]
+    for lo, v in zip(prd, range(1, 6)):
+        w = (w & ~mask(lo, 3)) | (v << lo)
+    return (w & ~mask(12, 3)) | (6 << 12)
+
+
+def field_bits(results):
+    """The bits of every register field some layout of `results` uses."""
+    bits = set()
+    for lay in results.values():
+        for letter, lo, rw in lay:
+            if isinstance(lo, int) and letter in 'gupq':
+                bits |= set(range(lo, lo + {'g': 8, 'u': 6, 'p': 3, 'q': 3}[letter]))
+    return bits
+
+
+def unused_predicate_fields(results, hk):
+    """Candidate predicate fields (not the guard) that no layout of `results` uses."""
+    used = {lo for lay in results.values() for letter, lo, rw in lay if letter in 'pq'}
+    return {lo for lo, n in SLOTS["PRED"] if lo != 12 and lo in hk and lo not in used}
+
+
+def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
+    """Step 8: which modifier bits select an opcode's operand layout. For every opcode key whose
+    signatures have more than one layout, each bit that varies among its samples (and is not
+    a register, immediate or control field) is flipped in real samples — one sample per layout,
+    then further signatures, PROBE_SIGS at most — with the same fresh registers in both words of
+    the pair, and both are listed by nvdisasm. A bit is a selector bit when the flip changes the
+    registers read or written (e.g. LEA's bit 80, `.HI`, adds the read of [64:71]); a bit whose
+    flip changes nothing (LEA's shift amount [75:79]) is not, however well it happens to
+    separate the corpus's forms. Flipped words whose selector values the corpus lacks are kept
+    as extra samples (LEA.X without .HI, from a LEA.HI.X), learned from their own mutants.
+
+    Bits no sample varies are flipped in two samples to find free bits (step 8d).
+
+    Returns ({key: {'bits': selector bits, 'probed': varying bits probed, 'extra': [(word,
+    text, marks)], 'free': bits that leave the envelope}}, mutants of the extra samples by (key,
+    signature))."""
+    pairs = []
+    for key in sorted(samples):
+        ss = samples[key]
+        if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
+            continue
+        mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
+                                               collections.Counter())
+        if len(set(results.values())) <= 1:
+            continue
+        fb = field_bits(results)
+        cand = [b for b in selector_bits(smask) if b not in fb]
+        vary = [b for b in cand if len({(w >> b) & 1 for w, t, m in ss}) == 2]
+        # A candidate register slot that holds the zero register (RZ/PT/URZ) in every sample
+        # may be an operand no sample uses (IADD3's second carry-out [84:86]): its bits stay in
+        # the envelope, as do bits 91-104 (opcode and reserved bits).
+        zero_slots = set()
+        for f in ("GPR", "UGPR", "PRED"):
+            for lo, n in SLOTS[f]:
+                if all(field(w, lo, n) == ZERO[f] for w, t, m in ss):
+                    zero_slots |= set(range(lo, lo + n))
+        fixed = [b for b in cand if b not in vary and b <= 90 and b not in zero_slots]
+        first = {}
+        for sig in sorted(results):
+            first.setdefault(results[sig], sig)
+        reps = sorted(first.values())
+        reps += [sig for sig in sorted(results) if sig not in reps]
+        for i, sig in enumerate(reps[:PROBE_SIGS]):
+            w = fresh_registers(sigs[sig][0][0], hints[key])
+            # Bits that never varied are probed on two samples: only to find operand value
+            # bits (the shift amount's high bit when no sample shifts by 16 or more).
+            for b in vary:
+                pairs.append((key, b, w, w ^ (1 << b), False))
+            for b in (fixed if i < 2 else []):
+                pairs.append((key, b, w, w ^ (1 << b), True))
+    words = sorted({w for _, _, a, b, _ in pairs for w in (a, b)})
+    got = {w: (t, m) for w, t, m in
+           run_synthetic(args.nvdisasm, template, args.kernel, words, tmpdir, gen + '-probe')}
+    probes = {}
+    flips = collections.defaultdict(list)
+    changed = collections.defaultdict(set)   # key -> fixed bits whose flip changed anything
+    fixed_probed = collections.defaultdict(set)
+    for key, b, w0, w1, is_fixed in pairs:
+        pr = probes.setdefault(key, {'bits': set(), 'probed': set(), 'extra': [], 'free': set()})
+        if w0 not in got or w1 not in got:
+            if is_fixed:
+                changed[key].add(b)  # a rejected flip: not a free operand value
+            continue
+        if is_fixed:
+            fixed_probed[key].add(b)
+            if got[w0][1] != got[w1][1]:
+                changed[key].add(b)
+            continue
+        pr['probed'].add(b)
+        if got[w0][1] != got[w1][1]:
+            pr['bits'].add(b)
+            flips[key].append((w1,) + got[w1])
+    # Free bits: bits no sample varies whose every probe listed the same registers and roles —
+    # an operand value (only a number changed: a shift amount of 16 or more) or a modifier that
+    # leaves the operands alone (LDS/STS's address scale `.X4`). They leave the envelope, so
+    # that such a word is decoded with the form the other bits select. A fixed bit whose flip
+    # changes the registers, or that nvdisasm rejects, stays in the envelope (unseen: unknown).
+    for key, pr in probes.items():
+        pr['free'] = fixed_probed[key] - changed[key]
+    # Extra samples: flipped words whose values of the selector bits no sample has.
+    plan = []
+    for key, pr in sorted(probes.items()):
+        bits = sorted(pr['bits'])
+        print("%s 0x%04x %s: %d bits probed, layout changes with %s, free bits %s"
+              % (gen, key, key_mnemonic(samples[key]), len(pr['probed']), bits or 'none',
+                 sorted(pr['free']) or 'none'), file=sys.stderr)
+        seen = {tuple((w >> b) & 1 for b in bits) for w, t, m in samples[key]}
+        smask = sig_mask(gen, key_mnemonic(samples[key]), hints[key])
+        for w, t, m in flips[key]:
+            v = tuple((w >> b) & 1 for b in bits)
+            if v not in seen:
+                seen.add(v)
+                pr['extra'].append((w, t, m))
+                plan += [(None, key, w & ~smask, mw)
+                         for mw in make_mutants(w, args.mutants, rng, hints[key])]
+    got = run_synthetic(args.nvdisasm, template, args.kernel, [mw for _, _, _, mw in plan],
+                        tmpdir, gen + '-probe-mutants')
+    by_word = {w: (t, m) for w, t, m in got}
+    extra_mutants = collections.defaultdict(list)
+    for _, key, sig, mw in plan:
+        if mw in by_word:
+            extra_mutants[(key, sig)].append((mw,) + by_word[mw])
+    return probes, extra_mutants
+
+
 def run_synthetic(nvdisasm, template, kernel, words, tmpdir, tag):
     """Writes `words` into `kernel` of `template` (then EXIT, BRA self, NOPs) and lists it."""
     d = bytearray(open(template, 'rb').read())
@@ -531,13 +689,73 @@ def learn(args):
                             del mutants[k]
                         mutants.update(runs[(key, lo)])
                         break
-        write_table(args, gen, samples, mutants, hints)
+        # Step 8a: a candidate predicate field that no layout of a multi-layout opcode uses
+        # holds modifier or operand bits that coincided with a predicate the instruction reads
+        # (LEA's [77:79] is part of the shift amount [75:79], and bit 80, its "negation", is
+        # .HI). Such fields are learned again as ordinary bits (new signatures, new mutants)
+        # when that leaves no form less exact, so that step 8 can probe their bits.
+        release = {}
+        for key in sorted(samples):
+            ss = samples[key]
+            if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
+                continue
+            mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
+                                                   collections.Counter())
+            if len(set(results.values())) > 1:
+                unused = unused_predicate_fields(results, hints[key])
+                if unused:
+                    release[key] = hints[key] - unused
+        plan = [e for key, hk in sorted(release.items())
+                for e in plan_for(key, hk, ('release', key))]
+        if plan:
+            runs, _ = run_plan(plan, gen + '-release')
+
+            def inexact(lines):
+                return sum(1 for l in lines if ':implicit' in l
+                           or l.endswith((' unknown', ' conflict')))
+
+            for key, hk in sorted(release.items()):
+                before = key_lines(gen, key, samples[key], mutants, hints[key],
+                                   collections.Counter())
+                after = key_lines(gen, key, samples[key], runs[('release', key)], hk,
+                                  collections.Counter())
+                if inexact(after) <= inexact(before):
+                    print("%s 0x%04x %s: predicate fields %s are not operands"
+                          % (gen, key, key_mnemonic(samples[key]),
+                             sorted(hints[key] - hk)), file=sys.stderr)
+                    hints[key] = hk
+                    for k in [k for k in mutants if k[0] == key]:
+                        del mutants[k]
+                    mutants.update(runs[('release', key)])
+        probes, extra_mutants = probe_selectors(args, gen, template, tmpdir, rng, samples,
+                                                mutants, hints)
+        for k, v in extra_mutants.items():
+            mutants.setdefault(k, []).extend(v)
+        write_table(args, gen, samples, mutants, hints, probes)
 
 
-def generalise(results, sel_bits):
-    """results: {sig: layout}. Finds the fewest selector bit ranges whose values determine the
-    layout: None (one layout), or a tuple of (lo, bits) ranges; falls back to every selector bit
-    (exact signatures) when no one or two ranges do."""
+def bit_ranges(bits):
+    """Sorted bit numbers as (lo, n) ranges of consecutive bits."""
+    ranges = []
+    for b in sorted(bits):
+        if ranges and ranges[-1][0] + ranges[-1][1] == b:
+            ranges[-1] = (ranges[-1][0], ranges[-1][1] + 1)
+        else:
+            ranges.append((b, 1))
+    return tuple(ranges)
+
+
+def generalise(results, sel_bits, required=None):
+    """results: {sig: layout}. Finds the selector bit ranges whose values determine the layout:
+    () (one layout), or a tuple of (lo, bits) ranges.
+
+    With `required` (the bits whose flip changed the layout of a probed sample, see
+    `probe_selectors`): every required bit is a selector bit (a selector without it would give
+    the flipped word the unflipped one's layout); bits are added only where the required ones
+    leave two signatures with different layouts on one selector value, the fewest that explain
+    every signature, and among those the choice with the fewest table lines. Without probe
+    evidence: the first one or two bit ranges that fit, else every selector bit (exact
+    signatures)."""
     if len(set(results.values())) <= 1:
         return (), {(): next(iter(results.values()))} if results else {}
 
@@ -548,6 +766,22 @@ def generalise(results, sel_bits):
             if m.setdefault(v, lay) != lay:
                 return None
         return m
+
+    if required is not None:
+        req = sorted(b for b in required if b in sel_bits)
+        others = [b for b in sel_bits if b not in required]
+        for k in range(0, 3):
+            best = None
+            for more in itertools.combinations(others, k):
+                ranges = bit_ranges(req + list(more))
+                if not ranges:
+                    continue
+                m = try_ranges(ranges)
+                if m is not None and (best is None or len(m) < len(best[1])):
+                    best = (ranges, m)
+            if best is not None:
+                return best
+        print("probed selector bits %s do not explain the signatures" % req, file=sys.stderr)
 
     singles = [(lo, n) for n in (1, 2, 3, 4) for lo in sel_bits
                if all(b in sel_bits for b in range(lo, lo + n))]
@@ -579,15 +813,14 @@ def layout_of(per_file):
     return tuple(ops)
 
 
-def key_lines(gen, key, ss, mutants, hk, stats):
-    """The table lines of one opcode key (samples `ss`, mutants by (key, signature), candidate
-    register fields `hk`)."""
-    lines = []
-    texts = [t for w, t, m in ss if t]
+def key_results(gen, key, ss, mutants, hk, stats, extra=()):
+    """The operand layout of every signature of one opcode key (samples `ss` plus the probed
+    words `extra`, mutants by (key, signature), candidate register fields `hk`): (mnemonic,
+    signature mask, {signature: layout}, {signature: [samples]})."""
     mn = key_mnemonic(ss)
     smask = sig_mask(gen, mn, hk)
     sigs = {}
-    for w, t, m in ss:
+    for w, t, m in list(ss) + list(extra):
         sigs.setdefault(w & ~smask, []).append((w, t, m))
     results = {}
     for sig, group in sigs.items():
@@ -608,14 +841,15 @@ def key_lines(gen, key, ss, mutants, hk, stats):
             return call_residual(f, r, w) if is_call else (r, w)
 
         for f in FILES:
-            r = None
-            if has_mutants:
-                # Mutants that kept the instruction's printed form first: a field whose
+            smp = [(w,) + marks(m, f) for w, t, m in data]
+            # Every sample and mutant first: nvdisasm leaves out a PT/RZ operand, so a mutant
+            # with a register in a field that is PT in every sample (LEA.X's carry-out [81:83])
+            # prints differently, and is still evidence that the field is written.
+            r = solve(f, smp, exact=True)
+            if r is None and has_mutants:
+                # Then the mutants that kept the instruction's printed form: a field whose
                 # change alters the form (a modifier, not a register) is left out.
                 r = solve(f, [(w,) + marks(m, f) for w, t, m in same], exact=True)
-            smp = [(w,) + marks(m, f) for w, t, m in data]
-            if r is None:
-                r = solve(f, smp, exact=True)
             if r is None:
                 r = solve(f, smp, exact=False)
             if r is None:
@@ -632,6 +866,15 @@ def key_lines(gen, key, ss, mutants, hk, stats):
         if any(t and ('`(' in t or base(t) == 'BRX') for w, t, m in group):
             lay = lay + (('t', 0, None),)
         results[sig] = lay
+    return mn, smask, results, sigs
+
+
+def key_lines(gen, key, ss, mutants, hk, stats, probe=None):
+    """The table lines of one opcode key (samples `ss`, mutants by (key, signature), candidate
+    register fields `hk`; `probe`: what probing found for the key, see `probe_selectors`)."""
+    lines = []
+    extra = probe['extra'] if probe else ()
+    mn, smask, results, sigs = key_results(gen, key, ss, mutants, hk, stats, extra)
     if not results:
         stats['unknown-key'] += 1
         lines.append("0x%04x %s - unknown" % (key, mn))
@@ -641,14 +884,28 @@ def key_lines(gen, key, ss, mutants, hk, stats):
     guards = {op for lay in results.values() for op in lay if op[1] == 12 and op[2] == (1, 0)}
     results = {sig: tuple(sorted(set(lay) | guards, key=lambda o: (o[0], str(o[1]))))
                for sig, lay in results.items()}
-    sel, m = generalise(results, selector_bits(smask))
+    required = probe['bits'] if probe else None
+    sel_bits = selector_bits(smask)
+    if probe:
+        # A bit of a register field is no selector, whether or not it was a candidate field.
+        fb = field_bits(results)
+        sel_bits = [b for b in sel_bits if b not in fb]
+    sel, m = generalise(results, sel_bits, required)
+    if sel == 'conflict' and extra:
+        # A probed word that no selector over the probed bits explains together with the
+        # corpus: learn the key from the corpus alone.
+        print("0x%04x %s: probed forms left out (no selector explains them)" % (key, mn),
+              file=sys.stderr)
+        return key_lines(gen, key, ss, mutants, hk, stats,
+                         dict(probe, extra=()) if probe else None)
     # The envelope: selector-candidate bits that never varied among the opcode's samples
     # must keep their value, so that an unseen modifier (e.g. STS.128 when only STS was
     # seen) decodes as unknown instead of borrowing a seen form's operands.
     fixed_mask = 0
+    free = probe['free'] if probe else set()
     for b in selector_bits(smask):
         vals = {(w >> b) & 1 for w, t, m in ss}
-        if len(vals) == 1:
+        if len(vals) == 1 and b not in free:
             fixed_mask |= 1 << b
     fixed_value = ss[0][0] & fixed_mask
     if sel == 'conflict':
@@ -682,11 +939,11 @@ def key_lines(gen, key, ss, mutants, hk, stats):
     return lines
 
 
-def write_table(args, gen, samples, mutants, hints):
+def write_table(args, gen, samples, mutants, hints, probes):
     lines = []
     stats = collections.Counter()
     for key in sorted(samples):
-        lines += key_lines(gen, key, samples[key], mutants, hints[key], stats)
+        lines += key_lines(gen, key, samples[key], mutants, hints[key], stats, probes.get(key))
     path = os.path.join(args.out, '%s.tbl' % gen)
     with open(path, 'w') as fh:
         fh.write("# warpsmith SASS operand table, generation %s. Generated by learn_tables.py from\n" % gen)
@@ -699,7 +956,34 @@ def write_table(args, gen, samples, mutants, hints):
     print(gen, dict(stats), file=sys.stderr)
 
 
+def self_test():
+    """Checks of the pure parts (`--self-test`; run by tests/sass_lea.rs)."""
+    assert bit_ranges([80, 74, 73, 75]) == ((73, 3), (80, 1))
+    # LEA-like signatures: bit 74 (.X) adds a carry-in read, bit 80 (.HI) a read of [64:71];
+    # the shift amount [75:79] takes values that happen to separate the forms.
+    lay = {(0, 0): ('g16',), (1, 1): ('g16', 'g64', 'p87'), (0, 1): ('g16', 'g64')}
+    results = {}
+    for x, hi, shift in [(0, 0, 2), (0, 0, 4), (1, 1, 1), (0, 1, 1), (0, 0, 8), (1, 1, 2)]:
+        results[(x << 74) | (hi << 80) | (shift << 75)] = lay[(x, hi)]
+    sel_bits = list(range(72, 81))
+    ranges, m = generalise(results, sel_bits)
+    assert ranges != ((74, 1), (80, 1)), "without probing, a range that fits is taken"
+    ranges, m = generalise(results, sel_bits, required={74, 80})
+    assert ranges == ((74, 1), (80, 1)) and len(m) == 3, (ranges, m)
+    # A required bit that leaves two layouts on one value gets the fewest extra bits.
+    results[(1 << 73) | (1 << 80)] = ('g16',)  # .HI.SX32: no read of [64:71]
+    ranges, m = generalise(results, sel_bits, required={74, 80})
+    assert ranges == ((73, 2), (80, 1)), ranges
+    lay_a = ((('g', 16, (0, 1)),), (('g', 16, (0, 1)), ('p', 87, (1, 0))))
+    assert field_bits({1: lay_a[1]}) == set(range(16, 24)) | {87, 88, 89}
+    assert unused_predicate_fields({1: lay_a[1]}, {16, 77, 87, 12}) == {77}
+    print("learn_tables self-test: ok")
+
+
 def main():
+    if sys.argv[1:] == ['--self-test']:
+        self_test()
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--nvdisasm', required=True)
     ap.add_argument('--out', required=True)
