@@ -429,6 +429,18 @@ def unused_predicate_fields(results, hk):
     return {lo for lo, n in SLOTS["PRED"] if lo != 12 and lo in hk and lo not in used}
 
 
+def multi_layout_keys(gen, samples, mutants, hints):
+    """The opcode keys (not control flow) whose signatures have more than one operand layout,
+    in key order: (key, samples, key_results(...))."""
+    for key in sorted(samples):
+        ss = samples[key]
+        if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
+            continue
+        r = key_results(gen, key, ss, mutants, hints[key], collections.Counter())
+        if len(set(r[2].values())) > 1:
+            yield key, ss, r
+
+
 def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
     """Step 8: which modifier bits select an opcode's operand layout. For every opcode key whose
     signatures have more than one layout, each bit that varies among its samples (and is not
@@ -446,14 +458,7 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
     text, marks)], 'free': bits that leave the envelope}}, mutants of the extra samples by (key,
     signature))."""
     pairs = []
-    for key in sorted(samples):
-        ss = samples[key]
-        if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
-            continue
-        mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
-                                               collections.Counter())
-        if len(set(results.values())) <= 1:
-            continue
+    for key, ss, (mn, smask, results, sigs) in multi_layout_keys(gen, samples, mutants, hints):
         fb = field_bits(results)
         cand = [b for b in selector_bits(smask) if b not in fb]
         vary = [b for b in cand if len({(w >> b) & 1 for w, t, m in ss}) == 2]
@@ -695,16 +700,11 @@ def learn(args):
         # .HI). Such fields are learned again as ordinary bits (new signatures, new mutants)
         # when that leaves no form less exact, so that step 8 can probe their bits.
         release = {}
-        for key in sorted(samples):
-            ss = samples[key]
-            if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
-                continue
-            mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
-                                                   collections.Counter())
-            if len(set(results.values())) > 1:
-                unused = unused_predicate_fields(results, hints[key])
-                if unused:
-                    release[key] = hints[key] - unused
+        for key, ss, (mn, smask, results, sigs) in multi_layout_keys(gen, samples, mutants,
+                                                                      hints):
+            unused = unused_predicate_fields(results, hints[key])
+            if unused:
+                release[key] = hints[key] - unused
         plan = [e for key, hk in sorted(release.items())
                 for e in plan_for(key, hk, ('release', key))]
         if plan:
