@@ -309,23 +309,7 @@ impl<'ctx> Prover<'ctx> {
             return SatResult::Sat;
         }
         log::trace!("no witness for {facts:?}");
-        let solver =
-            Solver::new_for_logic(self.ctx, "QF_BV").unwrap_or_else(|| Solver::new(self.ctx));
-        for a in &self.assumptions {
-            solver.assert(a);
-        }
-        for f in facts {
-            let (g, extra) = self.lin_bool(f);
-            log::trace!("query fact {g} with {extra:?}");
-            solver.assert(&g);
-            for e in extra {
-                solver.assert(&e);
-            }
-        }
-        self.queries += 1;
-        let t0 = std::time::Instant::now();
-        let r = solver.check();
-        log::debug!("query {:?}: {r:?}", t0.elapsed());
+        let (r, solver) = self.solve(facts, "query");
         // A model of a satisfiable query serves later model requests for the same facts (the
         // path conditions detection evaluates deltas in) and decides feasibility shortcuts.
         if r == SatResult::Sat && !self.models.contains_key(&key) {
@@ -401,7 +385,9 @@ impl<'ctx> Prover<'ctx> {
             .collect()
     }
 
-    fn new_model(&mut self, facts: &[Bool<'ctx>]) -> Option<z3::Model<'ctx>> {
+    /// One Z3 query: a fresh `QF_BV` solver with the assumptions and the linearised `facts`
+    /// (`what` names it in the log); its answer and the solver (for the model).
+    fn solve(&mut self, facts: &[Bool<'ctx>], what: &str) -> (SatResult, Solver<'ctx>) {
         let solver =
             Solver::new_for_logic(self.ctx, "QF_BV").unwrap_or_else(|| Solver::new(self.ctx));
         for a in &self.assumptions {
@@ -409,6 +395,7 @@ impl<'ctx> Prover<'ctx> {
         }
         for f in facts {
             let (g, extra) = self.lin_bool(f);
+            log::trace!("{what} fact {g} with {extra:?}");
             solver.assert(&g);
             for e in extra {
                 solver.assert(&e);
@@ -417,7 +404,12 @@ impl<'ctx> Prover<'ctx> {
         self.queries += 1;
         let t0 = std::time::Instant::now();
         let r = solver.check();
-        log::debug!("model query {:?}: {r:?}", t0.elapsed());
+        log::debug!("{what} {:?}: {r:?}", t0.elapsed());
+        (r, solver)
+    }
+
+    fn new_model(&mut self, facts: &[Bool<'ctx>]) -> Option<z3::Model<'ctx>> {
+        let (r, solver) = self.solve(facts, "model query");
         if r == SatResult::Sat {
             solver.get_model()
         } else {

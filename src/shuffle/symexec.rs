@@ -213,23 +213,17 @@ fn branch_targets(di: &crate::emu::decode::DecodedInst) -> Vec<u32> {
     }
 }
 
-/// The induction variables of the loop `h..=end` among `regs` (its written registers): a register
-/// with exactly one definition in the loop, `add`/`sub` of itself and an immediate or a register
-/// the loop does not write, unguarded, executed exactly once on every path from the header to a
+/// The induction variables of the loop `h..=end` among `regs` (its written registers, defined at
+/// the pcs `defs` lists): a register with exactly one definition in the loop, `add`/`sub` of
+/// itself and an immediate or a register the loop does not write, unguarded, executed exactly once on every path from the header to a
 /// back edge (not in an inner loop, not skipped by a branch, no back edge before it).
 fn induction_vars(
     code: &[crate::emu::decode::DecodedInst],
-    body: &Body,
     h: usize,
     end: usize,
     regs: &[u32],
+    defs: &HashMap<u32, Vec<usize>>,
 ) -> Vec<Induction> {
-    let mut defs: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (pc, di) in code.iter().enumerate().take(end + 1).skip(h) {
-        for r in crate::ptx::roles::defs(body.inst(di.inst)) {
-            defs.entry(r.0).or_default().push(pc);
-        }
-    }
     let mut out = Vec::new();
     for &r in regs {
         let Some(pcs) = defs.get(&r) else { continue };
@@ -416,15 +410,17 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
         for (h, end) in regions.iter().enumerate() {
             let Some(end) = end else { continue };
             let end = *end as usize;
-            let mut regs: Vec<u32> = Vec::new();
+            // The pcs defining each register in the loop.
+            let mut defs: HashMap<u32, Vec<usize>> = HashMap::new();
             let mut clobbers = false;
             for pc in h..=end {
                 let di = &func.code[pc];
                 for r in crate::ptx::roles::defs(body.inst(di.inst)) {
-                    regs.push(r.0);
+                    defs.entry(r.0).or_default().push(pc);
                 }
                 clobbers |= clobbers_memory(di, body);
             }
+            let mut regs: Vec<u32> = defs.keys().copied().collect();
             regs.push(func.cc_reg);
             regs.sort_unstable();
             regs.dedup();
@@ -439,7 +435,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                         !into_body && !indexed_to_header
                     })
             });
-            let ivs = induction_vars(&func.code, body, h, end, &regs);
+            let ivs = induction_vars(&func.code, h, end, &regs, &defs);
             let span = LoopSpan {
                 header: h as u32,
                 end: end as u32,
