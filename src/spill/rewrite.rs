@@ -170,6 +170,33 @@ fn int(v: i64) -> Operand {
     })
 }
 
+/// `ld<mods> dst, [addr]`: a spill word reloaded from shared memory.
+fn load_slot(mods: Vec<Modifier>, dst: Reg, addr: Address) -> InstData {
+    mk(
+        Opcode::Ld,
+        mods,
+        vec![Operand::Reg(dst), Operand::Addr(addr)],
+    )
+}
+
+/// `st<mods> [addr], src`: a spill word stored to shared memory.
+fn store_slot(mods: Vec<Modifier>, addr: Address, src: Reg) -> InstData {
+    mk(
+        Opcode::St,
+        mods,
+        vec![Operand::Addr(addr), Operand::Reg(src)],
+    )
+}
+
+/// `setp.ne.u32 p, w, 0`: a predicate from a 32-bit word.
+fn word_is_nonzero(p: Reg, w: Reg) -> InstData {
+    mk(
+        Opcode::Setp,
+        vec![Modifier::Word("ne".into()), Modifier::Type(Type::U32)],
+        vec![Operand::Reg(p), Operand::Reg(w), int(0)],
+    )
+}
+
 fn shared(ty: Type) -> Vec<Modifier> {
     vec![Modifier::Space(StateSpace::Shared), Modifier::Type(ty)]
 }
@@ -418,24 +445,17 @@ fn reload(
         Rule::PackedPred { slot, bit } => {
             let w = w0.expect("packed predicates get a 32-bit temporary");
             vec![
-                mk(
-                    Opcode::Ld,
+                load_slot(
                     shared_volatile(Type::U32),
-                    vec![
-                        Operand::Reg(w),
-                        Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                    ],
+                    w,
+                    slot_addr(slot, 0, layout, bases),
                 ),
                 mk(
                     Opcode::And,
                     vec![Modifier::Type(Type::B32)],
                     vec![Operand::Reg(w), Operand::Reg(w), int(bit_mask(bit))],
                 ),
-                mk(
-                    Opcode::Setp,
-                    vec![Modifier::Word("ne".into()), Modifier::Type(Type::U32)],
-                    vec![Operand::Reg(t), Operand::Reg(w), int(0)],
-                ),
+                word_is_nonzero(t, w),
             ]
         }
         Rule::Affine { slot, coef } => {
@@ -447,39 +467,14 @@ fn reload(
             if ty.ty == Type::Pred {
                 let w = w0.unwrap_or(t);
                 vec![
-                    mk(
-                        Opcode::Ld,
-                        shared(Type::U32),
-                        vec![
-                            Operand::Reg(w),
-                            Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                        ],
-                    ),
-                    mk(
-                        Opcode::Setp,
-                        vec![Modifier::Word("ne".into()), Modifier::Type(Type::U32)],
-                        vec![Operand::Reg(t), Operand::Reg(w), int(0)],
-                    ),
+                    load_slot(shared(Type::U32), w, slot_addr(slot, 0, layout, bases)),
+                    word_is_nonzero(t, w),
                 ]
             } else if bits == 64 {
                 let (lo, hi) = (w0.unwrap_or(t), w1.unwrap_or(t));
                 vec![
-                    mk(
-                        Opcode::Ld,
-                        shared(Type::B32),
-                        vec![
-                            Operand::Reg(lo),
-                            Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                        ],
-                    ),
-                    mk(
-                        Opcode::Ld,
-                        shared(Type::B32),
-                        vec![
-                            Operand::Reg(hi),
-                            Operand::Addr(slot_addr(slot, 1, layout, bases)),
-                        ],
-                    ),
+                    load_slot(shared(Type::B32), lo, slot_addr(slot, 0, layout, bases)),
+                    load_slot(shared(Type::B32), hi, slot_addr(slot, 1, layout, bases)),
                     mk(
                         Opcode::Mov,
                         vec![Modifier::Type(Type::B64)],
@@ -491,14 +486,7 @@ fn reload(
                 ]
             } else {
                 let lt = if bits == 16 { Type::B16 } else { Type::B32 };
-                vec![mk(
-                    Opcode::Ld,
-                    shared(lt),
-                    vec![
-                        Operand::Reg(t),
-                        Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                    ],
-                )]
+                vec![load_slot(shared(lt), t, slot_addr(slot, 0, layout, bases))]
             }
         }
     }
@@ -522,14 +510,7 @@ fn store(
                 vec![Modifier::Type(Type::U32)],
                 vec![Operand::Reg(w), int(1), int(0), Operand::Reg(t)],
             ),
-            mk(
-                Opcode::St,
-                shared(Type::U32),
-                vec![
-                    Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                    Operand::Reg(w),
-                ],
-            ),
+            store_slot(shared(Type::U32), slot_addr(slot, 0, layout, bases), w),
         ]
     } else if bits == 64 {
         let (lo, hi) = (w0.unwrap_or(t), w1.unwrap_or(t));
@@ -542,33 +523,12 @@ fn store(
                     Operand::Reg(t),
                 ],
             ),
-            mk(
-                Opcode::St,
-                shared(Type::B32),
-                vec![
-                    Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                    Operand::Reg(lo),
-                ],
-            ),
-            mk(
-                Opcode::St,
-                shared(Type::B32),
-                vec![
-                    Operand::Addr(slot_addr(slot, 1, layout, bases)),
-                    Operand::Reg(hi),
-                ],
-            ),
+            store_slot(shared(Type::B32), slot_addr(slot, 0, layout, bases), lo),
+            store_slot(shared(Type::B32), slot_addr(slot, 1, layout, bases), hi),
         ]
     } else {
         let st = if bits == 16 { Type::B16 } else { Type::B32 };
-        vec![mk(
-            Opcode::St,
-            shared(st),
-            vec![
-                Operand::Addr(slot_addr(slot, 0, layout, bases)),
-                Operand::Reg(t),
-            ],
-        )]
+        vec![store_slot(shared(st), slot_addr(slot, 0, layout, bases), t)]
     }
 }
 
@@ -590,13 +550,9 @@ fn store_bit(
 ) -> Vec<InstData> {
     let w = w0.expect("packed predicates get two 32-bit temporaries");
     let b = w1.expect("packed predicates get two 32-bit temporaries");
-    let addr = || Operand::Addr(slot_addr(slot, 0, layout, bases));
+    let addr = || slot_addr(slot, 0, layout, bases);
     vec![
-        mk(
-            Opcode::Ld,
-            shared_volatile(Type::U32),
-            vec![Operand::Reg(w), addr()],
-        ),
+        load_slot(shared_volatile(Type::U32), w, addr()),
         mk(
             Opcode::Selp,
             vec![Modifier::Type(Type::U32)],
@@ -612,7 +568,7 @@ fn store_bit(
             vec![Modifier::Type(Type::B32)],
             vec![Operand::Reg(w), Operand::Reg(w), Operand::Reg(b)],
         ),
-        mk(Opcode::St, shared(Type::U32), vec![addr(), Operand::Reg(w)]),
+        store_slot(shared(Type::U32), addr(), w),
     ]
 }
 
