@@ -82,7 +82,8 @@ fn warpsmith_at(
         block_size: None,
         smem_budget: None,
         use_ptxas: true,
-        dynamic_smem,
+        dynamic_smem: Some(dynamic_smem),
+        ptxas_args: Vec::new(),
     };
     let report = spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
     if std::env::args().any(|a| a == "--verbose") {

@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod emu;
 pub mod fsutil;
 pub mod machine;
+pub mod never_worse;
 #[cfg(feature = "llvm")]
 pub mod plugin;
 pub mod ptx;

@@ -96,9 +96,15 @@ enum Command {
     /// the rest take one word per thread in a bank-conflict-free layout; predicates beyond the
     /// seven hardware predicate registers are packed as bits of one word per thread. With ptxas
     /// available the result is checked with `ptxas -v`: more is demoted while ptxas still
-    /// spills, and demotions ptxas does not need are dropped again. Partial: affine values with
-    /// several definitions stay per thread, reloads are reused only within a basic block (the
-    /// report's notes say when a limit applies; docs/spill.md has the details).
+    /// spills, and demotions ptxas does not need are dropped again.
+    ///
+    /// Never worse: the rewrite of a kernel is kept only if, assembled by ptxas, its local memory
+    /// does not grow, its occupancy (static and dynamic shared memory counted) does not fall, its
+    /// launch stays legal, and one of them improves; otherwise the kernel is left as it was and
+    /// the summary says why. --occupancy auto tries every occupancy cliff below the kernel's use,
+    /// nearest first, and keeps the best. Partial: affine values with several definitions stay per
+    /// thread, reloads are reused only within a basic block (the report's notes say when a limit
+    /// applies; docs/spill.md has the details).
     Spill {
         /// The PTX file.
         input: PathBuf,
@@ -127,10 +133,13 @@ enum Command {
         /// Most shared memory the pass may add per block, bytes.
         #[arg(long)]
         smem_budget: Option<u32>,
-        /// Dynamic shared memory the kernel is launched with, bytes (for occupancy and the budget).
-        #[arg(long, default_value_t = 0)]
-        dynamic_smem: u32,
-        /// Do not run ptxas to check and refine the result.
+        /// Dynamic shared memory the kernel is launched with, bytes (occupancy, budget, launch
+        /// legality). Default: 0 for kernels without an `extern .shared` array; for kernels with
+        /// one the size is unknown and no shared memory is added (only rematerialisation).
+        #[arg(long)]
+        dynamic_smem: Option<u32>,
+        /// Do not run ptxas: no search against `ptxas -v` and no never-worse check (the rewrite
+        /// is kept unchecked). Without this flag and without ptxas, every kernel stays as it was.
         #[arg(long)]
         no_ptxas: bool,
         /// Write the JSON report here.
@@ -319,9 +328,9 @@ fn main() -> ExitCode {
                 arch: arch.clone(),
                 block_size: *block_size,
                 smem_budget: *smem_budget,
-                use_ptxas: !no_ptxas
-                    && warpsmith::tools::find(warpsmith::tools::Tool::Ptxas).is_ok(),
+                use_ptxas: !no_ptxas,
                 dynamic_smem: *dynamic_smem,
+                ptxas_args: Vec::new(),
             };
             cli::spill::run(input, output, &opts, report.as_deref())
         }

@@ -247,30 +247,68 @@ fn module_target(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The architecture for occupancy: `sm_90a`/`sm_100f` (Triton passes `--gpu-name=sm_90a`) have
-/// the resources of `sm_90`/`sm_100`.
-fn spill_arch(arch: &str) -> String {
-    arch.trim_end_matches(['a', 'f']).to_string()
+/// The options of a ptxas invocation that shape the code it generates, for the passes' and the
+/// never-worse guard's own `ptxas -v` runs: every argument but the input files, the output file,
+/// the architecture (the checks name it themselves), `-v` and the information options.
+pub fn check_args(args: &[OsString], inv: &Invocation) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if inv.inputs.contains(&i) {
+            i += 1;
+            continue;
+        }
+        let Some(arg) = args[i].to_str() else {
+            i += 1;
+            continue;
+        };
+        match option_name(arg) {
+            Some(("o" | "output-file" | "arch" | "gpu-name", glued)) => {
+                i += if glued.is_some() { 1 } else { 2 };
+            }
+            Some(("v" | "verbose", None)) => i += 1,
+            Some((name, _)) if INFO_OPTIONS.contains(&name) => i += 1,
+            _ => {
+                out.push(arg.to_string());
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
-/// Applies `passes` to the PTX `text` (from file `file`); `arch` is ptxas's `-arch` if given.
-/// Returns the rewritten PTX and one summary line per pass and kernel.
+/// What [`rewrite`] made of one input.
+#[derive(Debug)]
+pub struct Rewrite {
+    /// The PTX to assemble; `None` when no kernel changed (assemble the original file as it is).
+    pub ptx: Option<String>,
+    /// One line per pass and kernel.
+    pub notes: Vec<String>,
+}
+
+/// Applies `passes` to the PTX `text` (from file `file`); `arch` is ptxas's `-arch` if given,
+/// `ptxas_args` the invocation's code-generation options ([`check_args`]). Then the never-worse
+/// guard ([`warpsmith::never_worse::guard_module`]) assembles original and rewrite with those
+/// options and puts back every kernel whose local memory grew, whose occupancy fell or whose
+/// launch would no longer be legal.
 pub fn rewrite(
     text: &str,
     file: &str,
     passes: &[Pass],
     arch: Option<&str>,
-) -> Result<(String, Vec<String>), PassFailure> {
-    let mut module = run_guarded("parse", || {
+    ptxas_args: &[String],
+) -> Result<Rewrite, PassFailure> {
+    let original = run_guarded("parse", || {
         parse_module(text, file).map_err(|e| e.to_string())
     })?;
-    let arch = spill_arch(
-        &arch
-            .map(str::to_string)
-            .or_else(|| module_target(text))
-            .unwrap_or_else(|| "sm_80".into()),
-    );
+    let mut module = original.clone();
+    // As ptxas will be called (`sm_90a` keeps wgmma legal); occupancy reads the digits.
+    let arch = arch
+        .map(str::to_string)
+        .or_else(|| module_target(text))
+        .unwrap_or_else(|| "sm_80".into());
     let mut notes = Vec::new();
+    let env = warpsmith::spill::env::spill_options_from_env(&arch);
     for &pass in passes {
         match pass {
             Pass::Shuffle => {
@@ -290,27 +328,62 @@ pub fn rewrite(
             }
             Pass::Spill => {
                 let report = run_guarded(pass.name(), || {
-                    let opts = warpsmith::spill::env::spill_options_from_env(&arch)
-                        .map_err(|e| e.to_string())?;
+                    let opts = env.as_ref().map_err(|e| e.to_string())?;
                     let opts = warpsmith::spill::SpillOptions {
-                        use_ptxas: opts.use_ptxas && tools::find(Tool::Ptxas).is_ok(),
-                        ..opts
+                        ptxas_args: ptxas_args.to_vec(),
+                        ..opts.clone()
                     };
                     warpsmith::spill::spill_module(&mut module, &opts).map_err(|e| e.to_string())
                 })?;
                 for k in &report.kernels {
-                    notes.push(format!(
-                        "spill: {}: .maxnreg {}, {} registers demoted, +{} B shared",
-                        k.name,
-                        k.max_regs,
-                        k.demoted.len(),
-                        k.smem_bytes
-                    ));
+                    notes.push(if k.kept {
+                        format!(
+                            "spill: {}: .maxnreg {}, {} registers demoted, +{} B shared ({})",
+                            k.name,
+                            k.max_regs,
+                            k.demoted.len(),
+                            k.smem_bytes,
+                            k.verdict
+                        )
+                    } else {
+                        format!("spill: {}: left as it was: {}", k.name, k.verdict)
+                    });
                 }
             }
         }
     }
-    Ok((print_module(&module), notes))
+    if module == original {
+        return Ok(Rewrite { ptx: None, notes });
+    }
+    let hints = env.as_ref().map_or_else(
+        |_| warpsmith::never_worse::LaunchHints::default(),
+        |o| warpsmith::never_worse::LaunchHints {
+            block_size: o.block_size,
+            dynamic_smem: o.dynamic_smem,
+        },
+    );
+    let guards = run_guarded("never-worse", || {
+        warpsmith::never_worse::guard_module(&original, &mut module, &arch, ptxas_args, &hints)
+            .map_err(|e| e.to_string())
+    })?;
+    for g in &guards {
+        let what = if g.verdict.keep {
+            "kept"
+        } else {
+            "put back the original"
+        };
+        notes.push(format!(
+            "never-worse: {}: {what}: {}",
+            g.kernel, g.verdict.reason
+        ));
+    }
+    if module == original {
+        return Ok(Rewrite { ptx: None, notes });
+    }
+    Ok(Rewrite {
+        ptx: Some(print_module(&module)),
+        notes,
+    })
 }
 
 /// Whether `candidate` is the executable `me` (both resolved through symbolic links).
@@ -490,6 +563,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         log::info!("--input-as-string PTX is not rewritten");
     }
     let keep = std::env::var(KEEP_TEMPS_VAR).is_ok_and(|v| v.trim() == "1");
+    let ptxas_args = check_args(&args, &inv);
     let mut rewritten: Vec<Rewritten> = Vec::new();
     for (n, &index) in inv.inputs.iter().enumerate() {
         let input = PathBuf::from(&args[index]);
@@ -512,11 +586,15 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             }
         };
         let name = input.display().to_string();
-        match rewrite(&text, &name, &passes, inv.arch.as_deref()) {
-            Ok((ptx, notes)) => {
+        match rewrite(&text, &name, &passes, inv.arch.as_deref(), &ptxas_args) {
+            Ok(Rewrite { ptx, notes }) => {
                 for note in notes {
                     log::info!("{name}: {note}");
                 }
+                let Some(ptx) = ptx else {
+                    log::info!("{name}: no kernel changed; assembling the original");
+                    continue;
+                };
                 match write_temp(&input, n, &ptx) {
                     Ok(path) => rewritten.push(Rewritten { index, path }),
                     Err(e) => warn(&format!(
@@ -704,6 +782,7 @@ mod tests {
             "bad.ptx",
             &[Pass::Spill],
             None,
+            &[],
         )
         .unwrap_err();
         assert_eq!(f.pass, "parse");
@@ -711,10 +790,26 @@ mod tests {
     }
 
     #[test]
-    fn arch_suffixes_are_dropped_for_occupancy() {
-        assert_eq!(spill_arch("sm_90a"), "sm_90");
-        assert_eq!(spill_arch("sm_100f"), "sm_100");
-        assert_eq!(spill_arch("sm_80"), "sm_80");
+    fn check_args_keep_code_generation_options_only() {
+        let a = args(&[
+            "-lineinfo",
+            "--fmad=false",
+            "-v",
+            "--gpu-name=sm_90a",
+            "/tmp/k.ptx",
+            "-o",
+            "/tmp/k.cubin",
+            "-O3",
+            "--maxrregcount",
+            "64",
+        ]);
+        let inv = parse_invocation(&a);
+        assert_eq!(
+            check_args(&a, &inv),
+            vec!["-lineinfo", "--fmad=false", "-O3", "--maxrregcount", "64"]
+        );
+        let a = args(&["-arch", "sm_80", "--output-file=x.o", "a.ptx", "--verbose"]);
+        assert!(check_args(&a, &parse_invocation(&a)).is_empty());
     }
 
     #[test]

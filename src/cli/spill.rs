@@ -27,6 +27,16 @@ pub fn run(
 
 fn summary(r: &SpillReport) {
     for k in &r.kernels {
+        if !k.kept {
+            eprintln!("{}: left as it was: {}", k.name, k.verdict);
+            for a in &k.attempts {
+                eprintln!(
+                    "  tried .maxnreg {}: {} demoted, +{} B shared memory: {}",
+                    a.max_regs, a.demoted, a.smem_bytes, a.reason
+                );
+            }
+            continue;
+        }
         let mut rules = std::collections::BTreeMap::<&str, usize>::new();
         for d in &k.demoted {
             *rules.entry(d.rule.as_str()).or_default() += 1;
@@ -55,6 +65,17 @@ fn summary(r: &SpillReport) {
         for n in &k.not_demoted {
             eprintln!("  not demoted: {n}");
         }
+        if k.attempts.len() > 1 {
+            for a in &k.attempts {
+                eprintln!(
+                    "  tried .maxnreg {}: {} ({})",
+                    a.max_regs,
+                    if a.kept { "acceptable" } else { "rejected" },
+                    a.reason
+                );
+            }
+        }
+        eprintln!("  never-worse: {}", k.verdict);
         for n in &k.notes {
             eprintln!("  partial: {n}");
         }

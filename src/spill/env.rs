@@ -9,8 +9,8 @@
 //! | `WARPSMITH_SPILL_ARCH` | `sm_XX` for occupancy | the caller's (`-arch`, the module's `.target`) |
 //! | `WARPSMITH_SPILL_BLOCK_SIZE` | threads per block for kernels without launch bounds | none (such kernels are refused) |
 //! | `WARPSMITH_SPILL_SMEM_BUDGET` | most extra shared memory per block, bytes | keeps the target occupancy |
-//! | `WARPSMITH_SPILL_DYNAMIC_SMEM` | dynamic shared memory the kernel is launched with, bytes | 0 |
-//! | `WARPSMITH_SPILL_PTXAS_CHECK` | `0` to skip the `ptxas -v` tightening loop | `1` (when ptxas is found) |
+//! | `WARPSMITH_SPILL_DYNAMIC_SMEM` | dynamic shared memory the kernel is launched with, bytes | 0 for kernels without an `extern .shared` array; unknown (no shared memory added) for those with one |
+//! | `WARPSMITH_SPILL_PTXAS_CHECK` | `0` to skip the `ptxas -v` searches and the never-worse rule inside the pass (the drop-in still applies the rule to its whole rewrite) | `1` |
 
 use super::{SpillOptions, Target};
 
@@ -79,7 +79,8 @@ pub fn spill_options_with(
         block_size: num("WARPSMITH_SPILL_BLOCK_SIZE")?,
         smem_budget: num("WARPSMITH_SPILL_SMEM_BUDGET")?,
         use_ptxas,
-        dynamic_smem: num("WARPSMITH_SPILL_DYNAMIC_SMEM")?.unwrap_or(0),
+        dynamic_smem: num("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
+        ptxas_args: Vec::new(),
     })
 }
 
@@ -109,7 +110,7 @@ mod tests {
         assert_eq!(o.target, Target::Auto);
         assert_eq!(o.arch, "sm_80");
         assert!(o.use_ptxas);
-        assert_eq!(o.dynamic_smem, 0);
+        assert_eq!(o.dynamic_smem, None);
         assert_eq!(o.block_size, None);
     }
 
@@ -130,7 +131,7 @@ mod tests {
         assert_eq!(o.arch, "sm_90");
         assert_eq!(o.block_size, Some(128));
         assert_eq!(o.smem_budget, Some(4096));
-        assert_eq!(o.dynamic_smem, 1024);
+        assert_eq!(o.dynamic_smem, Some(1024));
         assert!(!o.use_ptxas);
     }
 

@@ -1,10 +1,12 @@
 //! Tests of the spilling pass: every rewritten kernel is run against the original on the emulator
 //! (several seeds and launch shapes) and, where ptxas is present, assembled by it.
 
+use super::plan::{live_points, max_live_preds, PRED_REGS};
 use super::*;
 use crate::emu::equiv;
 use crate::emu::launch::{spec_for, Hints};
 use crate::ptx::parse_module;
+use crate::ptx::print_module;
 
 /// A kernel with many values live across a loop: 24 accumulators, a loop-invariant scale, a
 /// constant and lane-dependent offsets.
@@ -85,7 +87,8 @@ fn opts(n: u32) -> SpillOptions {
         block_size: None,
         smem_budget: None,
         use_ptxas: false,
-        dynamic_smem: 0,
+        dynamic_smem: None,
+        ptxas_args: Vec::new(),
     }
 }
 

@@ -1,0 +1,433 @@
+//! The ptxas-driven search over demotion sets (RegDem §3.1, "let the assembler decide"): every
+//! candidate set is replayed on the kernel as it was before any demotion, finished, and assembled
+//! with `ptxas -v` at the cap; the searches keep the smallest spill area that leaves ptxas without
+//! local memory.
+//!
+//! Phases, in the order [`super::spill_at_target`] runs them after the greedy order:
+//! 1. [`shortest_clean_prefix`]: binary search for the shortest prefix of the order that ptxas
+//!    compiles without local memory;
+//! 2. [`drop_unneeded`]: single removals, largest saving first, retried while ptxas (which is not
+//!    monotone) accepts some;
+//! 3. [`widen_with_cheap`]: add every value that costs no per-thread word and search removals
+//!    again, so that per-thread words can go instead;
+//! 4. [`back_within_budget`]: when the order ran past the shared-memory budget and no clean set
+//!    was found back within it, the prefix the budget allowed.
+
+use crate::analysis::divergence::{Class, FunctionDivergence};
+use crate::machine::bitset::BitSet;
+use crate::machine::cfg::Cfg;
+use crate::machine::dominators::DomTree;
+use crate::machine::loops::LoopInfo;
+use crate::ptx::{print_module, FuncKind, Function, Item, Module, Reg};
+use crate::tools::KernelResources;
+
+use super::finish::finish;
+use super::layout::{Layout, Slot};
+use super::peephole;
+use super::plan::{pressure_of, rule_for};
+use super::rewrite::{rewrite_register, Bases, Rule, Temps};
+use super::{select, Demoted};
+
+/// What every probe of one kernel at one cap shares.
+pub(super) struct SearchCtx<'a> {
+    /// The whole module (other items are kept for ptxas; other kernels are left out).
+    pub module: &'a Module,
+    /// The kernel's index in `module.items`.
+    pub idx: usize,
+    /// The kernel before any demotion, with the spill array's name and base registers reserved.
+    pub start: Function,
+    /// For every register, the program points where it is live (in `start`).
+    pub live: Vec<BitSet>,
+    /// Threads per block (the layout's size).
+    pub threads: u32,
+    /// The spill array and its base registers.
+    pub bases: Bases,
+    /// The cap written as `.maxnreg`.
+    pub max_regs: u32,
+    /// ptxas's `-arch`.
+    pub arch: &'a str,
+    /// Further ptxas options (the caller's: `-O3`, `--fmad=false`, …).
+    pub ptxas_args: &'a [String],
+    /// Most shared memory the result may use, bytes.
+    pub budget: u32,
+}
+
+/// The demotion set in force and everything derived from it.
+pub(super) struct Current {
+    /// The demotions, in the order they were applied.
+    pub order: Vec<(Reg, Class)>,
+    /// The spill area.
+    pub layout: Layout,
+    /// The report entries.
+    pub demoted: Vec<Demoted>,
+    /// What the peephole clean-up did.
+    pub cleaned: peephole::Cleaned,
+    /// ptxas's figures for the finished kernel, when checked.
+    pub ptxas: Option<KernelResources>,
+    /// Peak pressure of the finished kernel, 32-bit units.
+    pub pressure: u32,
+}
+
+/// A replayed, finished kernel with its layout, report entries, ptxas figures and clean-up counts.
+pub(super) struct Probe {
+    pub f: Function,
+    pub layout: Layout,
+    pub demoted: Vec<Demoted>,
+    pub ptxas: KernelResources,
+    pub cleaned: peephole::Cleaned,
+}
+
+impl Current {
+    /// Makes `p` (the set `order`) the set in force, and the kernel `f`.
+    pub fn adopt(&mut self, f: &mut Function, p: Probe) {
+        *f = p.f;
+        self.layout = p.layout;
+        self.demoted = p.demoted;
+        self.ptxas = Some(p.ptxas);
+        self.cleaned = p.cleaned;
+        self.pressure = pressure_of(f.body.as_ref().expect("kernels have bodies"));
+    }
+
+    /// Whether ptxas checked the set in force and it needs no local memory.
+    pub fn is_clean(&self) -> bool {
+        self.ptxas.as_ref().is_some_and(clean)
+    }
+}
+
+/// Whether ptxas's figures show no local memory (no spill traffic, no stack).
+pub(super) fn clean(k: &KernelResources) -> bool {
+    k.spill_stores + k.spill_loads + k.stack_frame == 0
+}
+
+/// Runs `ptxas -v` on `module` with kernel `idx` replaced by `f` and the other kernels left out
+/// (they cannot be called, so ptxas compiles only what matters). `None` when ptxas fails (logged).
+pub(super) fn ptxas_check(
+    module: &Module,
+    idx: usize,
+    f: &Function,
+    arch: &str,
+    ptxas_args: &[String],
+) -> Option<KernelResources> {
+    let mut m = module.clone();
+    m.items[idx] = Item::Function(f.clone());
+    let mut k = 0;
+    m.items.retain(|item| {
+        let keep = k == idx || !matches!(item, Item::Function(g) if g.kind == FuncKind::Entry);
+        k += 1;
+        keep
+    });
+    let text = print_module(&m);
+    let args: Vec<&str> = ptxas_args.iter().map(String::as_str).collect();
+    match crate::tools::ptxas_verbose_source(&text, arch, &args) {
+        Ok(v) => v.into_iter().find(|k| k.name == *f.name),
+        Err(e) => {
+            log::warn!("ptxas check of `{}` failed: {e}", f.name);
+            None
+        }
+    }
+}
+
+impl SearchCtx<'_> {
+    /// [`ptxas_check`] of a version of this kernel.
+    pub fn check(&self, f: &Function) -> Option<KernelResources> {
+        ptxas_check(self.module, self.idx, f, self.arch, self.ptxas_args)
+    }
+
+    /// The set `order` replayed on `start` and finished, with ptxas's figures.
+    fn probe(&self, order: &[(Reg, Class)]) -> (Option<KernelResources>, Probe) {
+        let (mut f, layout, demoted) = self.replay(order);
+        let cleaned = finish(&mut f, &layout, &self.bases, &demoted, self.max_regs);
+        let k = self.check(&f);
+        (
+            k.clone(),
+            Probe {
+                f,
+                layout,
+                demoted,
+                ptxas: k.unwrap_or_default(),
+                cleaned,
+            },
+        )
+    }
+
+    /// Applies the demotions of `order` to a copy of `start`, exactly as the greedy loop did.
+    pub fn replay(&self, order: &[(Reg, Class)]) -> (Function, Layout, Vec<Demoted>) {
+        let mut f = self.start.clone();
+        let mut layout = Layout::new(self.threads);
+        let mut temps = Temps::default();
+        let mut demoted = Vec::new();
+        let body = f.body.as_mut().expect("kernels have bodies");
+        let cfg = Cfg::compute(body);
+        let dt = DomTree::compute(&cfg);
+        let loops = LoopInfo::compute(&cfg, &dt);
+        for &(r, class) in order {
+            let rule = rule_for(
+                body,
+                r,
+                class,
+                &loops,
+                &cfg,
+                &mut layout,
+                &self.live[r.index()],
+            );
+            let (loads, stores) = rewrite_register(body, r, rule, &layout, &self.bases, &mut temps);
+            demoted.push(Demoted {
+                reg: body.reg_name(r).to_string(),
+                class: class.name().to_string(),
+                rule: rule.name().to_string(),
+                loads,
+                stores,
+            });
+        }
+        (f, layout, demoted)
+    }
+
+    /// The spill area's size for the demotions `order`, without rewriting anything.
+    pub fn layout_of(&self, order: &[(Reg, Class)]) -> u64 {
+        let body = self.start.body.as_ref().expect("kernels have bodies");
+        let cfg = Cfg::compute(body);
+        let dt = DomTree::compute(&cfg);
+        let loops = LoopInfo::compute(&cfg, &dt);
+        let mut layout = Layout::new(self.threads);
+        for &(r, class) in order {
+            rule_for(
+                body,
+                r,
+                class,
+                &loops,
+                &cfg,
+                &mut layout,
+                &self.live[r.index()],
+            );
+        }
+        layout.bytes()
+    }
+}
+
+/// Phase 1: the greedy loop tightens in steps and ptxas often needs less. Finds the shortest
+/// prefix of the order that still leaves ptxas without local memory (binary search, each probe
+/// a replay and one ptxas run) and adopts it: less shared memory, fewer accesses.
+pub(super) fn shortest_clean_prefix(sx: &SearchCtx, f: &mut Function, cur: &mut Current) {
+    if cur.order.len() <= 1 || !cur.is_clean() {
+        return;
+    }
+    let (mut lo, mut hi) = (0usize, cur.order.len());
+    let mut best: Option<Probe> = None;
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        match sx.probe(&cur.order[..mid]) {
+            (Some(k), p) if clean(&k) => {
+                hi = mid;
+                best = Some(p);
+            }
+            _ => lo = mid,
+        }
+    }
+    if let Some(p) = best {
+        let len = p.demoted.len();
+        cur.adopt(f, p);
+        cur.order.truncate(len);
+    }
+}
+
+/// Phase 2: a prefix of the cost order still holds values ptxas did not need moved. Drops each
+/// one whose removal shrinks the area and leaves ptxas without local memory.
+pub(super) fn drop_unneeded(sx: &SearchCtx, f: &mut Function, cur: &mut Current) {
+    if cur.order.len() <= 1 || !cur.is_clean() {
+        return;
+    }
+    if let Some(p) = minimise(sx, &mut cur.order) {
+        cur.adopt(f, p);
+    }
+}
+
+/// Removes from `order` every demotion whose removal makes the spill area smaller while ptxas
+/// still needs no local memory, trying the largest areas first; rejected removals are retried
+/// while a pass still removes something (ptxas is not monotone), at most three passes. Returns
+/// the last accepted probe (None when nothing could be removed).
+fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
+    let body = sx.start.body.as_ref().expect("kernels have bodies");
+    let cfg = Cfg::compute(body);
+    let dt = DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    // Each demotion's own area (its rule's words in its region, ignoring sharing): the order in
+    // which removals are tried, largest first. Rematerialised values cost none and stay.
+    let mut queue: Vec<(u64, Reg)> = order
+        .iter()
+        .map(|&(r, class)| {
+            let mut scratch = Layout::new(sx.threads);
+            rule_for(
+                body,
+                r,
+                class,
+                &loops,
+                &cfg,
+                &mut scratch,
+                &sx.live[r.index()],
+            );
+            (scratch.bytes(), r)
+        })
+        .filter(|&(b, _)| b > 0)
+        .collect();
+    queue.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.index().cmp(&b.1.index())));
+    let mut accepted = None;
+    let mut current = sx.layout_of(order);
+    for _pass in 0..3 {
+        let before = order.len();
+        for &(_, r) in &queue {
+            let Some(i) = order.iter().position(|&(x, _)| x == r) else {
+                continue;
+            };
+            let mut rest = order.clone();
+            rest.remove(i);
+            // With shared words, a removal may free nothing.
+            let bytes = sx.layout_of(&rest);
+            if bytes >= current {
+                continue;
+            }
+            if let (Some(k), p) = sx.probe(&rest) {
+                if clean(&k) {
+                    log::debug!(
+                        "spill `{}`: {} not needed (-{} B)",
+                        sx.start.name,
+                        body.reg_name(r),
+                        current - bytes
+                    );
+                    *order = rest;
+                    current = bytes;
+                    accepted = Some(p);
+                }
+            }
+        }
+        if order.len() == before {
+            break;
+        }
+    }
+    accepted
+}
+
+/// Phase 3: values that cost a warp or block word or none (constants, lane-affine values, uniform
+/// and affine values with one definition) and are live where the pressure exceeds the cap: add
+/// them all and search removals again, so that per-thread words can go instead; adopt the result
+/// when its area is smaller.
+pub(super) fn widen_with_cheap(
+    sx: &SearchCtx,
+    f: &mut Function,
+    cur: &mut Current,
+    div: &FunctionDivergence,
+    original_regs: usize,
+) {
+    if !cur.is_clean() || cur.layout.bytes() == 0 {
+        return;
+    }
+    let extra = cheap_candidates(sx, &cur.order, div, original_regs);
+    if extra.is_empty() {
+        return;
+    }
+    let mut wider = cur.order.clone();
+    wider.extend(extra);
+    let (k, mut best) = sx.probe(&wider);
+    if !k.as_ref().is_some_and(clean) {
+        return;
+    }
+    if let Some(p) = minimise(sx, &mut wider) {
+        best = p;
+    }
+    if best.layout.bytes() < cur.layout.bytes() {
+        cur.order = wider;
+        cur.adopt(f, best);
+    }
+}
+
+/// Registers not in `order` whose rule costs no per-thread word and that are live at a program
+/// point where the pressure (of the original kernel) exceeds the cap.
+fn cheap_candidates(
+    sx: &SearchCtx,
+    order: &[(Reg, Class)],
+    div: &FunctionDivergence,
+    original_regs: usize,
+) -> Vec<(Reg, Class)> {
+    use crate::machine::pressure::{reg_class, RegClass};
+    let body = sx.start.body.as_ref().expect("kernels have bodies");
+    let cfg = Cfg::compute(body);
+    let dt = DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    let n_points = sx.live.first().map_or(0, BitSet::capacity);
+    let mut pressure = vec![0u32; n_points];
+    for (r, set) in sx.live.iter().enumerate().take(original_regs) {
+        if let RegClass::General(u) = reg_class(body.reg(Reg::new(r)).ty) {
+            for p in set.iter() {
+                pressure[p] += u;
+            }
+        }
+    }
+    (0..original_regs)
+        .map(Reg::new)
+        .filter(|&r| {
+            select::eligible(body, r)
+                && !order.iter().any(|&(x, _)| x == r)
+                && sx.live[r.index()].iter().any(|p| pressure[p] > sx.max_regs)
+        })
+        .filter_map(|r| {
+            let class = div.class(r);
+            let mut scratch = Layout::new(sx.threads);
+            match rule_for(
+                body,
+                r,
+                class,
+                &loops,
+                &cfg,
+                &mut scratch,
+                &sx.live[r.index()],
+            ) {
+                Rule::Slot(Slot::Thread(_)) => None,
+                _ => Some((r, class)),
+            }
+        })
+        .collect()
+}
+
+/// Where the budget first stopped the greedy order: its length then, how many `not_demoted`
+/// entries existed then, and why it stopped.
+pub(super) struct BudgetStop {
+    pub len: usize,
+    pub kept: usize,
+    pub why: String,
+}
+
+/// Phase 4: when the set in force is past the budget (the order ran past it and no clean set was
+/// found back within it), replays the prefix the budget allowed. Returns a note for the report.
+pub(super) fn back_within_budget(
+    sx: &SearchCtx,
+    f: &mut Function,
+    cur: &mut Current,
+    greedy_order: &[(Reg, Class)],
+    stop: Option<BudgetStop>,
+    use_ptxas: bool,
+    not_demoted: &mut Vec<String>,
+) -> Option<String> {
+    let budget = sx.budget;
+    if cur.layout.bytes() <= u64::from(budget) {
+        let s = stop.filter(|s| use_ptxas && greedy_order.len() > s.len && cur.is_clean())?;
+        return Some(format!(
+            "the demotion order ran past the budget of {budget} B after {} demotions; the removal searches brought a set ptxas compiles without local memory back to {} B",
+            s.len,
+            cur.layout.bytes()
+        ));
+    }
+    let s = stop?;
+    let (mut g, layout, demoted) = sx.replay(&greedy_order[..s.len]);
+    cur.cleaned = finish(&mut g, &layout, &sx.bases, &demoted, sx.max_regs);
+    cur.ptxas = if use_ptxas { sx.check(&g) } else { None };
+    *f = g;
+    cur.order = greedy_order[..s.len].to_vec();
+    cur.layout = layout;
+    cur.demoted = demoted;
+    cur.pressure = pressure_of(f.body.as_ref().expect("kernels have bodies"));
+    not_demoted.truncate(s.kept);
+    not_demoted.push(s.why);
+    Some(format!(
+        "searching past the budget ({} demotions) found no set that ptxas compiles without local memory within {budget} B",
+        greedy_order.len()
+    ))
+}

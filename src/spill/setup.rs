@@ -1,0 +1,182 @@
+//! What the spilling pass learns about a kernel before it changes anything (RegDem §3.1 and §4:
+//! the register target comes from the occupancy staircase, the shared-memory budget from what
+//! keeps that occupancy and the launch legal): refusals, the block size, ptxas's figures for the
+//! original, the dynamic shared memory of the launch, the candidate register caps and the budget.
+
+use crate::analysis::occupancy::{self, ArchLimits, LaunchResources};
+use crate::never_worse::{dynamic_smem, DynamicSmem, DEFAULT_SMEM_LIMIT};
+use crate::ptx::{Function, Module, Opcode, Operand};
+use crate::tools::KernelResources;
+
+use super::plan::pressure_of;
+use super::search::ptxas_check;
+use super::{SpillError, SpillOptions, Target};
+
+/// A kernel as the pass found it.
+pub(super) struct KernelSetup {
+    /// Its name.
+    pub name: String,
+    /// Threads per block (launch bounds, else the caller's).
+    pub threads: u32,
+    /// The architecture's limits.
+    pub arch: &'static ArchLimits,
+    /// ptxas's figures for the original (with ptxas).
+    pub before: Option<KernelResources>,
+    /// Peak pressure of the original, 32-bit units.
+    pub pressure_before: u32,
+    /// Registers the original uses: ptxas's figure, else the pressure estimate.
+    pub regs_before: u32,
+    /// Static shared memory of the original (ptxas's figure, else 0).
+    pub static_smem: u32,
+    /// The launch's dynamic shared memory.
+    pub dynamic: DynamicSmem,
+    /// Occupancy of the original (dynamic shared memory counted; 0 where unknown).
+    pub occ_before: f64,
+}
+
+/// Refuses what the pass cannot handle and measures the original.
+pub(super) fn setup_kernel(
+    f: &Function,
+    module: &Module,
+    idx: usize,
+    opts: &SpillOptions,
+) -> Result<KernelSetup, SpillError> {
+    let name = f.name.to_string();
+    let body = f
+        .body
+        .as_ref()
+        .ok_or_else(|| SpillError::NoKernel(name.clone()))?;
+    if body.insts.iter().any(|i| i.opcode == Opcode::Setmaxnreg) {
+        return Err(SpillError::Refused {
+            kernel: name,
+            why: "it uses setmaxnreg, which changes the register budget at run time".into(),
+        });
+    }
+    if body.insts.iter().any(|i| {
+        i.opcode == Opcode::Call
+            && i.operands
+                .iter()
+                .any(|o| matches!(o, Operand::Sym(s) if **s == *name))
+    }) {
+        return Err(SpillError::Refused {
+            kernel: name,
+            why: "it is recursive".into(),
+        });
+    }
+    let threads = f
+        .block_size_bound()
+        .or(opts.block_size)
+        .ok_or_else(|| SpillError::NoBlockSize(name.clone()))?;
+    let arch = occupancy::arch(&opts.arch)?;
+    let before = if opts.use_ptxas {
+        ptxas_check(module, idx, f, &opts.arch, &opts.ptxas_args)
+    } else {
+        None
+    };
+    let pressure_before = pressure_of(body);
+    let regs_before = before
+        .as_ref()
+        .map_or(pressure_before, |k| k.registers.max(1));
+    let static_smem = before.as_ref().map_or(0, |k| k.shared);
+    let dynamic = dynamic_smem(module, f, opts.dynamic_smem);
+    let occ_before =
+        occupancy::occupancy(arch, &launch(regs_before, threads, static_smem, dynamic))
+            .map_or(0.0, |o| o.occupancy);
+    Ok(KernelSetup {
+        name,
+        threads,
+        arch,
+        before,
+        pressure_before,
+        regs_before,
+        static_smem,
+        dynamic,
+        occ_before,
+    })
+}
+
+/// The launch resources at `regs` registers (dynamic shared memory 0 where unknown).
+pub(super) fn launch(
+    regs: u32,
+    threads: u32,
+    static_smem: u32,
+    dynamic: DynamicSmem,
+) -> LaunchResources {
+    LaunchResources {
+        regs_per_thread: regs.min(255),
+        threads_per_block: threads,
+        static_smem,
+        dynamic_smem: match dynamic {
+            DynamicSmem::Known(d) => d,
+            DynamicSmem::Unknown => 0,
+        },
+        carveout_kib: None,
+    }
+}
+
+/// The register caps to try, nearest first: the given one, or (`auto`) every occupancy cliff
+/// below the kernel's use. Empty when the kernel is already at its block size's highest occupancy.
+pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, SpillError> {
+    match target {
+        Target::MaxRegs(n) => Ok(vec![n]),
+        Target::Auto => {
+            let steps = occupancy::cliffs(s.arch, &launch(0, s.threads, s.static_smem, s.dynamic))?;
+            Ok(steps
+                .iter()
+                .rev()
+                .filter(|c| c.max_regs < s.regs_before)
+                .map(|c| c.max_regs)
+                .collect())
+        }
+    }
+}
+
+/// Bytes of shared memory the launch can still take: what keeps static + dynamic within the
+/// launch limit (see [`crate::never_worse::launch_error`]); none when the dynamic size is unknown.
+pub(super) fn launch_room(s: &KernelSetup) -> u32 {
+    match s.dynamic {
+        DynamicSmem::Unknown => 0,
+        DynamicSmem::Known(d) => {
+            let limit = if d > DEFAULT_SMEM_LIMIT {
+                s.arch.max_smem_per_block
+            } else {
+                DEFAULT_SMEM_LIMIT
+            };
+            limit.saturating_sub(s.static_smem).saturating_sub(d)
+        }
+    }
+}
+
+/// The shared-memory budget at cap `max_regs`: the caller's, or what keeps the occupancy the cap
+/// allows (shared memory must not become the new limit); never more than the launch can take.
+pub(super) fn budget_for(s: &KernelSetup, opts: &SpillOptions, max_regs: u32) -> u32 {
+    let room = launch_room(s);
+    let keep_occupancy = || {
+        let o = occupancy::occupancy(
+            s.arch,
+            &launch(max_regs, s.threads, s.static_smem, s.dynamic),
+        )
+        .ok()
+        .filter(|o| o.blocks_per_sm > 0)?;
+        let per_block = (o.carveout_kib * 1024) / o.blocks_per_sm;
+        let dynamic = launch(0, 0, 0, s.dynamic).dynamic_smem;
+        Some(
+            per_block
+                .saturating_sub(s.arch.reserved_smem_per_block)
+                .saturating_sub(s.static_smem)
+                .saturating_sub(dynamic)
+                / s.arch.smem_alloc_unit
+                * s.arch.smem_alloc_unit,
+        )
+    };
+    opts.smem_budget
+        .or_else(keep_occupancy)
+        .unwrap_or(room)
+        .min(room)
+}
+
+/// How far past the budget the greedy order may run while ptxas still spills: up to what a block
+/// may declare and the launch can take (the removal searches must bring it back within budget).
+pub(super) fn search_limit(s: &KernelSetup, budget: u32) -> u64 {
+    u64::from(launch_room(s).max(budget))
+}
