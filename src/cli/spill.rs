@@ -35,6 +35,9 @@ fn summary(r: &SpillReport) {
                     a.max_regs, a.demoted, a.smem_bytes, a.reason
                 );
             }
+            for n in k.notes.iter().skip(1) {
+                eprintln!("  note: {n}");
+            }
             continue;
         }
         let mut rules = std::collections::BTreeMap::<&str, usize>::new();

@@ -288,6 +288,7 @@ fn spill_kernel(
     let mut attempts = Vec::new();
     let mut best: Option<(Function, KernelReport, (i64, u32, u32))> = None;
     let mut last_reason = String::new();
+    let mut last_notes = Vec::new();
     for cap in caps {
         let mut g = original.clone();
         let mut report =
@@ -304,6 +305,7 @@ fn spill_kernel(
         attempts.push(attempt_of(&report, Some(&verdict)));
         last_reason = format!(".maxnreg {cap}: {}", verdict.reason);
         if !verdict.keep {
+            last_notes = std::mem::take(&mut report.notes);
             log::info!(
                 "spill `{}`: .maxnreg {cap} rejected: {}",
                 setup.name,
@@ -330,11 +332,16 @@ fn spill_kernel(
             report.attempts = attempts;
             Ok(report)
         }
-        None => Ok(original_report(
-            &setup,
-            format!("kept the original: {last_reason}"),
-            attempts,
-        )),
+        None => {
+            let mut report = original_report(
+                &setup,
+                format!("kept the original: {last_reason}"),
+                attempts,
+            );
+            // What limited the rejected attempt (an unknown dynamic size, the budget).
+            report.notes.extend(last_notes);
+            Ok(report)
+        }
     }
 }
 
