@@ -7,3 +7,4 @@
 
 pub mod divergence;
 pub mod occupancy;
+pub mod regmodel;

@@ -80,14 +80,26 @@ pub struct Pressure {
 impl Pressure {
     /// Computes the pressure of `body` from its CFG and liveness.
     pub fn compute(body: &Body, cfg: &Cfg, liveness: &Liveness) -> Pressure {
+        Self::compute_weighted(body, cfg, liveness, |_, u| u)
+    }
+
+    /// [`Pressure::compute`] with each general register counted as `weight(reg, units)` units
+    /// instead of its natural units (0 leaves it out): the register-count model weighs values
+    /// that ptxas keeps outside the per-thread register file.
+    pub fn compute_weighted(
+        body: &Body,
+        cfg: &Cfg,
+        liveness: &Liveness,
+        weight: impl Fn(usize, u32) -> u32,
+    ) -> Pressure {
         let (mut reg_units, mut reg_pred) = (
             Vec::with_capacity(body.regs.len()),
             Vec::with_capacity(body.regs.len()),
         );
-        for r in &body.regs {
+        for (i, r) in body.regs.iter().enumerate() {
             match reg_class(r.ty) {
                 RegClass::General(u) => {
-                    reg_units.push(u);
+                    reg_units.push(weight(i, u));
                     reg_pred.push(false);
                 }
                 RegClass::Pred => {
