@@ -125,6 +125,13 @@ pub fn parse_invocation(args: &[OsString]) -> Invocation {
             i += 1;
             continue;
         }
+        if arg.is_empty() {
+            // Triton splits TRITON_PTXAS_OPTIONS on single spaces: two spaces give an empty
+            // argument. It is no input to rewrite (ptxas itself refuses it: "Input file ''
+            // could not be opened").
+            i += 1;
+            continue;
+        }
         let Some((name, glued)) = option_name(arg) else {
             inv.inputs.push(i);
             i += 1;
@@ -247,10 +254,14 @@ fn module_target(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The architecture for occupancy: `sm_90a`/`sm_100f` (Triton passes `--gpu-name=sm_90a`) have
-/// the resources of `sm_90`/`sm_100`.
-fn spill_arch(arch: &str) -> String {
-    arch.trim_end_matches(['a', 'f']).to_string()
+/// The architecture the spilling pass gets: ptxas's `-arch`/`--gpu-name`, else the module's
+/// `.target`, else `sm_80`. Kept whole: `sm_90a` (what Triton passes for sm_90) has the resources
+/// of `sm_90` for occupancy (`occupancy::arch` reads the digits), but the pass's own `ptxas -v`
+/// checks must assemble for `sm_90a` — ptxas refuses `.target sm_90a` PTX for `sm_90`.
+fn spill_arch(arch: Option<&str>, text: &str) -> String {
+    arch.map(str::to_string)
+        .or_else(|| module_target(text))
+        .unwrap_or_else(|| "sm_80".into())
 }
 
 /// Applies `passes` to the PTX `text` (from file `file`); `arch` is ptxas's `-arch` if given.
@@ -264,12 +275,7 @@ pub fn rewrite(
     let mut module = run_guarded("parse", || {
         parse_module(text, file).map_err(|e| e.to_string())
     })?;
-    let arch = spill_arch(
-        &arch
-            .map(str::to_string)
-            .or_else(|| module_target(text))
-            .unwrap_or_else(|| "sm_80".into()),
-    );
+    let arch = spill_arch(arch, text);
     let mut notes = Vec::new();
     for &pass in passes {
         match pass {
@@ -333,16 +339,27 @@ pub fn find_real_ptxas(
     plan.search(Tool::Ptxas).map(|l| l.path)
 }
 
+/// Whether a program name (argv[0]) makes this process the wrapper: its file name is `ptxas`,
+/// or `ptxas-` followed by anything (`ptxas-blackwell`, the name of the assembler Triton runs for
+/// sm_100 and later, set with `TRITON_PTXAS_BLACKWELL_PATH`), with or without `.exe`.
+pub fn is_ptxas_name(argv0: &OsStr) -> bool {
+    let Some(base) = Path::new(argv0).file_name().and_then(|b| b.to_str()) else {
+        return false;
+    };
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    base == "ptxas"
+        || base
+            .strip_prefix("ptxas-")
+            .is_some_and(|rest| !rest.is_empty())
+}
+
 /// The argument list of a `ptxas` invocation, when this process is one: argv[0]'s file name is
-/// `ptxas` (a symbolic link to warpsmith), or the first argument is the `ptxas` subcommand.
+/// `ptxas` or `ptxas-…` (a symbolic link to warpsmith, see [`is_ptxas_name`]), or the first
+/// argument is the `ptxas` subcommand.
 pub fn wrapper_args() -> Option<Vec<OsString>> {
     let mut argv = std::env::args_os();
     let argv0 = argv.next()?;
-    let base = Path::new(&argv0)
-        .file_name()?
-        .to_string_lossy()
-        .into_owned();
-    if base == "ptxas" || base == "ptxas.exe" {
+    if is_ptxas_name(&argv0) {
         return Some(argv.collect());
     }
     let rest: Vec<OsString> = argv.collect();
@@ -661,6 +678,92 @@ mod tests {
         assert!(inv.inputs.is_empty());
     }
 
+    /// Triton 3.6's `make_cubin` (triton/backends/nvidia/compiler.py) runs
+    /// `ptxas [-lineinfo [-suppress-debug-info] | -g] [--fmad=false] -v [--opt-level 0]
+    /// [TRITON_PTXAS_OPTIONS split on " "] --gpu-name=sm_XX[a] SRC.ptx -o SRC.ptx.o`.
+    #[test]
+    fn triton_command_lines() {
+        let inv = parse_invocation(&args(&[
+            "-lineinfo",
+            "-v",
+            "--gpu-name=sm_80",
+            "/tmp/tmpq1w2e3.ptx",
+            "-o",
+            "/tmp/tmpq1w2e3.ptx.o",
+        ]));
+        assert_eq!(inv.inputs, vec![3]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_80"));
+        assert!(!inv.info_only && !inv.ptx_strings);
+
+        // TRITON_DISABLE_LINE_INFO=1, enable_fp_fusion=False, sm_90 (Triton adds the `a`).
+        let inv = parse_invocation(&args(&[
+            "-lineinfo",
+            "-suppress-debug-info",
+            "--fmad=false",
+            "-v",
+            "--gpu-name=sm_90a",
+            "/tmp/k.ptx",
+            "-o",
+            "/tmp/k.ptx.o",
+        ]));
+        assert_eq!(inv.inputs, vec![5]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_90a"));
+
+        // DISABLE_PTXAS_OPT=1: full debug info and `--opt-level 0` as two arguments.
+        let inv = parse_invocation(&args(&[
+            "-g",
+            "-v",
+            "--opt-level",
+            "0",
+            "--gpu-name=sm_90a",
+            "/tmp/k.ptx",
+            "-o",
+            "/tmp/k.ptx.o",
+        ]));
+        assert_eq!(inv.inputs, vec![5]);
+
+        // TRITON_PTXAS_OPTIONS="--maxrregcount 128  -O3 -warn-spills --def-load-cache=cg -dlcm cg"
+        // split on single spaces: the double space gives an empty argument.
+        let extra: Vec<&str> =
+            "--maxrregcount 128  -O3 -warn-spills --def-load-cache=cg -dlcm cg --fmad true"
+                .split(' ')
+                .collect();
+        let mut list = vec!["-lineinfo", "-v"];
+        list.extend(&extra);
+        list.extend(["--gpu-name=sm_80", "/tmp/k.ptx", "-o", "/tmp/k.ptx.o"]);
+        let inv = parse_invocation(&args(&list));
+        assert_eq!(inv.inputs, vec![list.len() - 3], "{list:?}");
+        assert_eq!(inv.arch.as_deref(), Some("sm_80"));
+
+        // The version query Triton makes for every ptxas it considers.
+        let inv = parse_invocation(&args(&["--version"]));
+        assert!(inv.info_only);
+        assert!(inv.inputs.is_empty());
+    }
+
+    #[test]
+    fn wrapper_names() {
+        for name in [
+            "ptxas",
+            "/home/u/bin/ptxas",
+            "ptxas.exe",
+            "/opt/ptxas-blackwell",
+            "ptxas-12.9",
+        ] {
+            assert!(is_ptxas_name(OsStr::new(name)), "{name}");
+        }
+        for name in [
+            "warpsmith",
+            "/usr/bin/warpsmith",
+            "ptxas-",
+            "myptxas",
+            "ptxasx",
+            "/ptxas/warpsmith",
+        ] {
+            assert!(!is_ptxas_name(OsStr::new(name)), "{name}");
+        }
+    }
+
     #[test]
     fn several_inputs_and_a_missing_value() {
         let inv = parse_invocation(&args(&["-c", "a.ptx", "b.ptx", "-o"]));
@@ -711,10 +814,16 @@ mod tests {
     }
 
     #[test]
-    fn arch_suffixes_are_dropped_for_occupancy() {
-        assert_eq!(spill_arch("sm_90a"), "sm_90");
-        assert_eq!(spill_arch("sm_100f"), "sm_100");
-        assert_eq!(spill_arch("sm_80"), "sm_80");
+    fn arch_suffixes_are_kept_for_ptxas_and_ignored_by_occupancy() {
+        let text = ".version 8.7\n.target sm_90a\n";
+        assert_eq!(spill_arch(Some("sm_90a"), ""), "sm_90a");
+        assert_eq!(spill_arch(None, text), "sm_90a");
+        assert_eq!(spill_arch(Some("sm_80"), text), "sm_80");
+        assert_eq!(spill_arch(None, ".version 8.0\n"), "sm_80");
+        let occ = |a: &str| warpsmith::analysis::occupancy::arch(a).unwrap().cc;
+        assert_eq!(occ(&spill_arch(Some("sm_90a"), "")), 90);
+        assert_eq!(occ(&spill_arch(Some("sm_90a"), "")), occ("sm_90"));
+        assert_eq!(spill_arch(Some("sm_100f"), ""), "sm_100f");
     }
 
     #[test]
