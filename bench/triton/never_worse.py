@@ -31,6 +31,7 @@ to compile (2 for a set-up error).
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -122,6 +123,20 @@ def warnings_of(record):
     return out
 
 
+def outcome(warnings, cubin_before, cubin_after):
+    """What the wrapper did to one kernel: `fallback` (it assembled the original PTX), `same`
+    (an identical cubin), `rewritten`; `+checks failed` when the spilling pass's own ptxas -v
+    checks failed."""
+    if any("assembling the original" in w for w in warnings):
+        what = "fallback"
+    else:
+        with open(cubin_before, "rb") as a, open(cubin_after, "rb") as b:
+            what = "same" if a.read() == b.read() else "rewritten"
+    if any("ptxas check of" in w for w in warnings):
+        what += ", ptxas checks failed"
+    return what
+
+
 def compile_suite(arch, out, python, ptxas, env, only, ci):
     """Runs tests/triton/compile_suite.py; returns {case: record} (failed cases have `error`)."""
     cmd = [python, COMPILE_SUITE, "--arch", arch, "--out", out, "--ptxas", ptxas]
@@ -130,8 +145,7 @@ def compile_suite(arch, out, python, ptxas, env, only, ci):
     if ci:
         cmd.append("--ci")
     start = time.monotonic()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    sys.stderr.write(p.stderr)
+    p = subprocess.run(cmd, env=env)  # its progress lines go straight to standard error
     if p.returncode == 2 or not os.path.exists(os.path.join(out, "suite.json")):
         raise SystemExit(f"never_worse: {' '.join(cmd)} failed (exit {p.returncode})")
     with open(os.path.join(out, "suite.json")) as f:
@@ -156,6 +170,8 @@ def main():
     ap.add_argument("--ci", action="store_true", help="only the CI subset of the suite")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse the cubins of an earlier run in OUT instead of compiling")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="compile this many (architecture, side) suites at once (default 1)")
     ap.add_argument("--require-goal", action="store_true",
                     help="also fail when a kernel that spills with ptxas alone still spills")
     opts = ap.parse_args()
@@ -191,17 +207,28 @@ def main():
         del base_env[var]
     ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PASSES=opts.passes)
 
-    rows = []
-    failed = False
+    # Compile every (architecture, side) suite first, `--jobs` at a time.
+    tasks = []
+    compiled = {}
     for arch in opts.arch:
-        sides = {}
         for side, ptxas, env in (("ptxas", real, base_env), ("warpsmith", link, ws_env)):
             d = os.path.join(out, arch, side)
             if opts.reuse and os.path.exists(os.path.join(d, "suite.json")):
                 with open(os.path.join(d, "suite.json")) as f:
-                    sides[side] = {c["case"]: c for c in json.load(f)["cases"]}
+                    compiled[arch, side] = {c["case"]: c for c in json.load(f)["cases"]}
             else:
-                sides[side], _ = compile_suite(arch, d, sys.executable, ptxas, env, opts.only, opts.ci)
+                tasks.append((arch, side, d, ptxas, env))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+        futures = {
+            pool.submit(compile_suite, arch, d, sys.executable, ptxas, env, opts.only, opts.ci):
+            (arch, side) for arch, side, d, ptxas, env in tasks}
+        for fut in concurrent.futures.as_completed(futures):
+            compiled[futures[fut]] = fut.result()[0]
+
+    rows = []
+    failed = False
+    for arch in opts.arch:
+        sides = {side: compiled[arch, side] for side in ("ptxas", "warpsmith")}
         for case, rb in sides["ptxas"].items():
             ra = sides["warpsmith"].get(case)
             row = {"case": case, "arch": arch}
@@ -212,12 +239,15 @@ def main():
             elif "error" in ra:
                 row.update(verdict="worse", error=f"through warpsmith: {ra['error']}")
             else:
-                before = measure(rb, os.path.join(out, arch, "ptxas", f"{case}.cubin"), arch, tools)
-                after = measure(ra, os.path.join(out, arch, "warpsmith", f"{case}.cubin"), arch, tools)
+                cb = os.path.join(out, arch, "ptxas", f"{case}.cubin")
+                ca = os.path.join(out, arch, "warpsmith", f"{case}.cubin")
+                before = measure(rb, cb, arch, tools)
+                after = measure(ra, ca, arch, tools)
+                warns = warnings_of(ra)
                 row.update(kernel=rb["kernel"], threads=rb["threads"], before=before, after=after,
                            verdict=verdict(before, after), goal=goal(before, after),
-                           warnings=warnings_of(ra), ptxas_argv=ra["ptxas_calls"][0]["argv"][1:]
-                           if ra.get("ptxas_calls") else [])
+                           wrapper=outcome(warns, cb, ca), warnings=warns,
+                           ptxas_argv=ra["ptxas_calls"][0]["argv"][1:] if ra.get("ptxas_calls") else [])
             if row["verdict"] in ("worse", "error") or not row.get("after", {}).get("legal", True):
                 failed = True
             if opts.require_goal and row.get("goal") == "missed":
@@ -226,16 +256,16 @@ def main():
 
     print(f"\nwarpsmith ptxas (WARPSMITH_PASSES={opts.passes}) against ptxas alone ({real}); "
           "regs/local B/static smem B/occupancy\n")
-    print("| kernel | arch | threads | dyn smem | ptxas alone | warpsmith | legal | verdict | goal |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| kernel | arch | threads | dyn smem | ptxas alone | warpsmith | legal | verdict | goal | wrapper |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "before" not in r:
-            print(f"| {r['case']} | {r['arch']} | | | | | | {r['verdict']} | {r['error']} |")
+            print(f"| {r['case']} | {r['arch']} | | | | | | {r['verdict']} | | {r['error']} |")
             continue
         b, a = r["before"], r["after"]
         legal = "yes" if a["legal"] else f"NO ({a['static_smem'] + a['dynamic_smem']} > {a['smem_limit']})"
         print(f"| {r['case']} | {r['arch']} | {r['threads']} | {b['dynamic_smem']} | {fmt_side(b)} | "
-              f"{fmt_side(a)} | {legal} | {r['verdict']} | {r['goal']} |")
+              f"{fmt_side(a)} | {legal} | {r['verdict']} | {r['goal']} | {r['wrapper']} |")
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("worse", "equal", "better", "error")}
     print(f"\n{len(rows)} kernel builds: " + ", ".join(f"{n} {v}" for v, n in counts.items()) +
           f"; illegal launches: {sum(1 for r in rows if 'after' in r and not r['after']['legal'])}")

@@ -104,7 +104,7 @@ def main():
             status = f"FAIL {record['error']}"
         write_atomic(f"{base}.json", json.dumps(record, indent=2) + "\n")
         summary["cases"].append(record)
-        print(f"  {case.name:28} {status}", file=sys.stderr)
+        print(f"  {opts.arch} {case.name:28} {status}", file=sys.stderr)
         sys.stderr.flush()
     write_atomic(os.path.join(out, "suite.json"), json.dumps(summary, indent=2) + "\n")
     shutil.rmtree(cache, ignore_errors=True)
