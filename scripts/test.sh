@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command that checks everything, on a fresh Debian 12 machine or an existing checkout:
 #
-#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Rust toolchain)
+#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Triton, Rust toolchain)
 #   fmt        cargo fmt --check
 #   clippy     cargo clippy --all-targets -- -D warnings
 #   build      cargo build                      (the binary the lit tests run)
