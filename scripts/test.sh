@@ -95,9 +95,9 @@ fi
 # ---- triton: the Triton suite through `warpsmith ptxas` (issue 12; tests/triton, bench/triton) --
 # Triton (.tools/triton, from setup.sh) compiles the suite without a GPU twice per architecture:
 # with its own ptxas, and with TRITON_PTXAS_PATH at a `ptxas` link to target/debug/warpsmith
-# (WARPSMITH_PASSES=spill,shuffle). --ci leaves out the two sm_80 builds that take minutes through
-# a debug build (docs/benchmarks.md). A one-kernel probe first tells "Triton cannot compile here"
-# (SKIPPED, with the reason) from a failing check.
+# (WARPSMITH_PASSES=spill,shuffle). --ci: the CI subset of tests/triton/suite.py, 13 builds, about
+# 3 minutes on 2 cores (the whole suite takes over 10; docs/benchmarks.md). A one-kernel probe
+# first tells "Triton cannot compile here" (SKIPPED, with the reason) from a failing check.
 triton_dir="$root/.tools/triton"
 triton_out="$root/target/triton"
 if ((!build_ok)); then
@@ -108,8 +108,13 @@ elif ! probe=$(PYTHONPATH="$triton_dir" python3 tests/triton/compile_suite.py --
   --only layer_norm_4096 --out "$triton_out/probe" 2>&1); then
   skip triton "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
 else
-  step triton env PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
-    --warpsmith "$root/target/debug/warpsmith" --out "$triton_out"
+  # The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite.
+  triton_check() {
+    python3 bench/triton/test_never_worse.py &&
+      PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
+        --warpsmith "$root/target/debug/warpsmith" --out "$triton_out"
+  }
+  step triton triton_check
 fi
 
 summary

@@ -73,12 +73,9 @@ def goal(before, after):
     return "met" if ok else "missed"
 
 
-def res_usage(cuobjdump, cubin, kernel):
-    """REG, STACK, SHARED and LOCAL of `kernel` in `cubin`, from `cuobjdump -res-usage`."""
-    out = subprocess.run([cuobjdump, "-res-usage", cubin], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"cuobjdump -res-usage {cubin} failed: {out.stderr.strip()}")
-    lines = out.stdout.splitlines()
+def parse_res_usage(text, kernel):
+    """REG, STACK, SHARED and LOCAL of `kernel` from the text of `cuobjdump -res-usage`."""
+    lines = text.splitlines()
     for i, line in enumerate(lines):
         if line.strip() == f"Function {kernel}:" and i + 1 < len(lines):
             fields = dict(re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", lines[i + 1]))
@@ -86,7 +83,18 @@ def res_usage(cuobjdump, cubin, kernel):
                 return {k.lower(): int(fields[k]) for k in ("REG", "STACK", "SHARED", "LOCAL")}
             except KeyError as e:
                 raise RuntimeError(f"cuobjdump gave no {e} for {kernel}: {lines[i + 1]}") from None
-    raise RuntimeError(f"cuobjdump -res-usage {cubin}: no function {kernel}")
+    raise RuntimeError(f"cuobjdump -res-usage: no function {kernel}")
+
+
+def res_usage(cuobjdump, cubin, kernel):
+    """REG, STACK, SHARED and LOCAL of `kernel` in `cubin`, from `cuobjdump -res-usage`."""
+    out = subprocess.run([cuobjdump, "-res-usage", cubin], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"cuobjdump -res-usage {cubin} failed: {out.stderr.strip()}")
+    try:
+        return parse_res_usage(out.stdout, kernel)
+    except RuntimeError as e:
+        raise RuntimeError(f"{cubin}: {e}") from None
 
 
 def occupancy(warpsmith, arch, regs, threads, static, dynamic):
