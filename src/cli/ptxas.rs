@@ -1,9 +1,10 @@
 //! `warpsmith ptxas …`: a drop-in replacement for NVIDIA's ptxas (DESIGN.md "Who calls it";
 //! issue 6, PTXASW §3 and §6: the paper hooks the assembler invocation the same way).
 //!
-//! Invoked as `warpsmith ptxas [ptxas arguments…]`, or as `ptxas` through a symlink (for clang's
-//! `--ptxas-path=` and Triton's `TRITON_PTXAS_PATH`), it finds the input PTX among ptxas's
-//! arguments, applies the passes named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the
+//! Invoked as `warpsmith ptxas [ptxas arguments…]`, or as `ptxas`/`ptxas-…` through a symlink
+//! (for clang's `--ptxas-path=`, Triton's `TRITON_PTXAS_PATH` and `TRITON_PTXAS_BLACKWELL_PATH`;
+//! every form of ptxas's command line those tools use is understood, see the tests and
+//! docs/ptxas-wrapper.md), it finds the input PTX among ptxas's arguments, applies the passes named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the
 //! rewritten PTX to a temporary file and runs the real ptxas with the original arguments, the
 //! input replaced. ptxas's standard output, standard error and exit status pass through.
 //!
