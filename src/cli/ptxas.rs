@@ -6,7 +6,8 @@
 //! every form of ptxas's command line those tools use is understood, see the tests and
 //! docs/ptxas-wrapper.md), it finds the input PTX among ptxas's arguments, applies the passes
 //! named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the rewritten PTX to a temporary
-//! file and runs the real ptxas with the original arguments, the input replaced. ptxas's standard output, standard error and exit status pass through.
+//! file and runs the real ptxas with the original arguments, the input replaced. ptxas's
+//! standard output, standard error and exit status pass through.
 //!
 //! A build is never broken by warpsmith: when a pass fails (the PTX does not parse, a kernel is
 //! refused, a bad environment variable, even a panic) or the real ptxas rejects the rewritten
