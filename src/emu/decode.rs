@@ -23,6 +23,10 @@ use crate::ptx::ir::{
 use super::domain::{Approx, Cmp, CvtSpec, FMods, FTy, NumTy, Op, PrmtMode, Space, TestP};
 use super::float::{self, Rnd};
 use super::memory::{GlobalMem, CODE_BASE, CONST_BASE, SHARED_BASE};
+use super::tensor::MmaSpec;
+
+mod matrix;
+pub use matrix::CpFill;
 
 /// "No reconvergence point": paths only meet at the exit.
 pub const NO_RPC: u32 = u32::MAX;
@@ -422,6 +426,37 @@ pub enum DInst {
         p: Option<u32>,
         mask: Src,
     },
+    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.b16`: one destination per 8×8 matrix.
+    Ldmatrix {
+        trans: bool,
+        dsts: Vec<Option<u32>>,
+        addr: Addr,
+    },
+    /// `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.b16`: one source per 8×8 matrix.
+    Stmatrix {
+        trans: bool,
+        srcs: Vec<Src>,
+        addr: Addr,
+    },
+    /// `mma.sync.aligned`: `d = a·b + c` on the warp's fragments.
+    Mma {
+        spec: Box<MmaSpec>,
+        d: Vec<Option<u32>>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `cp.async.{ca,cg}.shared.global`: an asynchronous copy of `size` bytes.
+    CpAsync {
+        size: u32,
+        fill: CpFill,
+        dst: Addr,
+        src: Addr,
+    },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group keep` (`wait_all`: commit first, then wait for everything).
+    CpAsyncWait { keep: u32, commit: bool },
     /// Not implemented: stops the run when executed.
     Unsupported { why: String },
 }
@@ -1771,6 +1806,11 @@ fn decode_inst(
                 },
             }
         }
+        Ldmatrix => matrix::decode_ldmatrix(ctx, inst)?,
+        Stmatrix => matrix::decode_stmatrix(ctx, inst)?,
+        Mma => matrix::decode_mma(ctx, inst)?,
+        Cp => matrix::decode_cp(ctx, inst)?,
+        Createpolicy => matrix::decode_createpolicy(ctx, inst)?,
         other => return Err(format!("`{}` is not implemented", other.as_str())),
     })
 }

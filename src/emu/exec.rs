@@ -43,6 +43,8 @@ use super::memory::{
     self, check_range, classify_generic, Fault, GlobalMem, Region, CODE_BASE, WINDOW_SHIFT,
 };
 
+mod matrix;
+
 /// Limits of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -130,6 +132,8 @@ struct Warp<V> {
     pending_red: Vec<(u32, u32, u32)>,
     /// Where the warp waits (function, pc) for deadlock reports.
     wait_at: (u32, u32),
+    /// `cp.async` copies in flight.
+    async_copies: matrix::AsyncCopies,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -371,6 +375,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 local_top: kf.local_size,
                 pending_red: Vec::new(),
                 wait_at: (self.kernel, 0),
+                async_copies: matrix::AsyncCopies::default(),
             });
         }
         let smem = self.prog.dyn_smem_offset + self.shape.dynamic_smem;
@@ -648,6 +653,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             local_top,
             pending_red,
             wait_at,
+            async_copies,
             ..
         } = warp;
         let frame = frames.last_mut().expect("frame checked above");
@@ -687,6 +693,10 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Redux { mask, .. }
             | DInst::Elect { mask, .. }
             | DInst::WarpSync { mask } => Some(*mask),
+            // `.sync.aligned` matrix instructions: the whole warp.
+            DInst::Ldmatrix { .. } | DInst::Stmatrix { .. } | DInst::Mma { .. } => {
+                Some(Src::Imm(u64::from(u32::MAX)))
+            }
             _ => None,
         };
         if let (Some(mk), true) = (sync_mask, active != 0) {
@@ -1454,6 +1464,89 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 if active != 0 {
                     return Err(Stop::Unsupported(why.clone()));
                 }
+            }
+            DInst::Ldmatrix { trans, dsts, addr } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "ldmatrix")?;
+                    let mut mem = matrix::MemView {
+                        global: &mut self.global,
+                        shared: &mut cta.shared,
+                        local,
+                        local_top: *local_top,
+                        const_bank: &mut self.const_bank,
+                        kparams: &mut self.kparams,
+                        fparams: &mut frame.params,
+                        psize: frame.psize,
+                    };
+                    matrix::ldmatrix(dom, regs, &mut mem, &env, *trans, dsts, addr)?;
+                }
+            }
+            DInst::Stmatrix { trans, srcs, addr } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "stmatrix")?;
+                    let mut mem = matrix::MemView {
+                        global: &mut self.global,
+                        shared: &mut cta.shared,
+                        local,
+                        local_top: *local_top,
+                        const_bank: &mut self.const_bank,
+                        kparams: &mut self.kparams,
+                        fparams: &mut frame.params,
+                        psize: frame.psize,
+                    };
+                    matrix::stmatrix(dom, regs, &mut mem, &env, *trans, srcs, addr)?;
+                }
+            }
+            DInst::Mma { spec, d, a, b, c } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "mma")?;
+                    matrix::mma(dom, regs, &env, spec, d, a, b, c)?;
+                }
+            }
+            DInst::CpAsync {
+                size,
+                fill,
+                dst,
+                src,
+            } => {
+                let mem = matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                };
+                self.stats.global_loads += matrix::cp_async_issue(
+                    dom,
+                    regs,
+                    &mem,
+                    &env,
+                    active,
+                    async_copies,
+                    (*size, *fill),
+                    dst,
+                    src,
+                )?;
+            }
+            DInst::CpAsyncCommit => matrix::cp_async_commit(async_copies, active),
+            DInst::CpAsyncWait { keep, commit } => {
+                if *commit {
+                    matrix::cp_async_commit(async_copies, active);
+                }
+                let mut mem = matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                };
+                matrix::cp_async_wait(dom, &mut mem, async_copies, active, *keep)?;
             }
             DInst::Bar {
                 op,

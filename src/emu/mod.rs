@@ -26,6 +26,7 @@ pub mod float;
 pub mod launch;
 pub mod memory;
 pub mod symbolic;
+pub mod tensor;
 
 pub use error::{EmuError, EmuResult};
 pub use launch::{run, spec_for, Hints, LaunchSpec, RunOptions, RunOutput};
