@@ -550,10 +550,10 @@ mod tests {
         use Type::*;
         let s = spec("m16n8k16", [F32, F16, F16, F32], &[]);
         let a: Vec<f64> = (0..16 * 16)
-            .map(|i| f64::from((i * 7 % 23) as i32 - 11) / 8.0)
+            .map(|i| f64::from(i * 7 % 23 - 11) / 8.0)
             .collect();
         let b: Vec<f64> = (0..16 * 8)
-            .map(|i| f64::from((i * 5 % 17) as i32 - 8) / 4.0)
+            .map(|i| f64::from(i * 5 % 17 - 8) / 4.0)
             .collect();
         let c: Vec<f64> = (0..16 * 8).map(|i| f64::from(i) / 2.0).collect();
         let fa = frag(

@@ -10,7 +10,7 @@ use crate::ptx::ir::{InstData, Operand, Type};
 use super::{inst_space, operand, words, Ctx, DInst, DResult, Src};
 
 /// The registers of a `{a, b, …}` vector operand (or a single register).
-fn vector<'a>(op: &'a Operand) -> &'a [Operand] {
+fn vector(op: &Operand) -> &[Operand] {
     match op {
         Operand::Vector(v) => v,
         other => std::slice::from_ref(other),

@@ -228,10 +228,10 @@ fn fragment<D: Domain>(
     srcs: &[Src],
 ) -> Step<Vec<[u64; 32]>> {
     let mut out = vec![[0u64; 32]; srcs.len()];
-    for (r, src) in srcs.iter().enumerate() {
-        for lane in 0..32 {
+    for (words, src) in out.iter_mut().zip(srcs) {
+        for (lane, w) in words.iter_mut().enumerate() {
             let v = rd(dom, regs, *src, lane, env)?;
-            out[r][lane] = concrete(dom, &v, "mma operand")?;
+            *w = concrete(dom, &v, "mma operand")?;
         }
     }
     Ok(out)
