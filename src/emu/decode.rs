@@ -24,9 +24,10 @@ use super::domain::{Approx, Cmp, CvtSpec, FMods, FTy, NumTy, Op, PrmtMode, Space
 use super::float::{self, Rnd};
 use super::memory::{GlobalMem, CODE_BASE, CONST_BASE, SHARED_BASE};
 use super::tensor::MmaSpec;
+use super::wgmma::WgmmaSpec;
 
 mod matrix;
-pub use matrix::CpFill;
+pub use matrix::{CpFill, WgmmaA};
 
 /// "No reconvergence point": paths only meet at the exit.
 pub const NO_RPC: u32 = u32::MAX;
@@ -445,6 +446,16 @@ pub enum DInst {
         a: Vec<Src>,
         b: Vec<Src>,
         c: Vec<Src>,
+    },
+    /// `wgmma.mma_async.sync.aligned`: this warp's 16 rows of `d = a·b (+ d)`.
+    Wgmma {
+        spec: Box<WgmmaSpec>,
+        d: Vec<Option<u32>>,
+        a: WgmmaA,
+        b: Src,
+        scale_d: Src,
+        neg: (bool, bool),
+        trans: (bool, bool),
     },
     /// `cp.async.{ca,cg}.shared.global`: an asynchronous copy of `size` bytes.
     CpAsync {
@@ -1809,6 +1820,7 @@ fn decode_inst(
         Ldmatrix => matrix::decode_ldmatrix(ctx, inst)?,
         Stmatrix => matrix::decode_stmatrix(ctx, inst)?,
         Mma => matrix::decode_mma(ctx, inst)?,
+        Wgmma => matrix::decode_wgmma(ctx, inst)?,
         Cp => matrix::decode_cp(ctx, inst)?,
         Createpolicy => matrix::decode_createpolicy(ctx, inst)?,
         other => return Err(format!("`{}` is not implemented", other.as_str())),

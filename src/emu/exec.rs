@@ -44,6 +44,7 @@ use super::memory::{
 };
 
 mod matrix;
+mod wgmma;
 
 /// Limits of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -694,9 +695,10 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Elect { mask, .. }
             | DInst::WarpSync { mask } => Some(*mask),
             // `.sync.aligned` matrix instructions: the whole warp.
-            DInst::Ldmatrix { .. } | DInst::Stmatrix { .. } | DInst::Mma { .. } => {
-                Some(Src::Imm(u64::from(u32::MAX)))
-            }
+            DInst::Ldmatrix { .. }
+            | DInst::Stmatrix { .. }
+            | DInst::Mma { .. }
+            | DInst::Wgmma { .. } => Some(Src::Imm(u64::from(u32::MAX))),
             _ => None,
         };
         if let (Some(mk), true) = (sync_mask, active != 0) {
@@ -1501,6 +1503,41 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 if active != 0 {
                     matrix::require_full_warp(active, "mma")?;
                     matrix::mma(dom, regs, &env, spec, d, a, b, c)?;
+                }
+            }
+            DInst::Wgmma {
+                spec,
+                d,
+                a,
+                b,
+                scale_d,
+                neg,
+                trans,
+            } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "wgmma.mma_async")?;
+                    let mut mem = matrix::MemView {
+                        global: &mut self.global,
+                        shared: &mut cta.shared,
+                        local,
+                        local_top: *local_top,
+                        const_bank: &mut self.const_bank,
+                        kparams: &mut self.kparams,
+                        fparams: &mut frame.params,
+                        psize: frame.psize,
+                    };
+                    wgmma::wgmma(
+                        dom,
+                        regs,
+                        &mut mem,
+                        &env,
+                        spec,
+                        d,
+                        (a, *b),
+                        *scale_d,
+                        *neg,
+                        *trans,
+                    )?;
                 }
             }
             DInst::CpAsync {

@@ -52,10 +52,15 @@ pub enum Elem {
     U8,
     /// `.s32`
     S32,
+    /// `.e4m3` (fp8: 4 exponent bits, bias 7, 3 fraction bits; no infinities, NaN = all ones)
+    E4m3,
+    /// `.e5m2` (fp8: 5 exponent bits, bias 15, 2 fraction bits; IEEE-like)
+    E5m2,
 }
 
 impl Elem {
-    fn of(t: Type) -> Option<Elem> {
+    /// The element type of a PTX type, if fragments of it are supported.
+    pub fn of(t: Type) -> Option<Elem> {
         Some(match t {
             Type::F16 => Elem::F16,
             Type::Bf16 => Elem::Bf16,
@@ -65,6 +70,8 @@ impl Elem {
             Type::S8 => Elem::S8,
             Type::U8 => Elem::U8,
             Type::S32 => Elem::S32,
+            Type::E4m3 => Elem::E4m3,
+            Type::E5m2 => Elem::E5m2,
             _ => return None,
         })
     }
@@ -75,19 +82,20 @@ impl Elem {
             Elem::F16 | Elem::Bf16 => 16,
             Elem::Tf32 | Elem::F32 | Elem::S32 => 32,
             Elem::F64 => 64,
-            Elem::S8 | Elem::U8 => 8,
+            Elem::S8 | Elem::U8 | Elem::E4m3 | Elem::E5m2 => 8,
         }
     }
 
     /// Elements per register (registers are 32 bits wide, f64 registers 64).
-    fn per_reg(self) -> usize {
+    pub fn per_reg(self) -> usize {
         match self {
             Elem::F64 => 1,
             e => (32 / e.bits()) as usize,
         }
     }
 
-    fn is_int(self) -> bool {
+    /// True for the integer types.
+    pub fn is_int(self) -> bool {
         matches!(self, Elem::S8 | Elem::U8 | Elem::S32)
     }
 
@@ -102,6 +110,8 @@ impl Elem {
             Elem::S8 => f64::from(bits as u8 as i8),
             Elem::U8 => f64::from(bits as u8),
             Elem::S32 => f64::from(bits as u32 as i32),
+            Elem::E4m3 => fp8_value(bits, 4, 3, false),
+            Elem::E5m2 => fp8_value(bits, 5, 2, true),
         }
     }
 
@@ -111,6 +121,33 @@ impl Elem {
             Elem::U8 => i64::from(bits as u8),
             _ => i64::from(bits as u32 as i32),
         }
+    }
+}
+
+/// The value of an fp8 element with `e` exponent and `m` fraction bits (bias 2^(e−1) − 1);
+/// `ieee`: the all-ones exponent means infinity/NaN (e5m2), else only all ones is NaN (e4m3).
+fn fp8_value(bits: u64, e: u32, m: u32, ieee: bool) -> f64 {
+    let bits = bits & 0xff;
+    let sign = if bits >> 7 == 1 { -1.0 } else { 1.0 };
+    let exp = ((bits >> m) & ((1 << e) - 1)) as i32;
+    let frac = (bits & ((1 << m) - 1)) as f64;
+    let bias = (1 << (e - 1)) - 1;
+    let emax = (1 << e) - 1;
+    if ieee && exp == emax {
+        return if frac == 0.0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    if !ieee && bits & 0x7f == 0x7f {
+        return f64::NAN;
+    }
+    let scale = float::pow2(1 - m as i32 - bias);
+    if exp == 0 {
+        sign * frac * scale
+    } else {
+        sign * (frac + f64::from(1u32 << m)) * float::pow2(exp - bias - m as i32)
     }
 }
 
@@ -125,6 +162,8 @@ impl fmt::Display for Elem {
             Elem::S8 => "s8",
             Elem::U8 => "u8",
             Elem::S32 => "s32",
+            Elem::E4m3 => "e4m3",
+            Elem::E5m2 => "e5m2",
         };
         f.write_str(s)
     }
@@ -216,6 +255,9 @@ impl MmaSpec {
             }
             (16, 8, 16) | (16, 8, 8) if matches!((a, b), (Bf16, Bf16)) => c == F32 && d == F32,
             (16, 8, 8) | (16, 8, 4) if matches!((a, b), (Tf32, Tf32)) => c == F32 && d == F32,
+            (16, 8, 32) if matches!(a, E4m3 | E5m2) && matches!(b, E4m3 | E5m2) => {
+                matches!(c, F16 | F32) && c == d
+            }
             (16, 8, 32) | (16, 8, 16) | (8, 8, 16) => {
                 matches!(a, S8 | U8) && matches!(b, S8 | U8) && c == S32 && d == S32
             }
@@ -290,7 +332,7 @@ impl MmaSpec {
                 (Elem::F16 | Elem::Bf16, _, _) => (g + 8 * (i >> 1), 2 * t + (i & 1)),
                 (Elem::Tf32, _, 8) => (g + 8 * (i & 1), t + 4 * (i >> 1)),
                 (Elem::Tf32, _, _) => (g + 8 * i, t),
-                (Elem::S8 | Elem::U8, 16, 32) => {
+                (Elem::S8 | Elem::U8 | Elem::E4m3 | Elem::E5m2, 16, 32) => {
                     (g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3))
                 }
                 (Elem::S8 | Elem::U8, 16, _) => (g + 8 * (i >> 2), 4 * t + (i & 3)),
@@ -301,7 +343,9 @@ impl MmaSpec {
                 (Elem::F16 | Elem::Bf16, 16) => (2 * t + (i & 1) + 8 * (i >> 1), g),
                 (Elem::F16 | Elem::Bf16, _) => (2 * t + i, g),
                 (Elem::Tf32, 8) => (t + 4 * i, g),
-                (Elem::S8 | Elem::U8, 32) => (4 * t + (i & 3) + 16 * (i >> 2), g),
+                (Elem::S8 | Elem::U8 | Elem::E4m3 | Elem::E5m2, 32) => {
+                    (4 * t + (i & 3) + 16 * (i >> 2), g)
+                }
                 (Elem::S8 | Elem::U8, _) => (4 * t + i, g),
                 _ => (t, g),
             },
@@ -365,8 +409,14 @@ pub fn mma(spec: &MmaSpec, a: &[[u64; 32]], b: &[[u64; 32]], c: &[[u64; 32]]) ->
     spec.pack(&dm)
 }
 
-/// One element of D: `c + Σ a·b` in the order and precision of the module documentation.
-fn dot(spec: &MmaSpec, a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>, c: u64) -> u64 {
+/// One element of D: `c + Σ a·b` in the order and precision of the module documentation
+/// (`spec` gives the element types and `.satfinite`; also used by `wgmma`).
+pub fn dot(
+    spec: &MmaSpec,
+    a: impl Iterator<Item = u64>,
+    b: impl Iterator<Item = u64>,
+    c: u64,
+) -> u64 {
     let pairs = a.zip(b);
     match spec.d {
         Elem::S32 => {

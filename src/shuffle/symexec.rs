@@ -975,6 +975,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                     DInst::Ldmatrix { .. }
                     | DInst::Stmatrix { .. }
                     | DInst::Mma { .. }
+                    | DInst::Wgmma { .. }
                     | DInst::CpAsync { .. }
                     | DInst::CpAsyncCommit
                     | DInst::CpAsyncWait { .. } => {
@@ -1302,6 +1303,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             | DInst::Ldmatrix { .. }
             | DInst::Stmatrix { .. }
             | DInst::Mma { .. }
+            | DInst::Wgmma { .. }
             | DInst::CpAsync { .. }
             | DInst::CpAsyncCommit
             | DInst::CpAsyncWait { .. }

@@ -252,3 +252,122 @@ pub(super) fn decode_createpolicy(ctx: &Ctx, inst: &InstData) -> DResult<DInst> 
         a: Src::Imm(fraction | kind | secondary << 4 | primary),
     })
 }
+
+/// Where `wgmma` finds A.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WgmmaA {
+    /// A shared-memory matrix descriptor.
+    Desc(Src),
+    /// Registers (the `mma` fragment layout, per warp).
+    Regs(Vec<Src>),
+}
+
+/// An immediate operand that must be one of `allowed`.
+fn imm_operand(inst: &InstData, i: usize, allowed: &[i64]) -> DResult<i64> {
+    match operand(inst, i)? {
+        Operand::Imm(imm) => {
+            let v = imm.bits() as i64;
+            let v = if v > i64::from(i32::MAX) {
+                v - (1i64 << 32)
+            } else {
+                v
+            };
+            if allowed.contains(&v) {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "wgmma operand {} must be one of {allowed:?}",
+                    i + 1
+                ))
+            }
+        }
+        _ => Err(format!("wgmma operand {} must be an immediate", i + 1)),
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNkK[.satfinite].<d>.<a>.<b> d, a-desc|{a}, b-desc, scale-d
+/// [, imm-scale-a, imm-scale-b [, imm-trans-a], imm-trans-b]`; `wgmma.fence`, `commit_group`
+/// and `wait_group` are no-ops because the emulator completes each `wgmma` when it is issued.
+pub(super) fn decode_wgmma(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    if inst.has_word("fence") || inst.has_word("commit_group") || inst.has_word("wait_group") {
+        return Ok(DInst::Nop);
+    }
+    if !inst.has_word("mma_async") || inst.has_word("sp") {
+        return Err("only wgmma.mma_async (dense) is supported".into());
+    }
+    let shape = words(inst)
+        .find(|w| w.starts_with("m64n"))
+        .ok_or("wgmma without an m64nNkK shape")?;
+    let types: Vec<Type> = inst.types().collect();
+    let spec = crate::emu::wgmma::WgmmaSpec::parse(shape, &types, inst.has_word("satfinite"))?;
+    let d = vector(operand(inst, 0)?)
+        .iter()
+        .map(|o| ctx.dst(o))
+        .collect::<DResult<Vec<_>>>()?;
+    if d.len() != spec.d_regs() {
+        return Err(format!(
+            "wgmma d needs {} registers, found {}",
+            spec.d_regs(),
+            d.len()
+        ));
+    }
+    let a = match operand(inst, 1)? {
+        Operand::Vector(v) => {
+            if v.len() != spec.a_regs() {
+                return Err(format!(
+                    "wgmma a needs {} registers, found {}",
+                    spec.a_regs(),
+                    v.len()
+                ));
+            }
+            WgmmaA::Regs(
+                v.iter()
+                    .map(|o| ctx.src(o, Type::B32))
+                    .collect::<DResult<_>>()?,
+            )
+        }
+        o => WgmmaA::Desc(ctx.src(o, Type::B64)?),
+    };
+    let a_regs = matches!(a, WgmmaA::Regs(_));
+    let n = inst.operands.len();
+    let float = !spec.d.is_int();
+    // Immediates after scale-d: scale-a, scale-b (floating types), then trans-a (A in shared
+    // memory) and trans-b (16-bit types only).
+    let has_trans = matches!(spec.a.bits(), 16);
+    let want = 4
+        + if float { 2 } else { 0 }
+        + if has_trans {
+            2 - usize::from(a_regs)
+        } else {
+            0
+        };
+    if n != want {
+        return Err(format!(
+            "wgmma of this form takes {want} operands, found {n}"
+        ));
+    }
+    let neg = if float {
+        (
+            imm_operand(inst, 4, &[1, -1])? == -1,
+            imm_operand(inst, 5, &[1, -1])? == -1,
+        )
+    } else {
+        (false, false)
+    };
+    let trans = if has_trans {
+        let tb = imm_operand(inst, n - 1, &[0, 1])? == 1;
+        let ta = !a_regs && imm_operand(inst, 6, &[0, 1])? == 1;
+        (ta, tb)
+    } else {
+        (false, false)
+    };
+    Ok(DInst::Wgmma {
+        spec: Box::new(spec),
+        d,
+        a,
+        b: ctx.src(operand(inst, 2)?, Type::B64)?,
+        scale_d: ctx.src(operand(inst, 3)?, Type::Pred)?,
+        neg,
+        trans,
+    })
+}

@@ -41,7 +41,7 @@ pub(super) struct MemView<'a> {
 
 impl MemView<'_> {
     /// Resolves and checks an access of `size` bytes at `at`, aligned to `align`.
-    fn locate(
+    pub(super) fn locate(
         &self,
         addr: &Addr,
         at: u64,
@@ -81,7 +81,13 @@ impl MemView<'_> {
         )
     }
 
-    fn load<D: Domain>(&mut self, dom: &mut D, region: Region, offset: u64, size: u32) -> D::Val {
+    pub(super) fn load<D: Domain>(
+        &mut self,
+        dom: &mut D,
+        region: Region,
+        offset: u64,
+        size: u32,
+    ) -> D::Val {
         let at = MemAt {
             region,
             offset,
