@@ -340,7 +340,7 @@ mod tests {
         let k128 = d(Swizzle::B128, 0, 1024);
         assert_eq!(k128.addr(0, 3, 2, false), 6);
         assert_eq!(k128.addr(1, 0, 2, false), 128 + 16); // chunk 0 ^ row 1
-        assert_eq!(k128.addr(9, 8, 2, false), 1024 + 128 + 16 ^ 16);
+        assert_eq!(k128.addr(9, 8, 2, false), (1024 + 128 + 16) ^ 16);
         // K-major, no swizzle: core matrices of 8 rows × 16 bytes; k 8..16 at LBO.
         let kn = d(Swizzle::None, 256, 128);
         assert_eq!(kn.addr(3, 2, 2, false), 3 * 16 + 4);
@@ -350,7 +350,7 @@ mod tests {
         let m128 = d(Swizzle::B128, 8192, 1024);
         assert_eq!(m128.addr(5, 0, 2, false), 5 * 128 + 5 * 16);
         assert_eq!(m128.addr(5, 0, 2, true), 10);
-        assert_eq!(m128.addr(8, 1, 2, true), 128 + (16 ^ 16));
+        assert_eq!(m128.addr(8, 1, 2, true), 128); // (128 + 16) with chunk 1 ^ row 1
         assert_eq!(m128.addr(64, 8, 2, true), 8192 + 1024);
         // MN-major, no swizzle: 8 mn-elements (16 bytes) per row of a core matrix, k rows of 16.
         let mn = d(Swizzle::None, 512, 128);
