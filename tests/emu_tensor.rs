@@ -808,11 +808,92 @@ fn tensor_errors_name_the_instruction() {
     expect_err(&ldm, &spec, "misaligned");
     // Forms not implemented.
     for (inst, why) in [
-        ("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 \t{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};", "e4m3"),
-        ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes \t[%r1], [%rd1], 16, [%r2];", "cp.async.bulk"),
+        ("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32 \t{%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5}, {%f5, %f6, %f7, %f8};", "e4m3"),
+        ("cp.async.mbarrier.arrive.b64 \t[%rd1];", "cp.async.mbarrier"),
+        ("movmatrix.sync.aligned.m8n8.trans.b16 \t%r1, %r2;", "movmatrix"),
     ] {
         let text = frag_kernel("sm_90", &format!("\t{inst}"));
         let e = expect_err(&text, &spec, why);
         assert!(matches!(e, EmuError::Unsupported { .. }), "{e:?}");
     }
+}
+
+/// `mbarrier` + `cp.async.bulk` (sm_90): thread 96 (warp 3) initialises a barrier for one
+/// arrival, arrives with `expect_tx` of 512 bytes and bulk-copies 512 bytes from global into
+/// shared memory completing them on the barrier; every thread spins on `try_wait.parity` (warps
+/// 0–2 wait for warp 3), then reads the tile. A second barrier counts all 128 threads' arrivals
+/// (`try_wait` with the arrival state). Then the tile goes back to global memory with a bulk-group
+/// copy. `test_wait.parity 1` (the next phase) is false.
+#[test]
+fn mbarrier_and_bulk_copies() {
+    let body = r#"
+	mov.u32 	%r1, tile;
+	mov.u32 	%r2, bar;
+	mov.u32 	%r3, bar2;
+	setp.eq.u32 	%p1, %r0, 96;
+	setp.eq.u32 	%p2, %r0, 0;
+	@%p1 mbarrier.init.shared::cta.b64 	[%r2], 1;
+	@%p2 mbarrier.init.shared::cta.b64 	[%r3], 128;
+	bar.sync 	0;
+	@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 	%rd20, [%r2], 512;
+	@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes 	[%r1], [%rd1], 512, [%r2];
+WAIT:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p3, [%r2], 0;
+	@!%p3 bra 	WAIT;
+	mbarrier.test_wait.parity.shared::cta.b64 	%p4, [%r2], 1;
+	selp.u32 	%r4, 1, 0, %p4;
+	shl.b32 	%r5, %r0, 2;
+	add.s32 	%r6, %r1, %r5;
+	ld.shared.u32 	%r7, [%r6];
+	mbarrier.arrive.shared::cta.b64 	%rd21, [%r3];
+WAIT2:
+	mbarrier.try_wait.shared::cta.b64 	%p5, [%r3], %rd21;
+	@!%p5 bra 	WAIT2;
+	mul.wide.u32 	%rd6, %r0, 8;
+	add.s64 	%rd7, %rd4, %rd6;
+	st.global.v2.u32 	[%rd7], {%r7, %r4};
+	bar.sync 	0;
+	@%p2 cp.async.bulk.global.shared::cta.bulk_group 	[%rd3], [%r1], 512;
+	@%p2 cp.async.bulk.commit_group;
+	@%p2 cp.async.bulk.wait_group 	0;"#;
+    let text = frag_kernel("sm_90", body).replace(
+        "\t.shared .align 16 .b8 s[1024];",
+        "\t.shared .align 16 .b8 tile[512];\n\t.shared .align 8 .b64 bar;\n\t.shared .align 8 .b64 bar2;",
+    );
+    ptxas_accepts(&text, "sm_90");
+    let spec = spec4([
+        ("u32", 128, "\"random\""),
+        ("u32", 4, "\"zero\""),
+        ("u32", 128, "\"zero\""),
+        ("u32", 256, "\"zero\""),
+    ])
+    .replace("\"block\":[32]", "\"block\":[128]");
+    let out = exec(&text, &spec).unwrap_or_else(|e| panic!("{e}"));
+    let inp = words32(&out[0].data);
+    let d = words32(&out[3].data);
+    for t in 0..128 {
+        assert_eq!(d[2 * t], inp[t], "thread {t} read the bulk-copied tile");
+        assert_eq!(d[2 * t + 1], 0, "thread {t}: phase 1 is not complete");
+    }
+    assert_eq!(words32(&out[2].data), inp, "bulk copy back to global");
+}
+
+/// A thread waiting on an `mbarrier` phase that never completes is reported (instruction
+/// budget), not answered.
+#[test]
+fn mbarrier_wait_without_arrival_is_a_limit() {
+    let body = r#"
+	mov.u32 	%r2, s;
+	mbarrier.init.shared::cta.b64 	[%r2], 64;
+	mbarrier.arrive.shared::cta.b64 	%rd21, [%r2];
+WAIT:
+	mbarrier.try_wait.shared::cta.b64 	%p5, [%r2], %rd21;
+	@!%p5 bra 	WAIT;"#;
+    let text = frag_kernel("sm_90", body);
+    ptxas_accepts(&text, "sm_90");
+    let z = "\"zero\"";
+    let spec = spec4([("u32", 4, z), ("u32", 4, z), ("u32", 4, z), ("u32", 4, z)])
+        .replace("\"args\"", "\"max_instructions\":20000,\"args\"");
+    let e = exec(&text, &spec).expect_err("never completes");
+    assert!(matches!(e, EmuError::Limit { .. }), "{e:?}");
 }

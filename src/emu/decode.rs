@@ -27,7 +27,9 @@ use super::tensor::MmaSpec;
 use super::wgmma::WgmmaSpec;
 
 mod matrix;
+mod mbarrier;
 pub use matrix::{CpFill, WgmmaA};
+pub use mbarrier::MbarOp;
 
 /// "No reconvergence point": paths only meet at the exit.
 pub const NO_RPC: u32 = u32::MAX;
@@ -466,6 +468,24 @@ pub enum DInst {
     },
     /// `cp.async.commit_group`.
     CpAsyncCommit,
+    /// `mbarrier.<op>` on the 64-bit object at `addr` (`d`: the state or the wait's predicate;
+    /// `a`: the count, transaction bytes, state or parity operand).
+    Mbarrier {
+        op: MbarOp,
+        d: Option<u32>,
+        addr: Addr,
+        a: Option<Src>,
+    },
+    /// `mbarrier.pending_count d, state`.
+    MbarPending { d: u32, a: Src },
+    /// `cp.async.bulk` of `size` bytes between global and shared memory; into shared memory it
+    /// completes `size` transaction bytes on the `mbar` object.
+    BulkCopy {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        mbar: Option<Addr>,
+    },
     /// `cp.async.wait_group keep` (`wait_all`: commit first, then wait for everything).
     CpAsyncWait { keep: u32, commit: bool },
     /// Not implemented: stops the run when executed.
@@ -1823,6 +1843,7 @@ fn decode_inst(
         Wgmma => matrix::decode_wgmma(ctx, inst)?,
         Cp => matrix::decode_cp(ctx, inst)?,
         Createpolicy => matrix::decode_createpolicy(ctx, inst)?,
+        Mbarrier => mbarrier::decode_mbarrier(ctx, inst)?,
         other => return Err(format!("`{}` is not implemented", other.as_str())),
     })
 }

@@ -44,6 +44,7 @@ use super::memory::{
 };
 
 mod matrix;
+mod mbarrier;
 mod wgmma;
 
 /// Limits of one run.
@@ -171,6 +172,9 @@ pub struct Machine<'p, 'm, D: Domain> {
     pub stats: Stats,
     /// Operand lanes of the current instruction (4 × 32 values).
     scratch: Vec<D::Val>,
+    /// Set by an instruction after which the warp gives up the rest of its turn (an `mbarrier`
+    /// wait whose phase has not completed).
+    yield_warp: bool,
 }
 
 /// Lanes of a mask in increasing order.
@@ -315,6 +319,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             limits,
             stats: Stats::default(),
             scratch: Vec::new(),
+            yield_warp: false,
         }
     }
 
@@ -557,6 +562,9 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             match self.step(cta, w) {
                 Ok(()) => {}
                 Err(s) => return Err(self.stop_to_error(cta, w, s)),
+            }
+            if std::mem::take(&mut self.yield_warp) {
+                return Ok(());
             }
             if self.stats.warp_insts > self.limits.max_warp_insts {
                 return Err(EmuError::Limit {
@@ -1569,6 +1577,52 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 )?;
             }
             DInst::CpAsyncCommit => matrix::cp_async_commit(async_copies, active),
+            DInst::Mbarrier { op, d, addr, a } => {
+                let mut mem = matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                };
+                self.yield_warp =
+                    mbarrier::mbarrier(dom, regs, &mut mem, &env, active, (*op, *d, addr, *a))?;
+            }
+            DInst::MbarPending { d, a } => {
+                for lane in lanes(active) {
+                    let v = rd(dom, regs, *a, lane, &env)?;
+                    let v = concrete(dom, &v, "mbarrier state")?;
+                    regs[*d as usize * 32 + lane] = dom.lit(super::mbarrier::pending_count(v));
+                }
+            }
+            DInst::BulkCopy {
+                dst,
+                src,
+                size,
+                mbar,
+            } => {
+                let mut mem = matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                };
+                self.stats.global_loads += mbarrier::bulk_copy(
+                    dom,
+                    regs,
+                    &mut mem,
+                    &env,
+                    active,
+                    (dst, src, *size, mbar.as_ref()),
+                )?;
+            }
             DInst::CpAsyncWait { keep, commit } => {
                 if *commit {
                     matrix::cp_async_commit(async_copies, active);

@@ -12,6 +12,7 @@
 //! - [`launch`]: JSON launch specs, deterministic inputs, running a kernel.
 //! - [`tensor`], [`wgmma`]: fragment layouts, shared-memory matrix descriptors and the arithmetic
 //!   of the tensor-core instructions.
+//! - [`mbarrier`]: the state machine of the `mbarrier` object.
 //! - [`equiv`]: differential checking of two modules.
 //! - [`symbolic`]: the Z3 bit-vector domain (shuffle synthesis drives it with its own path-forking
 //!   engine, src/shuffle/symexec.rs, over the same decoded instructions).
@@ -26,6 +27,7 @@ pub mod error;
 pub mod exec;
 pub mod float;
 pub mod launch;
+pub mod mbarrier;
 pub mod memory;
 pub mod symbolic;
 pub mod tensor;

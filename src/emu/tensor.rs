@@ -765,6 +765,31 @@ mod tests {
     }
 
     #[test]
+    fn fp8_values_and_mma() {
+        assert_eq!(Elem::E4m3.value(0x38), 1.0);
+        assert_eq!(Elem::E4m3.value(0x7e), 448.0);
+        assert_eq!(Elem::E4m3.value(0x01), 2f64.powi(-9));
+        assert_eq!(Elem::E4m3.value(0xc0), -2.0);
+        assert!(Elem::E4m3.value(0x7f).is_nan());
+        assert_eq!(Elem::E5m2.value(0x3c), 1.0);
+        assert_eq!(Elem::E5m2.value(0x7b), 57344.0);
+        assert_eq!(Elem::E5m2.value(0x7c), f64::INFINITY);
+        assert!(Elem::E5m2.value(0x7d).is_nan());
+        use Type::*;
+        let s = spec("m16n8k32", [F32, E4m3, E5m2, F32], &[]);
+        let a = vec![0x38u64; 16 * 32]; // 1.0
+        let b = vec![0xc0u64; 32 * 8]; // e5m2 -2.0
+        let c = vec![u64::from(1f32.to_bits()); 16 * 8];
+        let d = mma(
+            &s,
+            &frag(&s, Operand::A, &a),
+            &frag(&s, Operand::B, &b),
+            &frag(&s, Operand::C, &c),
+        );
+        assert_eq!(f32::from_bits(d[2][9] as u32), 1.0 - 64.0);
+    }
+
+    #[test]
     fn ldmatrix_holders() {
         // Plain: lane 13 holds row 3, elements 2 and 3.
         assert_eq!(matrix_holder(3, 2, false), (13, 0));

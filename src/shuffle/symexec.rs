@@ -182,6 +182,8 @@ fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
         | DInst::Stmatrix { .. }
         | DInst::CpAsync { .. }
         | DInst::CpAsyncWait { .. }
+        | DInst::Mbarrier { .. }
+        | DInst::BulkCopy { .. }
         | DInst::Unsupported { .. } => true,
         DInst::Nop => is_fence(body, di.inst),
         DInst::Ld { .. } => is_strong_load(body, di.inst),
@@ -976,6 +978,9 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                     | DInst::Stmatrix { .. }
                     | DInst::Mma { .. }
                     | DInst::Wgmma { .. }
+                    | DInst::Mbarrier { .. }
+                    | DInst::MbarPending { .. }
+                    | DInst::BulkCopy { .. }
                     | DInst::CpAsync { .. }
                     | DInst::CpAsyncCommit
                     | DInst::CpAsyncWait { .. } => {
@@ -1304,6 +1309,9 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             | DInst::Stmatrix { .. }
             | DInst::Mma { .. }
             | DInst::Wgmma { .. }
+            | DInst::Mbarrier { .. }
+            | DInst::MbarPending { .. }
+            | DInst::BulkCopy { .. }
             | DInst::CpAsync { .. }
             | DInst::CpAsyncCommit
             | DInst::CpAsyncWait { .. }

@@ -151,6 +151,9 @@ pub(super) fn decode_cp(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     if !inst.has_word("async") {
         return Err("only cp.async is supported among the cp instructions".into());
     }
+    if inst.has_word("bulk") {
+        return super::mbarrier::decode_bulk(ctx, inst);
+    }
     if inst.has_word("commit_group") {
         return Ok(DInst::CpAsyncCommit);
     }
@@ -170,7 +173,7 @@ pub(super) fn decode_cp(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             commit: false,
         });
     }
-    if let Some(w) = words(inst).find(|w| matches!(*w, "bulk" | "mbarrier" | "tensor")) {
+    if let Some(w) = words(inst).find(|w| matches!(*w, "mbarrier" | "tensor")) {
         return Err(format!("cp.async.{w} is not supported"));
     }
     let cg = inst.has_word("cg");

@@ -96,7 +96,7 @@ impl MemView<'_> {
         dom.load(at, self.bytes(region, offset, size))
     }
 
-    fn store<D: Domain>(
+    pub(super) fn store<D: Domain>(
         &mut self,
         dom: &mut D,
         region: Region,
