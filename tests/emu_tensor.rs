@@ -878,10 +878,10 @@ WAIT2:
     assert_eq!(words32(&out[2].data), inp, "bulk copy back to global");
 }
 
-/// A thread waiting on an `mbarrier` phase that never completes is reported (instruction
-/// budget), not answered.
+/// Threads waiting on an `mbarrier` phase that never completes are reported as a deadlock naming
+/// the wait, not answered.
 #[test]
-fn mbarrier_wait_without_arrival_is_a_limit() {
+fn mbarrier_wait_without_arrival_is_a_deadlock() {
     let body = r#"
 	mov.u32 	%r2, s;
 	mbarrier.init.shared::cta.b64 	[%r2], 64;
@@ -893,7 +893,8 @@ WAIT:
     ptxas_accepts(&text, "sm_90");
     let z = "\"zero\"";
     let spec = spec4([("u32", 4, z), ("u32", 4, z), ("u32", 4, z), ("u32", 4, z)])
-        .replace("\"args\"", "\"max_instructions\":20000,\"args\"");
+        .replace("\"block\":[32]", "\"block\":[64]");
     let e = exec(&text, &spec).expect_err("never completes");
-    assert!(matches!(e, EmuError::Limit { .. }), "{e:?}");
+    assert!(matches!(e, EmuError::Deadlock { .. }), "{e:?}");
+    assert!(e.to_string().contains("mbarrier.try_wait"), "{e}");
 }

@@ -175,7 +175,15 @@ pub struct Machine<'p, 'm, D: Domain> {
     /// Set by an instruction after which the warp gives up the rest of its turn (an `mbarrier`
     /// wait whose phase has not completed).
     yield_warp: bool,
+    /// Changes of `mbarrier` objects (arrivals, transactions, inits, bulk copies) so far: a CTA
+    /// whose warps all spin on `mbarrier` waits without one for [`MBAR_SPIN_ROUNDS`] rounds is
+    /// deadlocked.
+    mbar_changes: u64,
 }
+
+/// Rounds of a CTA in which every running warp ended its turn at an incomplete `mbarrier` wait
+/// and no `mbarrier` object changed, after which the CTA is reported deadlocked.
+const MBAR_SPIN_ROUNDS: u32 = 100_000;
 
 /// Lanes of a mask in increasing order.
 #[inline(always)]
@@ -320,6 +328,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             stats: Stats::default(),
             scratch: Vec::new(),
             yield_warp: false,
+            mbar_changes: 0,
         }
     }
 
@@ -400,12 +409,15 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
 
     fn run_cta(&mut self, ctaid: [u32; 3]) -> EmuResult<()> {
         let mut cta = self.new_cta(ctaid);
+        let mut spin_rounds = 0u32;
         loop {
             let mut progressed = false;
             let mut all_done = true;
+            let mut all_spin = true;
+            let changes = self.mbar_changes;
             for w in 0..cta.warps.len() {
                 if cta.warps[w].state == WState::Ready {
-                    self.run_warp(&mut cta, w)?;
+                    all_spin &= self.run_warp(&mut cta, w)?;
                     progressed = true;
                 }
                 if cta.warps[w].state != WState::Done {
@@ -414,6 +426,14 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             }
             if all_done {
                 return Ok(());
+            }
+            if progressed && all_spin && changes == self.mbar_changes {
+                spin_rounds += 1;
+                if spin_rounds > MBAR_SPIN_ROUNDS {
+                    return Err(self.mbar_deadlock(&cta));
+                }
+            } else {
+                spin_rounds = 0;
             }
             if !progressed {
                 // Everyone waits: a barrier may complete because threads exited meanwhile.
@@ -554,17 +574,18 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         }
     }
 
-    fn run_warp(&mut self, cta: &mut Cta<D::Val>, w: usize) -> EmuResult<()> {
+    /// Runs warp `w` for one turn; true when the turn ended at an incomplete `mbarrier` wait.
+    fn run_warp(&mut self, cta: &mut Cta<D::Val>, w: usize) -> EmuResult<bool> {
         for _ in 0..self.limits.quantum {
             if cta.warps[w].state != WState::Ready {
-                return Ok(());
+                return Ok(false);
             }
             match self.step(cta, w) {
                 Ok(()) => {}
                 Err(s) => return Err(self.stop_to_error(cta, w, s)),
             }
             if std::mem::take(&mut self.yield_warp) {
-                return Ok(());
+                return Ok(true);
             }
             if self.stats.warp_insts > self.limits.max_warp_insts {
                 return Err(EmuError::Limit {
@@ -577,7 +598,30 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 });
             }
         }
-        Ok(())
+        Ok(false)
+    }
+
+    /// Every running warp of the CTA waits on an `mbarrier` phase that nothing completes.
+    fn mbar_deadlock(&self, cta: &Cta<D::Val>) -> EmuError {
+        let mut parts = Vec::new();
+        for w in &cta.warps {
+            if w.state != WState::Ready {
+                continue;
+            }
+            if let Some(f) = w.frames.last() {
+                let pc = f.stack.last().map_or(0, |e| e.pc);
+                let (at, text) = self.prog.describe(f.func, pc.saturating_sub(1));
+                parts.push(format!("warp {} spins near {at}: `{text}`", w.idx));
+            }
+        }
+        parts.push(format!(
+            "every running warp waited on an mbarrier phase for {MBAR_SPIN_ROUNDS} rounds without \
+             an arrival or a transaction on any mbarrier"
+        ));
+        EmuError::Deadlock {
+            cta: cta.ctaid,
+            detail: parts.join("; "),
+        }
     }
 
     /// Executes one instruction (or one stack/frame bookkeeping step) of warp `w`.
@@ -1590,6 +1634,9 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 };
                 self.yield_warp =
                     mbarrier::mbarrier(dom, regs, &mut mem, &env, active, (*op, *d, addr, *a))?;
+                if !matches!(op, super::decode::MbarOp::Wait { .. }) && active != 0 {
+                    self.mbar_changes += 1;
+                }
             }
             DInst::MbarPending { d, a } => {
                 for lane in lanes(active) {
@@ -1614,6 +1661,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                     fparams: &mut frame.params,
                     psize: frame.psize,
                 };
+                self.mbar_changes += u64::from(active != 0);
                 self.stats.global_loads += mbarrier::bulk_copy(
                     dom,
                     regs,
