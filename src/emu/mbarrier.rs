@@ -100,6 +100,11 @@ impl Mbar {
 
     /// `expect_tx` (`sign` +1) or `complete_tx` (−1) of `bytes`.
     pub fn tx(&mut self, bytes: u64, sign: i64) -> Result<(), String> {
+        if bytes > MAX_COUNT {
+            return Err(format!(
+                "mbarrier transaction of {bytes} bytes is out of range"
+            ));
+        }
         let t = self.tx + sign * bytes as i64;
         if t.abs() >= 1 << 20 {
             return Err(format!("mbarrier transaction count {t} out of range"));
@@ -142,6 +147,7 @@ mod tests {
         assert_eq!(pending_count(m.encode()), 3);
         assert!(Mbar::init(0).is_err());
         assert!(Mbar::init(MAX_COUNT + 1).is_err());
+        assert!(Mbar::init(1).unwrap().tx(u64::MAX, -1).is_err());
     }
 
     #[test]

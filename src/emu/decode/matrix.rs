@@ -188,7 +188,11 @@ pub(super) fn decode_cp(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         return Err(format!("cp.async copy size {size} is not allowed"));
     }
     let hint = inst.has_word("L2::cache_hint");
-    let extra = inst.operands.len() - 3 - usize::from(hint);
+    let extra = inst
+        .operands
+        .len()
+        .checked_sub(3 + usize::from(hint))
+        .ok_or("cp.async with .L2::cache_hint needs a cache-policy operand")?;
     let fill = match extra {
         0 => CpFill::Full,
         1 => {

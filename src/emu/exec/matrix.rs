@@ -359,7 +359,7 @@ pub(super) fn cp_async_issue<D: Domain>(
                 ));
             }
             let first = mem.locate(src, sa, 1, 1, lane)?;
-            mem.locate(src, sa + u64::from(src_size) - 1, 1, 1, lane)?;
+            mem.locate(src, sa.wrapping_add(u64::from(src_size) - 1), 1, 1, lane)?;
             reads += 1;
             Some(first)
         };

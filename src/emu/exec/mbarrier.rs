@@ -145,9 +145,9 @@ pub(super) fn bulk_copy<D: Domain>(
         );
         for k in (0..n).step_by(8) {
             let align = if k == 0 { 16 } else { 8 };
-            let (sr, so) = mem.locate(src, sa + k, 8, align, lane)?;
-            let (dr, doff) = mem.locate(dst, da + k, 8, align, lane)?;
-            check_writable(dr, dst.space, da + k)
+            let (sr, so) = mem.locate(src, sa.wrapping_add(k), 8, align, lane)?;
+            let (dr, doff) = mem.locate(dst, da.wrapping_add(k), 8, align, lane)?;
+            check_writable(dr, dst.space, da.wrapping_add(k))
                 .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
             let v = mem.load(dom, sr, so, 8);
             mem.store(dom, dr, doff, &v, 8, lane)?;
