@@ -5,7 +5,9 @@
 //! different.
 //!
 //! The fixtures in tests/data/triton/<arch>/ are `compile_suite.py` outputs (PTX and the
-//! launch-relevant part of Triton's metadata). With `WARPSMITH_TRITON_DIR` set to a folder that
+//! launch-relevant part of Triton's metadata) with the launch spec this test uses
+//! (`<case>.spec.json`, for `warpsmith emulate/equiv --launch`; regenerate with
+//! `WARPSMITH_WRITE_TRITON_SPECS=1`). With `WARPSMITH_TRITON_DIR` set to a folder that
 //! holds `compile_suite.py --out` folders named `sm_80` and `sm_90`, every kernel of the suite is
 //! run and checked the same way.
 
@@ -23,6 +25,8 @@ struct Case {
     arch: String,
     module: Module,
     meta: Value,
+    /// `<case>.spec.json` beside the PTX.
+    spec_file: Option<PathBuf>,
 }
 
 fn load(ptx: &Path) -> Case {
@@ -37,6 +41,7 @@ fn load(ptx: &Path) -> Case {
         arch: meta["arch"].as_str().unwrap_or("?").to_string(),
         module,
         meta,
+        spec_file: Some(ptx.with_extension("spec.json")),
     }
 }
 
@@ -45,6 +50,13 @@ fn cases_in(dir: &Path) -> Vec<Case> {
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     v.retain(|p| p.extension().is_some_and(|e| e == "ptx") && p.with_extension("json").exists());
+    if std::env::var_os("WARPSMITH_WRITE_TRITON_SPECS").is_some() {
+        for p in &v {
+            let case = load(p);
+            std::fs::write(p.with_extension("spec.json"), spec(&case).to_json() + "\n")
+                .expect("write spec");
+        }
+    }
     v.sort();
     v.iter().map(|p| load(p)).collect()
 }
@@ -285,9 +297,17 @@ fn check_attention(case: &Case, out: &[OutBuffer]) {
     }
 }
 
-/// Runs the case and checks it against its CPU reference (where there is one).
+/// Runs the case and checks it against its CPU reference (where there is one). A checked-in
+/// `<case>.spec.json` next to the PTX (for `warpsmith emulate/equiv --launch`) must be the spec
+/// this test uses.
 fn check_case(case: &Case) -> LaunchSpec {
     let spec = spec(case);
+    if let Some(file) = &case.spec_file {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            let on_disk = LaunchSpec::from_json(&text).expect("checked-in spec parses");
+            assert_eq!(on_disk, spec, "{}: {} is stale", case.name, file.display());
+        }
+    }
     let out = exec(case, &spec);
     if case.name.starts_with("matmul") {
         check_matmul(case, &out);
