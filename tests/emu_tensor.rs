@@ -809,7 +809,7 @@ fn tensor_errors_name_the_instruction() {
     // Forms not implemented.
     for (inst, why) in [
         ("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32 \t{%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5}, {%f5, %f6, %f7, %f8};", "e4m3"),
-        ("cp.async.mbarrier.arrive.b64 \t[%rd1];", "cp.async.mbarrier"),
+        ("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 \t{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r9, 0x0;", "sparse"),
         ("movmatrix.sync.aligned.m8n8.trans.b16 \t%r1, %r2;", "movmatrix"),
     ] {
         let text = frag_kernel("sm_90", &format!("\t{inst}"));
@@ -876,6 +876,59 @@ WAIT2:
         assert_eq!(d[2 * t + 1], 0, "thread {t}: phase 1 is not complete");
     }
     assert_eq!(words32(&out[2].data), inp, "bulk copy back to global");
+}
+
+/// `cp.async.mbarrier.arrive.noinc`: each of 32 threads queues a 4-byte `cp.async` and arrives on
+/// a barrier initialised for 32 arrivals once its copies are done; after the phase completes
+/// every thread reads the copied words (without the wait they would still be zero).
+#[test]
+fn cp_async_mbarrier_arrive_noinc() {
+    let body = r#"
+	mov.u32 	%r2, bar;
+	mov.u32 	%r1, tile;
+	shl.b32 	%r5, %r0, 2;
+	add.s32 	%r6, %r1, %r5;
+	mul.wide.u32 	%rd6, %r0, 4;
+	add.s64 	%rd7, %rd1, %rd6;
+	setp.eq.u32 	%p2, %r0, 0;
+	@%p2 mbarrier.init.shared::cta.b64 	[%r2], 32;
+	bar.warp.sync 	-1;
+	cp.async.ca.shared.global 	[%r6], [%rd7], 4;
+	ld.shared.u32 	%r8, [%r6];
+	cp.async.mbarrier.arrive.noinc.shared::cta.b64 	[%r2];
+WAIT:
+	mbarrier.test_wait.parity.shared::cta.b64 	%p3, [%r2], 0;
+	@!%p3 bra 	WAIT;
+	ld.shared.u32 	%r7, [%r6];
+	mul.wide.u32 	%rd8, %r0, 8;
+	add.s64 	%rd9, %rd4, %rd8;
+	st.global.v2.u32 	[%rd9], {%r7, %r8};"#;
+    let text = frag_kernel("sm_80", body).replace(
+        "\t.shared .align 16 .b8 s[1024];",
+        "\t.shared .align 16 .b8 tile[128];\n\t.shared .align 8 .b64 bar;",
+    );
+    ptxas_accepts(&text, "sm_80");
+    let z = "\"zero\"";
+    let out = exec(
+        &text,
+        &spec4([
+            ("u32", 32, "\"random\""),
+            ("u32", 4, z),
+            ("u32", 4, z),
+            ("u32", 64, z),
+        ]),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let inp = words32(&out[0].data);
+    let d = words32(&out[3].data);
+    for t in 0..32 {
+        assert_eq!(d[2 * t], inp[t], "thread {t}: copied word after the phase");
+        assert_eq!(
+            d[2 * t + 1],
+            0,
+            "thread {t}: not yet copied before the arrive"
+        );
+    }
 }
 
 /// Threads waiting on an `mbarrier` phase that never completes are reported as a deadlock naming

@@ -468,6 +468,10 @@ pub enum DInst {
     },
     /// `cp.async.commit_group`.
     CpAsyncCommit,
+    /// `cp.async.mbarrier.arrive{.noinc}`: the thread's copies complete, then (`.noinc`) one
+    /// arrival on the mbarrier (without `.noinc` the pending count is raised by one first, so the
+    /// arrival changes nothing).
+    CpAsyncMbarArrive { noinc: bool, addr: Addr },
     /// `mbarrier.<op>` on the 64-bit object at `addr` (`d`: the state or the wait's predicate;
     /// `a`: the count, transaction bytes, state or parity operand).
     Mbarrier {

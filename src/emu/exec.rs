@@ -1621,6 +1621,35 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 )?;
             }
             DInst::CpAsyncCommit => matrix::cp_async_commit(async_copies, active),
+            DInst::CpAsyncMbarArrive { noinc, addr } => {
+                let mut mem = matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                };
+                matrix::cp_async_flush(dom, &mut mem, async_copies, active)?;
+                if *noinc && active != 0 {
+                    let arrive = super::decode::MbarOp::Arrive {
+                        expect_tx: false,
+                        drop: false,
+                        no_complete: false,
+                    };
+                    mbarrier::mbarrier(
+                        dom,
+                        regs,
+                        &mut mem,
+                        &env,
+                        active,
+                        (arrive, None, addr, None),
+                    )?;
+                    self.mbar_changes += 1;
+                }
+            }
             DInst::Mbarrier { op, d, addr, a } => {
                 let mut mem = matrix::MemView {
                     global: &mut self.global,

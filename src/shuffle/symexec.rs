@@ -182,6 +182,7 @@ fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
         | DInst::Stmatrix { .. }
         | DInst::CpAsync { .. }
         | DInst::CpAsyncWait { .. }
+        | DInst::CpAsyncMbarArrive { .. }
         | DInst::Mbarrier { .. }
         | DInst::BulkCopy { .. }
         | DInst::Unsupported { .. } => true,
@@ -983,6 +984,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                     | DInst::BulkCopy { .. }
                     | DInst::CpAsync { .. }
                     | DInst::CpAsyncCommit
+                    | DInst::CpAsyncMbarArrive { .. }
                     | DInst::CpAsyncWait { .. } => {
                         return Err(format!(
                             "line {}: warp-matrix and asynchronous-copy instructions are not \
@@ -1314,6 +1316,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             | DInst::BulkCopy { .. }
             | DInst::CpAsync { .. }
             | DInst::CpAsyncCommit
+            | DInst::CpAsyncMbarArrive { .. }
             | DInst::CpAsyncWait { .. }
             | DInst::Unsupported { .. } => unreachable!("handled by the driver"),
         }

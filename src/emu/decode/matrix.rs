@@ -86,6 +86,9 @@ pub(super) fn decode_mma(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     if !inst.has_word("sync") || !inst.has_word("aligned") {
         return Err("only mma.sync.aligned is supported".into());
     }
+    if let Some(w) = words(inst).find(|w| w.starts_with("sp")) {
+        return Err(format!("sparse mma (.{w}) is not supported"));
+    }
     let shape = words(inst)
         .find(|w| w.starts_with('m') && w.contains('n') && w.contains('k'))
         .ok_or("mma without a shape")?;
@@ -171,6 +174,16 @@ pub(super) fn decode_cp(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         return Ok(DInst::CpAsyncWait {
             keep,
             commit: false,
+        });
+    }
+    if inst.has_word("mbarrier") && inst.has_word("arrive") {
+        let space = match inst.space() {
+            None => Space::Generic,
+            Some(_) => Space::Shared,
+        };
+        return Ok(DInst::CpAsyncMbarArrive {
+            noinc: inst.has_word("noinc"),
+            addr: ctx.addr(operand(inst, 0)?, space)?,
         });
     }
     if let Some(w) = words(inst).find(|w| matches!(*w, "mbarrier" | "tensor")) {

@@ -410,6 +410,25 @@ pub(super) fn cp_async_wait<D: Domain>(
     Ok(())
 }
 
+/// Performs every copy in flight of the active lanes, committed or not, in issue order
+/// (`cp.async.mbarrier.arrive`).
+pub(super) fn cp_async_flush<D: Domain>(
+    dom: &mut D,
+    mem: &mut MemView,
+    q: &mut AsyncCopies,
+    active: u32,
+) -> Step<()> {
+    let (done, rest): (Vec<Pending>, Vec<Pending>) = q
+        .pending
+        .drain(..)
+        .partition(|p| active & (1 << p.lane) != 0);
+    q.pending = rest;
+    for p in &done {
+        perform(dom, mem, p)?;
+    }
+    Ok(())
+}
+
 /// Performs one copy: `src_size` bytes from the source, zeros for the rest.
 fn perform<D: Domain>(dom: &mut D, mem: &mut MemView, p: &Pending) -> Step<()> {
     let lane = usize::from(p.lane);
