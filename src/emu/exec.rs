@@ -730,6 +730,22 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         let scratch = &mut self.scratch;
         let regs = &mut frame.regs;
         let mut next = top.pc + 1;
+        // The memory an instruction can reach, for the tensor-core and asynchronous-copy
+        // instructions (exec/matrix.rs).
+        macro_rules! mem_view {
+            () => {
+                matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                }
+            };
+        }
         macro_rules! set_pc {
             ($pc:expr) => {{
                 if let Some(e) = frame.stack.last_mut() {
@@ -1522,32 +1538,14 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             DInst::Ldmatrix { trans, dsts, addr } => {
                 if active != 0 {
                     matrix::require_full_warp(active, "ldmatrix")?;
-                    let mut mem = matrix::MemView {
-                        global: &mut self.global,
-                        shared: &mut cta.shared,
-                        local,
-                        local_top: *local_top,
-                        const_bank: &mut self.const_bank,
-                        kparams: &mut self.kparams,
-                        fparams: &mut frame.params,
-                        psize: frame.psize,
-                    };
+                    let mut mem = mem_view!();
                     matrix::ldmatrix(dom, regs, &mut mem, &env, *trans, dsts, addr)?;
                 }
             }
             DInst::Stmatrix { trans, srcs, addr } => {
                 if active != 0 {
                     matrix::require_full_warp(active, "stmatrix")?;
-                    let mut mem = matrix::MemView {
-                        global: &mut self.global,
-                        shared: &mut cta.shared,
-                        local,
-                        local_top: *local_top,
-                        const_bank: &mut self.const_bank,
-                        kparams: &mut self.kparams,
-                        fparams: &mut frame.params,
-                        psize: frame.psize,
-                    };
+                    let mut mem = mem_view!();
                     matrix::stmatrix(dom, regs, &mut mem, &env, *trans, srcs, addr)?;
                 }
             }
@@ -1568,16 +1566,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             } => {
                 if active != 0 {
                     matrix::require_full_warp(active, "wgmma.mma_async")?;
-                    let mut mem = matrix::MemView {
-                        global: &mut self.global,
-                        shared: &mut cta.shared,
-                        local,
-                        local_top: *local_top,
-                        const_bank: &mut self.const_bank,
-                        kparams: &mut self.kparams,
-                        fparams: &mut frame.params,
-                        psize: frame.psize,
-                    };
+                    let mut mem = mem_view!();
                     wgmma::wgmma(
                         dom,
                         regs,
@@ -1598,16 +1587,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 dst,
                 src,
             } => {
-                let mem = matrix::MemView {
-                    global: &mut self.global,
-                    shared: &mut cta.shared,
-                    local,
-                    local_top: *local_top,
-                    const_bank: &mut self.const_bank,
-                    kparams: &mut self.kparams,
-                    fparams: &mut frame.params,
-                    psize: frame.psize,
-                };
+                let mem = mem_view!();
                 self.stats.global_loads += matrix::cp_async_issue(
                     dom,
                     regs,
@@ -1622,16 +1602,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             }
             DInst::CpAsyncCommit => matrix::cp_async_commit(async_copies, active),
             DInst::CpAsyncMbarArrive { noinc, addr } => {
-                let mut mem = matrix::MemView {
-                    global: &mut self.global,
-                    shared: &mut cta.shared,
-                    local,
-                    local_top: *local_top,
-                    const_bank: &mut self.const_bank,
-                    kparams: &mut self.kparams,
-                    fparams: &mut frame.params,
-                    psize: frame.psize,
-                };
+                let mut mem = mem_view!();
                 matrix::cp_async_flush(dom, &mut mem, async_copies, active)?;
                 if *noinc && active != 0 {
                     let arrive = super::decode::MbarOp::Arrive {
@@ -1651,16 +1622,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 }
             }
             DInst::Mbarrier { op, d, addr, a } => {
-                let mut mem = matrix::MemView {
-                    global: &mut self.global,
-                    shared: &mut cta.shared,
-                    local,
-                    local_top: *local_top,
-                    const_bank: &mut self.const_bank,
-                    kparams: &mut self.kparams,
-                    fparams: &mut frame.params,
-                    psize: frame.psize,
-                };
+                let mut mem = mem_view!();
                 self.yield_warp =
                     mbarrier::mbarrier(dom, regs, &mut mem, &env, active, (*op, *d, addr, *a))?;
                 if !matches!(op, super::decode::MbarOp::Wait { .. }) && active != 0 {
@@ -1680,16 +1642,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 size,
                 mbar,
             } => {
-                let mut mem = matrix::MemView {
-                    global: &mut self.global,
-                    shared: &mut cta.shared,
-                    local,
-                    local_top: *local_top,
-                    const_bank: &mut self.const_bank,
-                    kparams: &mut self.kparams,
-                    fparams: &mut frame.params,
-                    psize: frame.psize,
-                };
+                let mut mem = mem_view!();
                 self.mbar_changes += u64::from(active != 0);
                 self.stats.global_loads += mbarrier::bulk_copy(
                     dom,
@@ -1704,16 +1657,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 if *commit {
                     matrix::cp_async_commit(async_copies, active);
                 }
-                let mut mem = matrix::MemView {
-                    global: &mut self.global,
-                    shared: &mut cta.shared,
-                    local,
-                    local_top: *local_top,
-                    const_bank: &mut self.const_bank,
-                    kparams: &mut self.kparams,
-                    fparams: &mut frame.params,
-                    psize: frame.psize,
-                };
+                let mut mem = mem_view!();
                 matrix::cp_async_wait(dom, &mut mem, async_copies, active, *keep)?;
             }
             DInst::Bar {
