@@ -951,3 +951,120 @@ WAIT:
     assert!(matches!(e, EmuError::Deadlock { .. }), "{e:?}");
     assert!(e.to_string().contains("mbarrier.try_wait"), "{e}");
 }
+
+/// `wgmma.mma_async` (sm_90a) written by hand, independent of Triton: A (64×16 f16) and Bᵀ
+/// (8×16 f16) stored K-major without swizzle (8×16-byte core matrices; LBO 128 bytes between the
+/// two K halves, SBO 256 bytes between 8-row groups), D1 = A·B (`scale-d` 0) then D1 += A·B
+/// (`scale-d` a true predicate); D2 = A·B with A from registers (the `m16n8k16` A layout, rows
+/// 16w… for warp w). Checks the descriptor fields, the per-warp rows and the D layout.
+#[test]
+fn wgmma_interleaved_descriptors_and_register_a() {
+    let body = r#"
+	mov.u32 	%r10, s;
+	add.s32 	%r20, %r10, 2048;
+	mov.u32 	%r1, 0;
+FILL:
+	shl.b32 	%r2, %r0, 3;
+	add.s32 	%r2, %r2, %r1;
+	shr.u32 	%r3, %r2, 4;
+	and.b32 	%r4, %r2, 15;
+	mul.wide.u32 	%rd5, %r2, 2;
+	add.s64 	%rd6, %rd1, %rd5;
+	ld.global.u16 	%rs1, [%rd6];
+	and.b32 	%r5, %r3, 7;
+	shl.b32 	%r5, %r5, 4;
+	shr.u32 	%r6, %r3, 3;
+	shl.b32 	%r6, %r6, 8;
+	and.b32 	%r7, %r4, 7;
+	shl.b32 	%r7, %r7, 1;
+	shr.u32 	%r8, %r4, 3;
+	shl.b32 	%r8, %r8, 7;
+	add.s32 	%r9, %r5, %r6;
+	add.s32 	%r9, %r9, %r7;
+	add.s32 	%r9, %r9, %r8;
+	add.s32 	%r11, %r9, %r10;
+	st.shared.u16 	[%r11], %rs1;
+	setp.lt.u32 	%p3, %r2, 128;
+	@!%p3 bra 	NEXT;
+	add.s64 	%rd7, %rd2, %rd5;
+	ld.global.u16 	%rs2, [%rd7];
+	add.s32 	%r12, %r9, %r20;
+	st.shared.u16 	[%r12], %rs2;
+NEXT:
+	add.s32 	%r1, %r1, 1;
+	setp.lt.u32 	%p1, %r1, 8;
+	@%p1 bra 	FILL;
+	bar.sync 	0;
+	shr.u32 	%r13, %r10, 4;
+	cvt.u64.u32 	%rd10, %r13;
+	or.b64 	%rd10, %rd10, 68720001024;
+	shr.u32 	%r14, %r20, 4;
+	cvt.u64.u32 	%rd11, %r14;
+	or.b64 	%rd11, %rd11, 68720001024;
+	// A fragment from global: warp w rows 16w + g (+8), columns 2t (+8).
+	shr.u32 	%r15, %r0, 5;
+	and.b32 	%r16, %r0, 31;
+	shr.u32 	%r17, %r16, 2;
+	and.b32 	%r18, %r16, 3;
+	shl.b32 	%r19, %r15, 4;
+	add.s32 	%r19, %r19, %r17;
+	shl.b32 	%r21, %r19, 4;
+	shl.b32 	%r22, %r18, 1;
+	add.s32 	%r21, %r21, %r22;
+	mul.wide.u32 	%rd12, %r21, 2;
+	add.s64 	%rd13, %rd1, %rd12;
+	ld.global.b32 	%r40, [%rd13];
+	ld.global.b32 	%r41, [%rd13+256];
+	ld.global.b32 	%r42, [%rd13+16];
+	ld.global.b32 	%r43, [%rd13+272];
+	setp.ne.u32 	%p2, %r0, 1000;
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 	{%f1, %f2, %f3, %f4}, %rd10, %rd11, 0, 1, 1, 0, 0;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 	{%f1, %f2, %f3, %f4}, %rd10, %rd11, %p2, 1, 1, 0, 0;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 	{%f5, %f6, %f7, %f8}, {%r40, %r41, %r42, %r43}, %rd11, 0, 1, 1, 0;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 	0;
+	// D: rows 16w + g (+8), columns 2t, 2t+1.
+	shl.b32 	%r23, %r19, 3;
+	add.s32 	%r23, %r23, %r22;
+	mul.wide.u32 	%rd14, %r23, 4;
+	add.s64 	%rd15, %rd4, %rd14;
+	st.global.v2.f32 	[%rd15], {%f1, %f2};
+	st.global.v2.f32 	[%rd15+256], {%f3, %f4};
+	add.s64 	%rd16, %rd3, %rd14;
+	st.global.v2.f32 	[%rd16], {%f5, %f6};
+	st.global.v2.f32 	[%rd16+256], {%f7, %f8};"#;
+    // 68720001024 = (16 << 32) | (8 << 16): SBO 256 bytes, LBO 128 bytes, no swizzle.
+    let text = frag_kernel("sm_90a", body).replace(
+        "\t.shared .align 16 .b8 s[1024];",
+        "\t.reg .b16 \t%rs<4>;\n\t.shared .align 1024 .b8 s[4096];",
+    );
+    ptxas_accepts(&text, "sm_90a");
+    let r = "\"random\"";
+    let z = "\"zero\"";
+    let spec = spec4([
+        ("f16", 1024, r),
+        ("f16", 128, r),
+        ("f32", 512, z),
+        ("f32", 512, z),
+    ])
+    .replace("\"block\":[32]", "\"block\":[128]");
+    let out = exec(&text, &spec).unwrap_or_else(|e| panic!("{e}"));
+    let a: Vec<f32> = halves(&out[0].data).into_iter().map(f16_to_f32).collect();
+    let bt: Vec<f32> = halves(&out[1].data).into_iter().map(f16_to_f32).collect();
+    let (d2, d1) = (f32s(&out[2].data), f32s(&out[3].data));
+    for i in 0..64 {
+        for j in 0..8 {
+            let mut once = 0f32;
+            for x in 0..16 {
+                once = a[i * 16 + x].mul_add(bt[j * 16 + x], once);
+            }
+            let mut twice = once;
+            for x in 0..16 {
+                twice = a[i * 16 + x].mul_add(bt[j * 16 + x], twice);
+            }
+            assert_eq!(d1[i * 8 + j].to_bits(), twice.to_bits(), "D1[{i}][{j}]");
+            assert_eq!(d2[i * 8 + j].to_bits(), once.to_bits(), "D2[{i}][{j}]");
+        }
+    }
+}
