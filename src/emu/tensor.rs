@@ -397,67 +397,93 @@ pub fn mma(spec: &MmaSpec, a: &[[u64; 32]], b: &[[u64; 32]], c: &[[u64; 32]]) ->
         spec.unpack(Operand::B, b),
         spec.unpack(Operand::C, c),
     );
-    let (m, n, k) = (spec.m as usize, spec.n as usize, spec.k as usize);
-    let mut dm = vec![0u64; m * n];
-    for i in 0..m {
-        for j in 0..n {
-            let a_row = (0..k).map(|x| am[i * k + x]);
-            let b_col = (0..k).map(|x| bm[x * n + j]);
-            dm[i * n + j] = dot(spec, a_row, b_col, cm[i * n + j]);
-        }
-    }
-    spec.pack(&dm)
+    spec.pack(&matmul(
+        spec,
+        spec.m as usize,
+        (&am, &bm, &cm),
+        (false, false),
+    ))
 }
 
-/// One element of D: `c + Σ a·b` in the order and precision of the module documentation
-/// (`spec` gives the element types and `.satfinite`; also used by `wgmma`).
-pub fn dot(
+/// `D = A·B + C` on dense row-major element bits: A is `m`×K, B K×N, C and the result `m`×N
+/// (`spec` gives K, N, the element types and `.satfinite`; `m` may differ from `spec.m`, as for
+/// one warp's rows of a `wgmma`). `neg`: negate A / B (floating types). Each input element is
+/// converted once; the order and precision are those of the module documentation.
+pub fn matmul(
     spec: &MmaSpec,
-    a: impl Iterator<Item = u64>,
-    b: impl Iterator<Item = u64>,
-    c: u64,
-) -> u64 {
-    let pairs = a.zip(b);
+    m: usize,
+    (a, b, c): (&[u64], &[u64], &[u64]),
+    (neg_a, neg_b): (bool, bool),
+) -> Vec<u64> {
+    let (n, k) = (spec.n as usize, spec.k as usize);
+    let mut d = vec![0u64; m * n];
     match spec.d {
         Elem::S32 => {
-            let mut acc = spec.c.int_value(c);
-            for (x, y) in pairs {
-                acc += spec.a.int_value(x) * spec.b.int_value(y);
+            let av: Vec<i64> = a.iter().map(|&x| spec.a.int_value(x)).collect();
+            let bv: Vec<i64> = b.iter().map(|&x| spec.b.int_value(x)).collect();
+            for (i, (drow, crow)) in d.chunks_mut(n).zip(c.chunks(n)).enumerate() {
+                for (j, (dij, &cij)) in drow.iter_mut().zip(crow).enumerate() {
+                    let mut acc = spec.c.int_value(cij);
+                    for x in 0..k {
+                        acc += av[i * k + x] * bv[x * n + j];
+                    }
+                    if spec.satfinite {
+                        acc = acc.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+                    }
+                    *dij = u64::from(acc as u32);
+                }
             }
-            if spec.satfinite {
-                acc = acc.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
-            }
-            u64::from(acc as u32)
         }
         Elem::F64 => {
-            let mut acc = spec.c.value(c);
-            for (x, y) in pairs {
-                acc = spec.a.value(x).mul_add(spec.b.value(y), acc);
-            }
-            if acc.is_nan() {
-                float::F64.canonical_nan()
-            } else {
-                acc.to_bits()
+            let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+            let av: Vec<f64> = a.iter().map(|&x| spec.a.value(x) * sign(neg_a)).collect();
+            let bv: Vec<f64> = b.iter().map(|&x| spec.b.value(x) * sign(neg_b)).collect();
+            for (i, (drow, crow)) in d.chunks_mut(n).zip(c.chunks(n)).enumerate() {
+                for (j, (dij, &cij)) in drow.iter_mut().zip(crow).enumerate() {
+                    let mut acc = spec.c.value(cij);
+                    for x in 0..k {
+                        acc = av[i * k + x].mul_add(bv[x * n + j], acc);
+                    }
+                    *dij = if acc.is_nan() {
+                        float::F64.canonical_nan()
+                    } else {
+                        acc.to_bits()
+                    };
+                }
             }
         }
         _ => {
             // Inputs of at most 11 significant bits: every value is exact in f32.
-            let mut acc = spec.c.value(c) as f32;
-            for (x, y) in pairs {
-                acc = (spec.a.value(x) as f32).mul_add(spec.b.value(y) as f32, acc);
-            }
+            let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+            let av: Vec<f32> = a
+                .iter()
+                .map(|&x| (spec.a.value(x) * sign(neg_a)) as f32)
+                .collect();
+            let bv: Vec<f32> = b
+                .iter()
+                .map(|&x| (spec.b.value(x) * sign(neg_b)) as f32)
+                .collect();
             let fmt = if spec.d == Elem::F16 {
                 float::F16
             } else {
                 float::F32
             };
-            if acc.is_nan() {
-                fmt.canonical_nan()
-            } else {
-                float::from_f64(f64::from(acc), fmt, Rnd::Rn)
+            for (i, (drow, crow)) in d.chunks_mut(n).zip(c.chunks(n)).enumerate() {
+                for (j, (dij, &cij)) in drow.iter_mut().zip(crow).enumerate() {
+                    let mut acc = spec.c.value(cij) as f32;
+                    for x in 0..k {
+                        acc = av[i * k + x].mul_add(bv[x * n + j], acc);
+                    }
+                    *dij = if acc.is_nan() {
+                        fmt.canonical_nan()
+                    } else {
+                        float::from_f64(f64::from(acc), fmt, Rnd::Rn)
+                    };
+                }
             }
         }
     }
+    d
 }
 
 /// Who holds element (`row`, `col`) of an 8×8 matrix of 16-bit elements in an `ldmatrix` or

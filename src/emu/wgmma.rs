@@ -6,7 +6,7 @@
 //! [+ D]`. Warp `w` of the group holds rows `16w … 16w+15` of D (and of A when A is in registers),
 //! and those rows depend only on its own rows of A, all of B (shared memory) and its own
 //! accumulators — so the emulator computes each warp's 16 rows when that warp executes the
-//! instruction, without waiting for the other three. The arithmetic is [`super::tensor::dot`]'s
+//! instruction, without waiting for the other three. The arithmetic is [`super::tensor::matmul`]'s
 //! (one fixed order; see docs/emulator.md).
 //!
 //! # Shared-memory layouts
@@ -107,7 +107,7 @@ impl WgmmaSpec {
         self.a.bits() / 8
     }
 
-    /// The element types and `.satfinite` in the form [`tensor::dot`] takes.
+    /// The element types and `.satfinite` in the form [`tensor::matmul`] takes.
     fn arith(&self) -> MmaSpec {
         MmaSpec {
             m: 16,
@@ -233,42 +233,36 @@ impl Desc {
 
 /// One warp's share of a `wgmma`: `a` holds its 16 rows of A (16×K element bits, row-major),
 /// `b` all of B (K×N, row-major), `acc` its D registers (`[reg][lane]`, ignored when
-/// `!scale_d`); `neg_a`/`neg_b` are `imm-scale-a/b` = −1. Returns the new D registers.
+/// `!scale_d`); `neg` is `imm-scale-a/b` = −1. Returns the new D registers.
 pub fn compute(
     spec: &WgmmaSpec,
     a: &[u64],
     b: &[u64],
     acc: &[[u64; 32]],
     scale_d: bool,
-    (neg_a, neg_b): (bool, bool),
+    neg: (bool, bool),
 ) -> Vec<[u64; 32]> {
-    let ar = spec.arith();
-    let (n, k) = (spec.n as usize, spec.k as usize);
+    let n = spec.n as usize;
     let (w, per) = (spec.d.bits(), spec.d.per_reg());
     let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
-    // Sign flips as bit operations on the inputs (floating types only).
-    let flip = |e: Elem, neg: bool| {
-        if neg && !e.is_int() {
-            1u64 << (e.bits() - 1)
-        } else {
-            0
+    // Accumulators to a dense 16×N matrix (+0 everywhere without scale-d).
+    let mut c = vec![0u64; 16 * n];
+    if scale_d {
+        for lane in 0..32u32 {
+            for i in 0..(spec.n / 2) {
+                let (r, col) = d_pos(lane, i);
+                let (reg, sh) = (i as usize / per, (i as usize % per) as u32 * w);
+                c[r as usize * n + col as usize] = (acc[reg][lane as usize] >> sh) & mask;
+            }
         }
-    };
-    let (fa, fb) = (flip(spec.a, neg_a), flip(spec.b, neg_b));
+    }
+    let d = tensor::matmul(&spec.arith(), 16, (a, b, &c), neg);
     let mut out = vec![[0u64; 32]; spec.d_regs()];
     for lane in 0..32u32 {
         for i in 0..(spec.n / 2) {
-            let (r, c) = d_pos(lane, i);
+            let (r, col) = d_pos(lane, i);
             let (reg, sh) = (i as usize / per, (i as usize % per) as u32 * w);
-            let c_bits = if scale_d {
-                (acc[reg][lane as usize] >> sh) & mask
-            } else {
-                0
-            };
-            let (r, c) = (r as usize, c as usize);
-            let row = (0..k).map(|x| a[r * k + x] ^ fa);
-            let col = (0..k).map(|x| b[x * n + c] ^ fb);
-            out[reg][lane as usize] |= tensor::dot(&ar, row, col, c_bits) << sh;
+            out[reg][lane as usize] |= d[r as usize * n + col as usize] << sh;
         }
     }
     out
