@@ -476,6 +476,8 @@ pub fn matmul(
                     }
                     *dij = if acc.is_nan() {
                         fmt.canonical_nan()
+                    } else if spec.d == Elem::F32 {
+                        u64::from(acc.to_bits())
                     } else {
                         float::from_f64(f64::from(acc), fmt, Rnd::Rn)
                     };
