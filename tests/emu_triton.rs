@@ -330,7 +330,8 @@ fn spill_equiv(case: &Case, spec: &LaunchSpec, pad: bool) -> Option<equiv::Verdi
         block_size: None,
         smem_budget: None,
         use_ptxas: false,
-        dynamic_smem: case.meta["shared"].as_u64().unwrap_or(0) as u32,
+        dynamic_smem: Some(case.meta["shared"].as_u64().unwrap_or(0) as u32),
+        ptxas_args: Vec::new(),
     };
     if let Err(e) = spill_module(&mut m, &opts) {
         eprintln!("{} ({}): spill refused: {e}", case.name, case.arch);
