@@ -297,6 +297,59 @@ fn check_attention(case: &Case, out: &[OutBuffer]) {
     }
 }
 
+fn f32s(b: &[u8]) -> Vec<f64> {
+    b.chunks(4)
+        .map(|w| f64::from(f32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+        .collect()
+}
+
+/// Checks layer norm (rows of 3000, eps 1e-5): y, and each row's mean and 1/σ.
+fn check_layer_norm(case: &Case, out: &[OutBuffer]) {
+    let (x, y) = (halves(&out[0].data), halves(&out[1].data));
+    let (w, b) = (f32s(&out[2].data), f32s(&out[3].data));
+    let (mean, rstd) = (f32s(&out[4].data), f32s(&out[5].data));
+    let width = w.len();
+    for r in 0..mean.len() {
+        let row = &x[r * width..(r + 1) * width];
+        let mu = row.iter().sum::<f64>() / width as f64;
+        let var = row.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / width as f64;
+        let rs = 1.0 / (var + 1e-5).sqrt();
+        assert!((mean[r] - mu).abs() < 1e-5, "{}: mean[{r}]", case.name);
+        assert!((rstd[r] - rs).abs() < 1e-4 * rs, "{}: rstd[{r}]", case.name);
+        for c in 0..width {
+            let want = (row[c] - mu) * rs * w[c] + b[c];
+            let got = y[r * width + c];
+            assert!(
+                (got - want).abs() <= want.abs() * 2f64.powi(-10) + 1e-3,
+                "{} ({}): y[{r}][{c}] = {got}, want {want}",
+                case.name,
+                case.arch
+            );
+        }
+    }
+}
+
+/// Checks softmax over rows of 5000.
+fn check_softmax(case: &Case, out: &[OutBuffer]) {
+    let (x, y) = (halves(&out[0].data), halves(&out[1].data));
+    let width = 5000;
+    for r in 0..x.len() / width {
+        let row = &x[r * width..(r + 1) * width];
+        let mx = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = row.iter().map(|v| (v - mx).exp()).sum();
+        for c in 0..width {
+            let want = (row[c] - mx).exp() / sum;
+            let got = y[r * width + c];
+            assert!(
+                (got - want).abs() <= want * 2f64.powi(-9) + 1e-7,
+                "{} ({}): y[{r}][{c}] = {got}, want {want}",
+                case.name,
+                case.arch
+            );
+        }
+    }
+}
+
 /// Runs the case and checks it against its CPU reference (where there is one). A checked-in
 /// `<case>.spec.json` next to the PTX (for `warpsmith emulate/equiv --launch`) must be the spec
 /// this test uses.
@@ -313,6 +366,10 @@ fn check_case(case: &Case) -> LaunchSpec {
         check_matmul(case, &out);
     } else if case.name.starts_with("attn") {
         check_attention(case, &out);
+    } else if case.name.starts_with("layer_norm") {
+        check_layer_norm(case, &out);
+    } else if case.name.starts_with("softmax") {
+        check_softmax(case, &out);
     }
     spec
 }
