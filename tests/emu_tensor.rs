@@ -51,6 +51,8 @@ fn ptxas_accepts(text: &str, arch: &str) {
         ],
     )
     .unwrap_or_else(|e| panic!("ptxas rejects the test kernel: {e}\n{text}"));
+    let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(&out);
 }
 
 fn f16_to_f32(h: u16) -> f32 {
