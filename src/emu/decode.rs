@@ -23,6 +23,13 @@ use crate::ptx::ir::{
 use super::domain::{Approx, Cmp, CvtSpec, FMods, FTy, NumTy, Op, PrmtMode, Space, TestP};
 use super::float::{self, Rnd};
 use super::memory::{GlobalMem, CODE_BASE, CONST_BASE, SHARED_BASE};
+use super::tensor::MmaSpec;
+use super::wgmma::WgmmaSpec;
+
+mod matrix;
+mod mbarrier;
+pub use matrix::{CpFill, WgmmaA};
+pub use mbarrier::MbarOp;
 
 /// "No reconvergence point": paths only meet at the exit.
 pub const NO_RPC: u32 = u32::MAX;
@@ -422,6 +429,69 @@ pub enum DInst {
         p: Option<u32>,
         mask: Src,
     },
+    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.b16`: one destination per 8×8 matrix.
+    Ldmatrix {
+        trans: bool,
+        dsts: Vec<Option<u32>>,
+        addr: Addr,
+    },
+    /// `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.b16`: one source per 8×8 matrix.
+    Stmatrix {
+        trans: bool,
+        srcs: Vec<Src>,
+        addr: Addr,
+    },
+    /// `mma.sync.aligned`: `d = a·b + c` on the warp's fragments.
+    Mma {
+        spec: Box<MmaSpec>,
+        d: Vec<Option<u32>>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `wgmma.mma_async.sync.aligned`: this warp's 16 rows of `d = a·b (+ d)`.
+    Wgmma {
+        spec: Box<WgmmaSpec>,
+        d: Vec<Option<u32>>,
+        a: WgmmaA,
+        b: Src,
+        scale_d: Src,
+        neg: (bool, bool),
+        trans: (bool, bool),
+    },
+    /// `cp.async.{ca,cg}.shared.global`: an asynchronous copy of `size` bytes.
+    CpAsync {
+        size: u32,
+        fill: CpFill,
+        dst: Addr,
+        src: Addr,
+    },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.mbarrier.arrive{.noinc}`: the thread's copies complete, then (`.noinc`) one
+    /// arrival on the mbarrier (without `.noinc` the pending count is raised by one first, so the
+    /// arrival changes nothing).
+    CpAsyncMbarArrive { noinc: bool, addr: Addr },
+    /// `mbarrier.<op>` on the 64-bit object at `addr` (`d`: the state or the wait's predicate;
+    /// `a`: the count, transaction bytes, state or parity operand).
+    Mbarrier {
+        op: MbarOp,
+        d: Option<u32>,
+        addr: Addr,
+        a: Option<Src>,
+    },
+    /// `mbarrier.pending_count d, state`.
+    MbarPending { d: u32, a: Src },
+    /// `cp.async.bulk` of `size` bytes between global and shared memory; into shared memory it
+    /// completes `size` transaction bytes on the `mbar` object.
+    BulkCopy {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        mbar: Option<Addr>,
+    },
+    /// `cp.async.wait_group keep` (`wait_all`: commit first, then wait for everything).
+    CpAsyncWait { keep: u32, commit: bool },
     /// Not implemented: stops the run when executed.
     Unsupported { why: String },
 }
@@ -1771,6 +1841,13 @@ fn decode_inst(
                 },
             }
         }
+        Ldmatrix => matrix::decode_ldmatrix(ctx, inst)?,
+        Stmatrix => matrix::decode_stmatrix(ctx, inst)?,
+        Mma => matrix::decode_mma(ctx, inst)?,
+        Wgmma => matrix::decode_wgmma(ctx, inst)?,
+        Cp => matrix::decode_cp(ctx, inst)?,
+        Createpolicy => matrix::decode_createpolicy(ctx, inst)?,
+        Mbarrier => mbarrier::decode_mbarrier(ctx, inst)?,
         other => return Err(format!("`{}` is not implemented", other.as_str())),
     })
 }

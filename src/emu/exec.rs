@@ -43,6 +43,10 @@ use super::memory::{
     self, check_range, classify_generic, Fault, GlobalMem, Region, CODE_BASE, WINDOW_SHIFT,
 };
 
+mod matrix;
+mod mbarrier;
+mod wgmma;
+
 /// Limits of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -130,6 +134,8 @@ struct Warp<V> {
     pending_red: Vec<(u32, u32, u32)>,
     /// Where the warp waits (function, pc) for deadlock reports.
     wait_at: (u32, u32),
+    /// `cp.async` copies in flight.
+    async_copies: matrix::AsyncCopies,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -166,7 +172,18 @@ pub struct Machine<'p, 'm, D: Domain> {
     pub stats: Stats,
     /// Operand lanes of the current instruction (4 × 32 values).
     scratch: Vec<D::Val>,
+    /// Set by an instruction after which the warp gives up the rest of its turn (an `mbarrier`
+    /// wait whose phase has not completed).
+    yield_warp: bool,
+    /// Changes of `mbarrier` objects (arrivals, transactions, inits, bulk copies) so far: a CTA
+    /// whose warps all spin on `mbarrier` waits without one for [`MBAR_SPIN_ROUNDS`] rounds is
+    /// deadlocked.
+    mbar_changes: u64,
 }
+
+/// Rounds of a CTA in which every running warp ended its turn at an incomplete `mbarrier` wait
+/// and no `mbarrier` object changed, after which the CTA is reported deadlocked.
+const MBAR_SPIN_ROUNDS: u32 = 100_000;
 
 /// Lanes of a mask in increasing order.
 #[inline(always)]
@@ -310,6 +327,8 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             limits,
             stats: Stats::default(),
             scratch: Vec::new(),
+            yield_warp: false,
+            mbar_changes: 0,
         }
     }
 
@@ -371,6 +390,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 local_top: kf.local_size,
                 pending_red: Vec::new(),
                 wait_at: (self.kernel, 0),
+                async_copies: matrix::AsyncCopies::default(),
             });
         }
         let smem = self.prog.dyn_smem_offset + self.shape.dynamic_smem;
@@ -389,12 +409,15 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
 
     fn run_cta(&mut self, ctaid: [u32; 3]) -> EmuResult<()> {
         let mut cta = self.new_cta(ctaid);
+        let mut spin_rounds = 0u32;
         loop {
             let mut progressed = false;
             let mut all_done = true;
+            let mut all_spin = true;
+            let changes = self.mbar_changes;
             for w in 0..cta.warps.len() {
                 if cta.warps[w].state == WState::Ready {
-                    self.run_warp(&mut cta, w)?;
+                    all_spin &= self.run_warp(&mut cta, w)?;
                     progressed = true;
                 }
                 if cta.warps[w].state != WState::Done {
@@ -403,6 +426,14 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             }
             if all_done {
                 return Ok(());
+            }
+            if progressed && all_spin && changes == self.mbar_changes {
+                spin_rounds += 1;
+                if spin_rounds > MBAR_SPIN_ROUNDS {
+                    return Err(self.mbar_deadlock(&cta));
+                }
+            } else {
+                spin_rounds = 0;
             }
             if !progressed {
                 // Everyone waits: a barrier may complete because threads exited meanwhile.
@@ -543,14 +574,18 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         }
     }
 
-    fn run_warp(&mut self, cta: &mut Cta<D::Val>, w: usize) -> EmuResult<()> {
+    /// Runs warp `w` for one turn; true when the turn ended at an incomplete `mbarrier` wait.
+    fn run_warp(&mut self, cta: &mut Cta<D::Val>, w: usize) -> EmuResult<bool> {
         for _ in 0..self.limits.quantum {
             if cta.warps[w].state != WState::Ready {
-                return Ok(());
+                return Ok(false);
             }
             match self.step(cta, w) {
                 Ok(()) => {}
                 Err(s) => return Err(self.stop_to_error(cta, w, s)),
+            }
+            if std::mem::take(&mut self.yield_warp) {
+                return Ok(true);
             }
             if self.stats.warp_insts > self.limits.max_warp_insts {
                 return Err(EmuError::Limit {
@@ -563,7 +598,30 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 });
             }
         }
-        Ok(())
+        Ok(false)
+    }
+
+    /// Every running warp of the CTA waits on an `mbarrier` phase that nothing completes.
+    fn mbar_deadlock(&self, cta: &Cta<D::Val>) -> EmuError {
+        let mut parts = Vec::new();
+        for w in &cta.warps {
+            if w.state != WState::Ready {
+                continue;
+            }
+            if let Some(f) = w.frames.last() {
+                let pc = f.stack.last().map_or(0, |e| e.pc);
+                let (at, text) = self.prog.describe(f.func, pc.saturating_sub(1));
+                parts.push(format!("warp {} spins near {at}: `{text}`", w.idx));
+            }
+        }
+        parts.push(format!(
+            "every running warp waited on an mbarrier phase for {MBAR_SPIN_ROUNDS} rounds without \
+             an arrival or a transaction on any mbarrier"
+        ));
+        EmuError::Deadlock {
+            cta: cta.ctaid,
+            detail: parts.join("; "),
+        }
     }
 
     /// Executes one instruction (or one stack/frame bookkeeping step) of warp `w`.
@@ -648,6 +706,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             local_top,
             pending_red,
             wait_at,
+            async_copies,
             ..
         } = warp;
         let frame = frames.last_mut().expect("frame checked above");
@@ -671,6 +730,22 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         let scratch = &mut self.scratch;
         let regs = &mut frame.regs;
         let mut next = top.pc + 1;
+        // The memory an instruction can reach, for the tensor-core and asynchronous-copy
+        // instructions (exec/matrix.rs).
+        macro_rules! mem_view {
+            () => {
+                matrix::MemView {
+                    global: &mut self.global,
+                    shared: &mut cta.shared,
+                    local,
+                    local_top: *local_top,
+                    const_bank: &mut self.const_bank,
+                    kparams: &mut self.kparams,
+                    fparams: &mut frame.params,
+                    psize: frame.psize,
+                }
+            };
+        }
         macro_rules! set_pc {
             ($pc:expr) => {{
                 if let Some(e) = frame.stack.last_mut() {
@@ -687,6 +762,11 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Redux { mask, .. }
             | DInst::Elect { mask, .. }
             | DInst::WarpSync { mask } => Some(*mask),
+            // `.sync.aligned` matrix instructions: the whole warp.
+            DInst::Ldmatrix { .. }
+            | DInst::Stmatrix { .. }
+            | DInst::Mma { .. }
+            | DInst::Wgmma { .. } => Some(Src::Imm(u64::from(u32::MAX))),
             _ => None,
         };
         if let (Some(mk), true) = (sync_mask, active != 0) {
@@ -1454,6 +1534,131 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 if active != 0 {
                     return Err(Stop::Unsupported(why.clone()));
                 }
+            }
+            DInst::Ldmatrix { trans, dsts, addr } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "ldmatrix")?;
+                    let mut mem = mem_view!();
+                    matrix::ldmatrix(dom, regs, &mut mem, &env, *trans, dsts, addr)?;
+                }
+            }
+            DInst::Stmatrix { trans, srcs, addr } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "stmatrix")?;
+                    let mut mem = mem_view!();
+                    matrix::stmatrix(dom, regs, &mut mem, &env, *trans, srcs, addr)?;
+                }
+            }
+            DInst::Mma { spec, d, a, b, c } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "mma")?;
+                    matrix::mma(dom, regs, &env, spec, d, a, b, c)?;
+                }
+            }
+            DInst::Wgmma {
+                spec,
+                d,
+                a,
+                b,
+                scale_d,
+                neg,
+                trans,
+            } => {
+                if active != 0 {
+                    matrix::require_full_warp(active, "wgmma.mma_async")?;
+                    let mut mem = mem_view!();
+                    wgmma::wgmma(
+                        dom,
+                        regs,
+                        &mut mem,
+                        &env,
+                        spec,
+                        d,
+                        (a, *b),
+                        *scale_d,
+                        *neg,
+                        *trans,
+                    )?;
+                }
+            }
+            DInst::CpAsync {
+                size,
+                fill,
+                dst,
+                src,
+            } => {
+                let mem = mem_view!();
+                self.stats.global_loads += matrix::cp_async_issue(
+                    dom,
+                    regs,
+                    &mem,
+                    &env,
+                    active,
+                    async_copies,
+                    (*size, *fill),
+                    dst,
+                    src,
+                )?;
+            }
+            DInst::CpAsyncCommit => matrix::cp_async_commit(async_copies, active),
+            DInst::CpAsyncMbarArrive { noinc, addr } => {
+                let mut mem = mem_view!();
+                matrix::cp_async_flush(dom, &mut mem, async_copies, active)?;
+                if *noinc && active != 0 {
+                    let arrive = super::decode::MbarOp::Arrive {
+                        expect_tx: false,
+                        drop: false,
+                        no_complete: false,
+                    };
+                    mbarrier::mbarrier(
+                        dom,
+                        regs,
+                        &mut mem,
+                        &env,
+                        active,
+                        (arrive, None, addr, None),
+                    )?;
+                    self.mbar_changes += 1;
+                }
+            }
+            DInst::Mbarrier { op, d, addr, a } => {
+                let mut mem = mem_view!();
+                self.yield_warp =
+                    mbarrier::mbarrier(dom, regs, &mut mem, &env, active, (*op, *d, addr, *a))?;
+                if !matches!(op, super::decode::MbarOp::Wait { .. }) && active != 0 {
+                    self.mbar_changes += 1;
+                }
+            }
+            DInst::MbarPending { d, a } => {
+                for lane in lanes(active) {
+                    let v = rd(dom, regs, *a, lane, &env)?;
+                    let v = concrete(dom, &v, "mbarrier state")?;
+                    regs[*d as usize * 32 + lane] = dom.lit(super::mbarrier::pending_count(v));
+                }
+            }
+            DInst::BulkCopy {
+                dst,
+                src,
+                size,
+                mbar,
+            } => {
+                let mut mem = mem_view!();
+                self.mbar_changes += u64::from(active != 0);
+                self.stats.global_loads += mbarrier::bulk_copy(
+                    dom,
+                    regs,
+                    &mut mem,
+                    &env,
+                    active,
+                    (dst, src, *size, mbar.as_ref()),
+                )?;
+            }
+            DInst::CpAsyncWait { keep, commit } => {
+                if *commit {
+                    matrix::cp_async_commit(async_copies, active);
+                }
+                let mut mem = mem_view!();
+                matrix::cp_async_wait(dom, &mut mem, async_copies, active, *keep)?;
             }
             DInst::Bar {
                 op,

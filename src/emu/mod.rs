@@ -10,6 +10,9 @@
 //! - [`memory`]: state spaces, the generic address map, bounds and alignment checks.
 //! - [`exec`]: the SIMT interpreter (IPDOM reconvergence stack, barriers, calls, warp collectives).
 //! - [`launch`]: JSON launch specs, deterministic inputs, running a kernel.
+//! - [`tensor`], [`wgmma`]: fragment layouts, shared-memory matrix descriptors and the arithmetic
+//!   of the tensor-core instructions.
+//! - [`mbarrier`]: the state machine of the `mbarrier` object.
 //! - [`equiv`]: differential checking of two modules.
 //! - [`symbolic`]: the Z3 bit-vector domain (shuffle synthesis drives it with its own path-forking
 //!   engine, src/shuffle/symexec.rs, over the same decoded instructions).
@@ -24,8 +27,11 @@ pub mod error;
 pub mod exec;
 pub mod float;
 pub mod launch;
+pub mod mbarrier;
 pub mod memory;
 pub mod symbolic;
+pub mod tensor;
+pub mod wgmma;
 
 pub use error::{EmuError, EmuResult};
 pub use launch::{run, spec_for, Hints, LaunchSpec, RunOptions, RunOutput};

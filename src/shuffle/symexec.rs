@@ -179,6 +179,12 @@ fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
         | DInst::Atom { .. }
         | DInst::Bar { .. }
         | DInst::Call { .. }
+        | DInst::Stmatrix { .. }
+        | DInst::CpAsync { .. }
+        | DInst::CpAsyncWait { .. }
+        | DInst::CpAsyncMbarArrive { .. }
+        | DInst::Mbarrier { .. }
+        | DInst::BulkCopy { .. }
         | DInst::Unsupported { .. } => true,
         DInst::Nop => is_fence(body, di.inst),
         DInst::Ld { .. } => is_strong_load(body, di.inst),
@@ -969,6 +975,23 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                             di.line
                         ));
                     }
+                    DInst::Ldmatrix { .. }
+                    | DInst::Stmatrix { .. }
+                    | DInst::Mma { .. }
+                    | DInst::Wgmma { .. }
+                    | DInst::Mbarrier { .. }
+                    | DInst::MbarPending { .. }
+                    | DInst::BulkCopy { .. }
+                    | DInst::CpAsync { .. }
+                    | DInst::CpAsyncCommit
+                    | DInst::CpAsyncMbarArrive { .. }
+                    | DInst::CpAsyncWait { .. } => {
+                        return Err(format!(
+                            "line {}: warp-matrix and asynchronous-copy instructions are not \
+                             modelled by the symbolic emulator",
+                            di.line
+                        ));
+                    }
                     _ => {}
                 }
                 // Straight-line instruction: compute into a copy, merge under the guard.
@@ -1284,6 +1307,17 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             | DInst::Ret
             | DInst::Exit
             | DInst::Trap
+            | DInst::Ldmatrix { .. }
+            | DInst::Stmatrix { .. }
+            | DInst::Mma { .. }
+            | DInst::Wgmma { .. }
+            | DInst::Mbarrier { .. }
+            | DInst::MbarPending { .. }
+            | DInst::BulkCopy { .. }
+            | DInst::CpAsync { .. }
+            | DInst::CpAsyncCommit
+            | DInst::CpAsyncMbarArrive { .. }
+            | DInst::CpAsyncWait { .. }
             | DInst::Unsupported { .. } => unreachable!("handled by the driver"),
         }
         Ok(())
