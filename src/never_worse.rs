@@ -116,6 +116,11 @@ pub struct Verdict {
 /// does: the default 48 KiB limit unless `d` alone exceeds it (then the launcher opts in to the
 /// architecture's maximum per block).
 pub fn launch_error(arch: &ArchLimits, s: u32, d: u32) -> Option<String> {
+    if s > DEFAULT_SMEM_LIMIT {
+        return Some(format!(
+            "{s} B of static shared memory exceed the {DEFAULT_SMEM_LIMIT} B a block may declare statically"
+        ));
+    }
     let (limit, which) = if d > DEFAULT_SMEM_LIMIT {
         (arch.max_smem_per_block, "opt-in maximum")
     } else {
@@ -507,9 +512,11 @@ mod tests {
         assert!(launch_error(a80, 1, 48 * 1024).is_some());
         // D above 48 KiB: the launcher opts in to 163 KiB on sm_80.
         assert!(launch_error(a80, 4096, 100 * 1024).is_none());
-        assert!(launch_error(a80, 64 * 1024, 100 * 1024).is_some());
+        assert!(launch_error(a80, 48 * 1024, 120 * 1024).is_some());
         let a90 = occupancy::arch("sm_90a").unwrap();
-        assert!(launch_error(a90, 64 * 1024, 150 * 1024).is_none());
+        assert!(launch_error(a90, 40 * 1024, 150 * 1024).is_none());
+        // Static shared memory alone may not pass 48 KiB, whatever the opt-in.
+        assert!(launch_error(a90, 64 * 1024, 150 * 1024).is_some());
     }
 
     #[test]

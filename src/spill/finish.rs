@@ -37,7 +37,7 @@ pub(super) fn finish(
         ty: Type::B8,
         ptr: None,
         name: Some(bases.array.as_str().into()),
-        dims: vec![Some(layout.bytes())],
+        dims: vec![Some(bases.area(layout.bytes()))],
         init: None,
         attributes: Vec::new(),
         loc: Default::default(),

@@ -67,6 +67,9 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
             &sx.live,
             plan.original_regs,
         )
+        .into_iter()
+        .filter(|p| !sx.pinned.get(p.index()).copied().unwrap_or(false))
+        .collect()
     } else {
         Vec::new()
     };
@@ -205,7 +208,7 @@ fn demote_to(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan, st: &mut State
         }
         let done = &st.done;
         let eligible = |body: &crate::ptx::Body, r: Reg| {
-            r.index() < plan.original_regs && !done[r.index()] && select::eligible(body, r)
+            r.index() < plan.original_regs && !done[r.index()] && sx.demotable(body, r)
         };
         let Some(best) = select::best_candidate(body, &cfg, &loops, &lv, target, eligible) else {
             st.not_demoted.push(format!(

@@ -64,8 +64,14 @@ impl Layout {
     }
 
     /// Allocates `words` words in the region of `kind` for a value live at the program points
-    /// `live`, reusing the lowest words whose occupants are never live at the same time.
+    /// `live`. Per-thread words are reused by values that are never live at the same time; warp
+    /// and block words never are: warps of a block (and, under independent thread scheduling,
+    /// lanes of a warp) run at different program points, so one warp could overwrite a shared
+    /// word with a later value while another still reads the earlier one (found on Triton's
+    /// 128×256×64 sm_90 matmul: a block word shared by two uniform values broke warp 1's
+    /// `cp.async` addresses).
     pub fn alloc_shared(&mut self, kind: Slot, words: u32, live: &BitSet) -> Slot {
+        let shares = matches!(kind, Slot::Thread(_));
         let region = match kind {
             Slot::Block(_) => 0,
             Slot::Warp(_) => 1,
@@ -74,7 +80,9 @@ impl Layout {
         let occupants = &self.occupants[region];
         let clash = |w: u32| {
             occupants.iter().any(|(start, len, other)| {
-                *start < w + words && w < start + len && live.iter().any(|p| other.contains(p))
+                *start < w + words
+                    && w < start + len
+                    && (!shares || live.iter().any(|p| other.contains(p)))
             })
         };
         let mut w = 0;
@@ -215,6 +223,15 @@ mod tests {
             )
         );
         assert_eq!(l.thread_words, 3);
+        // Warp and block words are never shared, even by values never live together.
+        let e = l.alloc_shared(Slot::Block(0), 1, &set(&[0]));
+        let f = l.alloc_shared(Slot::Block(0), 1, &set(&[9]));
+        let g = l.alloc_shared(Slot::Warp(0), 1, &set(&[0]));
+        let h = l.alloc_shared(Slot::Warp(0), 1, &set(&[9]));
+        assert_eq!(
+            (e, f, g, h),
+            (Slot::Block(0), Slot::Block(1), Slot::Warp(0), Slot::Warp(1))
+        );
     }
 
     #[test]

@@ -217,6 +217,10 @@ pub struct SpillReport {
     pub kernels: Vec<KernelReport>,
 }
 
+/// Alignment the dynamic shared memory area keeps behind the spill array (bytes): sm_90's
+/// 128-byte swizzle patterns repeat every 1024 bytes of shared address.
+const DYNAMIC_SMEM_ALIGN: u64 = 1024;
+
 /// Registers the pass keeps for itself and ptxas's own temporaries: the target pressure is
 /// `N - RESERVE` (tightened further while ptxas still spills).
 const RESERVE: u32 = 6;
@@ -514,12 +518,19 @@ fn spill_at_target(
     max_regs: u32,
     pack: bool,
 ) -> KernelReport {
-    let budget = setup::budget_for(setup, opts, max_regs);
     let mut notes = Vec::new();
     if setup.dynamic == DynamicSmem::Unknown {
         notes.push("the kernel reads an extern .shared array and the launch's dynamic shared memory was not given (--dynamic-smem, WARPSMITH_SPILL_DYNAMIC_SMEM): no shared memory is added, only rematerialisation".into());
     }
-    let (bases, original_regs) = reserve_bases(f, module_names);
+    // Dynamic shared memory follows the static arrays: keep its alignment (see `Bases::granule`).
+    let granule = if never_worse::reads_dynamic_smem(module, f) {
+        DYNAMIC_SMEM_ALIGN
+    } else {
+        1
+    };
+    let (bases, original_regs) = reserve_bases(f, module_names, granule);
+    // The declared area is rounded up to the granule: keep that within the budget too.
+    let budget = setup::budget_for(setup, opts, max_regs).saturating_sub(granule as u32 - 1);
     let sx = SearchCtx {
         module,
         idx,
@@ -531,6 +542,7 @@ fn spill_at_target(
         arch: &opts.arch,
         ptxas_args: &opts.ptxas_args,
         budget,
+        pinned: select::async_pinned(f.body.as_ref().expect("kernels have bodies")),
     };
     let gp = GreedyPlan {
         div,
@@ -570,7 +582,11 @@ fn spill_at_target(
         original_regs,
         opts,
     ));
-    let smem = cur.layout.bytes();
+    let smem = if cur.layout.bytes() == 0 {
+        0
+    } else {
+        sx.bases.area(cur.layout.bytes())
+    };
     let occ_after = occupancy::occupancy(
         setup.arch,
         &setup::launch(
@@ -611,7 +627,7 @@ fn spill_at_target(
 
 /// Reserves the spill array's name and the base registers in `f`; returns them and the number of
 /// registers the kernel had before (only those are demotion candidates).
-fn reserve_bases(f: &mut Function, module_names: &[String]) -> (Bases, usize) {
+fn reserve_bases(f: &mut Function, module_names: &[String], granule: u64) -> (Bases, usize) {
     let body = f.body.as_mut().expect("kernels have bodies");
     let original_regs = body.regs.len();
     let mut b = Builder::new(body);
@@ -621,6 +637,7 @@ fn reserve_bases(f: &mut Function, module_names: &[String]) -> (Bases, usize) {
         array,
         thread: Some(b.new_reg(Type::B32)),
         warp: Some(b.new_reg(Type::B32)),
+        granule,
     };
     (bases, original_regs)
 }

@@ -223,6 +223,7 @@ $L_done:
             array: "__ws_spill".into(),
             thread: body.reg_by_name("%r8"),
             warp: None,
+            granule: 1,
         };
         let done = optimise(body, &bases);
         let text = print_module(&m);
@@ -253,6 +254,7 @@ $L_done:
             array: "__ws_spill".into(),
             thread: body.reg_by_name("%r8"),
             warp: None,
+            granule: 1,
         };
         let done = optimise(body, &bases);
         let text = print_module(&m);

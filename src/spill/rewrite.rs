@@ -72,6 +72,17 @@ pub struct Bases {
     pub thread: Option<Reg>,
     /// `array + per-warp region + warp·4`, when per-warp slots exist.
     pub warp: Option<Reg>,
+    /// The array's size is rounded up to a multiple of this many bytes: 1024 in kernels that
+    /// read dynamic shared memory, so that the dynamic area keeps the 1024-byte alignment that
+    /// sm_90's swizzled wgmma/TMA layouts (Triton's) are anchored to; 1 otherwise.
+    pub granule: u64,
+}
+
+impl Bases {
+    /// The declared size of a spill area of `bytes` bytes.
+    pub fn area(&self, bytes: u64) -> u64 {
+        bytes.next_multiple_of(self.granule.max(1))
+    }
 }
 
 /// Pools of temporaries, by register type and position within an instruction.

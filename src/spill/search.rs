@@ -50,6 +50,15 @@ pub(super) struct SearchCtx<'a> {
     pub ptxas_args: &'a [String],
     /// Most shared memory the result may use, bytes.
     pub budget: u32,
+    /// Registers that may never be demoted ([`select::async_pinned`]).
+    pub pinned: Vec<bool>,
+}
+
+impl SearchCtx<'_> {
+    /// Whether register `r` may be demoted at all.
+    pub fn demotable(&self, body: &crate::ptx::Body, r: Reg) -> bool {
+        !self.pinned.get(r.index()).copied().unwrap_or(false) && select::eligible(body, r)
+    }
 }
 
 /// The demotion set in force and everything derived from it.
@@ -364,7 +373,7 @@ fn cheap_candidates(
     (0..original_regs)
         .map(Reg::new)
         .filter(|&r| {
-            select::eligible(body, r)
+            sx.demotable(body, r)
                 && !order.iter().any(|&(x, _)| x == r)
                 && sx.live[r.index()].iter().any(|p| pressure[p] > sx.max_regs)
         })

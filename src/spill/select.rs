@@ -21,6 +21,27 @@ pub fn eligible(body: &Body, r: Reg) -> bool {
     ty.vec.is_none() && ty.ty != Type::Pred && matches!(ty.bits(), 16 | 32 | 64)
 }
 
+/// Registers that must stay in registers whatever the pressure: those named by an instruction
+/// whose results are written asynchronously (`wgmma.mma_async` accumulators and fragments,
+/// `tcgen05.ld`, and every instruction the operand tables do not understand). A reload before
+/// such an instruction or a store after it would read or write the register while the hardware
+/// still owns it (PTX ISA, wgmma: the registers may not be accessed until `wgmma.wait_group`).
+/// Indexed by register.
+pub fn async_pinned(body: &Body) -> Vec<bool> {
+    let mut pinned = vec![false; body.regs.len()];
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        if crate::ptx::roles::effects(inst).async_defs {
+            for_each_reg_role(inst, |r, _| {
+                if let Some(p) = pinned.get_mut(r.index()) {
+                    *p = true;
+                }
+            });
+        }
+    }
+    pinned
+}
+
 fn units(body: &Body, r: Reg) -> u32 {
     match reg_class(body.reg(r).ty) {
         RegClass::General(u) => u,

@@ -146,8 +146,10 @@ pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, Spill
     }
 }
 
-/// Bytes of shared memory the launch can still take: what keeps static + dynamic within the
-/// launch limit (see [`crate::never_worse::launch_error`]); none when the dynamic size is unknown.
+/// Bytes of shared memory the kernel can still declare statically and the launch can still take:
+/// static shared memory stays within the 48 KiB a block may declare, and static + dynamic within
+/// the launch limit (see [`crate::never_worse::launch_error`]); none when the dynamic size is
+/// unknown.
 pub(super) fn launch_room(s: &KernelSetup) -> u32 {
     match s.dynamic {
         DynamicSmem::Unknown => 0,
@@ -157,7 +159,8 @@ pub(super) fn launch_room(s: &KernelSetup) -> u32 {
             } else {
                 DEFAULT_SMEM_LIMIT
             };
-            limit.saturating_sub(s.static_smem).saturating_sub(d)
+            let launch = limit.saturating_sub(s.static_smem).saturating_sub(d);
+            launch.min(DEFAULT_SMEM_LIMIT.saturating_sub(s.static_smem))
         }
     }
 }
