@@ -8,6 +8,7 @@
 #   test       cargo test
 #   kernels    scripts/compile-kernels.sh target/kernels --check-ptxas   (bench kernels → PTX → ptxas)
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
+#   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
 #
 # Every step runs even when an earlier one failed (except: nothing runs without setup, and lit
 # needs the build), then a summary is printed. Exit status: 0 only when every step passed.
@@ -88,6 +89,16 @@ if ((build_ok)); then
   fi
 else
   skip lit "the build failed"
+fi
+
+# The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
+# the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).
+if ! ((build_ok)); then
+  skip cmake "the build failed"
+elif ! command -v cmake >/dev/null 2>&1; then
+  skip cmake "cmake not found: run scripts/setup.sh"
+else
+  step cmake bash tests/cmake/run.sh
 fi
 
 summary

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The CMake package end to end (scripts/test.sh step `cmake`): installs warpsmith with
+# scripts/install.sh (the debug build) into a temporary prefix, configures this sample project
+# with clang-22 as CMake's CUDA compiler and CMAKE_PREFIX_PATH=prefix, builds it and runs its
+# CTest tests; then configures and builds it again against the checkout itself
+# (CMAKE_PREFIX_PATH=<checkout>) and runs the resource checks. Tests that need a GPU report SKIP
+# (with the reason) on machines without one.
+#
+# Needs: cmake, clang-22, the CUDA layout .tools/cuda (scripts/setup.sh), cargo.
+# Environment: WARPSMITH_CMAKE_WORK=DIR keeps the prefix and build folders in DIR (default: a
+# temporary folder, removed at the end).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cuda="$root/.tools/cuda"
+clang="${WARPSMITH_CLANG:-}"
+if [[ -z "$clang" ]]; then
+  for c in /usr/lib/llvm-22/bin/clang++ "$(command -v clang++-22 || true)"; do
+    if [[ -n "$c" && -x "$c" ]]; then clang="$c"; break; fi
+  done
+fi
+[[ -n "$clang" ]] || { echo "run.sh: clang++ 22 not found (scripts/setup.sh installs it)" >&2; exit 1; }
+[[ -x "$cuda/bin/nvcc" ]] || { echo "run.sh: $cuda is missing: run scripts/setup.sh" >&2; exit 1; }
+
+if [[ -n "${WARPSMITH_CMAKE_WORK:-}" ]]; then
+  work="$WARPSMITH_CMAKE_WORK"
+  rm -rf "$work"
+  mkdir -p "$work"
+else
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+fi
+
+# clang 22's default (new) offload driver links through clang-linker-wrapper, which Debian ships
+# in clang-tools-22; the classic driver needs only the toolkit's fatbinary.
+cmake_args=(-DCMAKE_CUDA_COMPILER="$clang" -DCMAKE_CXX_COMPILER="$clang" -DCUDAToolkit_ROOT="$cuda"
+  "-DCMAKE_CUDA_FLAGS=--no-offload-new-driver -Wno-unknown-cuda-version")
+
+echo "== install into $work/prefix"
+bash "$root/scripts/install.sh" "$work/prefix" --debug
+
+echo "== from the installation (CMAKE_PREFIX_PATH=$work/prefix)"
+cmake -S "$root/tests/cmake" -B "$work/build-installed" -DCMAKE_PREFIX_PATH="$work/prefix" "${cmake_args[@]}"
+cmake --build "$work/build-installed"
+(cd "$work/build-installed" && ctest --output-on-failure)
+grep -h '^SKIP:' "$work/build-installed/Testing/Temporary/LastTest.log" | sort | uniq -c || true
+
+echo "== from the checkout (CMAKE_PREFIX_PATH=$root)"
+cmake -S "$root/tests/cmake" -B "$work/build-checkout" -DCMAKE_PREFIX_PATH="$root" "${cmake_args[@]}"
+cmake --build "$work/build-checkout"
+(cd "$work/build-checkout" && ctest --output-on-failure -R '^resources_')
