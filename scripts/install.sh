@@ -52,8 +52,9 @@ put "$out/warpsmith" "$prefix/bin/warpsmith" 755
 ln -sfn warpsmith "$prefix/bin/ptxas"
 if ((plugin)); then
   # Without LLVM 22 cargo builds the cdylib without the C++ half (a warning only); LLVM would
-  # refuse such a plugin, so do not install it. The shim's option names are in the real one.
-  if ! grep -qa 'warpsmith-spill-verbose' "$out/libwarpsmith.so"; then
+  # refuse such a plugin, so do not install it. The shim's pass names are in the real one
+  # (the same test as lit-tests/lit.cfg.py's).
+  if ! grep -qa 'print<affine-divergence>' "$out/libwarpsmith.so"; then
     echo "install.sh: $out/libwarpsmith.so was built without the LLVM 22 plugin (see the cargo" \
       "warning; install llvm-22-dev) — or use --no-plugin" >&2
     exit 1
