@@ -9,6 +9,7 @@
 #   kernels    scripts/compile-kernels.sh target/kernels --check-ptxas   (bench kernels → PTX → ptxas)
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
+#   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
 #
 # Every step runs even when an earlier one failed (except: nothing runs without setup, and lit
 # needs the build), then a summary is printed. Exit status: 0 only when every step passed.
@@ -49,7 +50,7 @@ summary() {
   printf '\n==== summary\n'
   local i
   for i in "${!names[@]}"; do
-    printf '  %-8s %-34s %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+    printf '  %-10s %-34s %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
   done
   if ((failed)); then
     printf 'RESULT: FAILED\n'
@@ -100,6 +101,15 @@ elif ! command -v cmake >/dev/null 2>&1; then
 else
   step cmake bash tests/cmake/run.sh
 fi
+
+# examples/rust-nvptx: its own crate; built in the checkout's target/ so that the dependencies
+# compiled above are reused (offline: Cargo.lock pins the versions cargo fetched for the checkout).
+rust_nvptx() {
+  local m=examples/rust-nvptx/Cargo.toml
+  cargo fmt --manifest-path "$m" -- --check &&
+    CARGO_TARGET_DIR="$root/target" cargo test --offline --manifest-path "$m"
+}
+step rust-nvptx rust_nvptx
 
 summary
 exit "$failed"

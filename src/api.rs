@@ -83,8 +83,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::divergence::{analyze_module, BlockShape, ClassCounts};
 pub use crate::analysis::divergence::Options as DivergenceOptions;
+use crate::analysis::divergence::{analyze_module, BlockShape, ClassCounts};
 pub use crate::ptx::{Module, ParseErrors};
 pub use crate::shuffle::{Mode as ShuffleMode, ShuffleError, ShuffleOptions, ShuffleReport};
 pub use crate::spill::{SpillError, SpillOptions, SpillReport, Target as SpillTarget};

@@ -61,8 +61,9 @@ fn build() -> Result<(), BuildError> {
     println!("cargo::rerun-if-changed=kernel/stencil.rs");
     println!("cargo::rerun-if-env-changed=WARPSMITH_EXAMPLE_ARCH");
     let out = PathBuf::from(env::var_os("OUT_DIR").ok_or(BuildError::Env("OUT_DIR"))?);
-    let manifest =
-        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").ok_or(BuildError::Env("CARGO_MANIFEST_DIR"))?);
+    let manifest = PathBuf::from(
+        env::var_os("CARGO_MANIFEST_DIR").ok_or(BuildError::Env("CARGO_MANIFEST_DIR"))?,
+    );
     let arch = env::var("WARPSMITH_EXAMPLE_ARCH").unwrap_or_else(|_| "sm_80".into());
 
     // 1. The kernel to PTX.

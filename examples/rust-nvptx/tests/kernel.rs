@@ -15,7 +15,10 @@ fn rustc_emitted_the_kernel_and_warpsmith_rewrote_it() {
     assert!(ORIGINAL_PTX.contains(&format!(".entry {KERNEL}(")));
     assert!(ORIGINAL_PTX.contains("ld.global"));
     assert!(!ORIGINAL_PTX.contains("shfl.sync"));
-    assert!(PTX.contains("shfl.sync"), "no shuffle in the rewritten PTX:\n{PTX}");
+    assert!(
+        PTX.contains("shfl.sync"),
+        "no shuffle in the rewritten PTX:\n{PTX}"
+    );
     let report: serde_json::Value = serde_json::from_str(SHUFFLE_REPORT).unwrap();
     let kernel = &report["kernels"][0];
     assert_eq!(kernel["name"], KERNEL);
@@ -30,8 +33,14 @@ fn divergence_report_sees_the_thread_index() {
     let f = &report["functions"][0];
     assert_eq!(f["name"], KERNEL);
     // ctaid.x * ntid.x + tid.x: affine in the lane; the loaded values: divergent.
-    assert!(f["counts"]["affine"].as_u64().unwrap() > 0, "{DIVERGENCE_REPORT}");
-    assert!(f["counts"]["divergent"].as_u64().unwrap() > 0, "{DIVERGENCE_REPORT}");
+    assert!(
+        f["counts"]["affine"].as_u64().unwrap() > 0,
+        "{DIVERGENCE_REPORT}"
+    );
+    assert!(
+        f["counts"]["divergent"].as_u64().unwrap() > 0,
+        "{DIVERGENCE_REPORT}"
+    );
 }
 
 fn spec(blocks: u32, threads: u32) -> LaunchSpec {
