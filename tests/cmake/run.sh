@@ -49,3 +49,33 @@ echo "== from the checkout (CMAKE_PREFIX_PATH=$root)"
 cmake -S "$root/tests/cmake" -B "$work/build-checkout" -DCMAKE_PREFIX_PATH="$root" "${cmake_args[@]}"
 cmake --build "$work/build-checkout"
 (cd "$work/build-checkout" && ctest --output-on-failure -R '^resources_')
+
+echo "== warpsmith_cuda_target: errors and scope (tests/cmake/errors)"
+# case|what the configure must print (error cases must also fail)
+cases=(
+  "unknown_pass|unknown pass \`frobnicate\`"
+  "bad_regs|SPILL_MAX_REGS must be auto or a number from 16 to 255, not \`300\`"
+  "bad_env|ENV takes WARPSMITH_NAME=value settings, not \`FOO=1\`"
+  "passes_in_env|give the passes with PASSES"
+  "unknown_argument|unknown arguments: PASES"
+  "no_target|no target named \`missing\`"
+  "not_clang|the CUDA compiler is NVIDIA"
+  "scope|scope: ok"
+)
+bad=0
+for c in "${cases[@]}"; do
+  name="${c%%|*}" want="${c#*|}"
+  rc=0
+  out="$(cmake -S "$root/tests/cmake/errors" -B "$work/errors" -DCMAKE_PREFIX_PATH="$root" "${cmake_args[@]}" \
+    -DCASE="$name" 2>&1)" || rc=$?
+  # CMake wraps long messages: compare with whitespace folded.
+  flat="$(tr -s ' \n' '  ' <<<"$out")"
+  if [[ "$flat" != *"$want"* ]] || { [[ "$name" == scope ]] && ((rc != 0)); } || { [[ "$name" != scope ]] && ((rc == 0)); }; then
+    echo "FAIL: case $name (exit $rc), expected: $want"
+    echo "$out" | tail -n 20
+    bad=1
+  else
+    echo "ok: $name"
+  fi
+done
+exit "$bad"
