@@ -37,11 +37,18 @@ if ! command -v cargo >/dev/null 2>&1 && [[ -x "$HOME/.cargo/bin/cargo" ]]; then
 fi
 args=(build --manifest-path "$root/Cargo.toml")
 [[ "$profile" == release ]] && args+=(--release)
-((plugin)) || args+=(--no-default-features)
+target="$root/target"
+if ! ((plugin)); then
+  # Its own target folder: a build without the `llvm` feature would replace target/*/libwarpsmith.so
+  # (the plugin the lit tests and the CMake package of the checkout use) with a plain cdylib.
+  target="$root/target/no-plugin"
+  args+=(--no-default-features)
+fi
+args+=(--target-dir "$target")
 echo "[install] cargo ${args[*]}" >&2
 cargo "${args[@]}"
 
-out="$root/target/$profile"
+out="$target/$profile"
 # put SRC DEST MODE: atomic copy.
 put() {
   install -m "$3" "$1" "$2.tmp.$$"

@@ -102,12 +102,13 @@ else
   step cmake bash tests/cmake/run.sh
 fi
 
-# examples/rust-nvptx: its own crate; built in the checkout's target/ so that the dependencies
-# compiled above are reused (offline: Cargo.lock pins the versions cargo fetched for the checkout).
+# examples/rust-nvptx: its own crate, offline (Cargo.lock pins the versions cargo fetched for the
+# checkout). Its own target folder: it builds warpsmith without the `llvm` feature, and that
+# cdylib would replace the plugin target/debug/libwarpsmith.so (cargo names cdylibs without a hash).
 rust_nvptx() {
   local m=examples/rust-nvptx/Cargo.toml
   cargo fmt --manifest-path "$m" -- --check &&
-    CARGO_TARGET_DIR="$root/target" cargo test --offline --manifest-path "$m"
+    CARGO_TARGET_DIR="$root/target/rust-nvptx" cargo test --offline --manifest-path "$m"
 }
 step rust-nvptx rust_nvptx
 
