@@ -64,7 +64,7 @@
 //! // Spilling needs the block size: without launch bounds the error says so (a typed error,
 //! // never a panic), and the module is left as it was.
 //! let mut options = SpillOptions::new(SpillTarget::MaxRegs(32), "sm_80");
-//! options.use_ptxas = false; // true: also check with `ptxas -v` (needs ptxas)
+//! options.use_ptxas = false; // keep the rewrite unchecked (the default checks with `ptxas -v`)
 //! match api::spill(&mut module, &options) {
 //!     Err(Error::Spill(SpillError::NoBlockSize(kernel))) => assert_eq!(kernel, "stencil"),
 //!     other => panic!("unexpected: {other:?}"),
@@ -151,8 +151,10 @@ pub fn spill(module: &mut Module, options: &SpillOptions) -> Result<SpillReport,
 
 impl SpillOptions {
     /// Options for `target` on `arch` (`sm_80`, …) with the CLI's defaults: every kernel, block
-    /// size from the kernel's launch bounds, the default shared-memory budget, no dynamic shared
-    /// memory, and the `ptxas -v` check when ptxas can be found ([`crate::tools::find`]).
+    /// size from the kernel's launch bounds, the default shared-memory budget, dynamic shared
+    /// memory as the pass infers it, no extra ptxas options, and the `ptxas -v` check with the
+    /// never-worse rule (`use_ptxas`: a rewrite is kept only when ptxas shows it is better; without
+    /// ptxas nothing is rewritten — set `use_ptxas = false` to keep rewrites unchecked).
     pub fn new(target: SpillTarget, arch: &str) -> Self {
         SpillOptions {
             target,
@@ -160,8 +162,9 @@ impl SpillOptions {
             arch: arch.to_string(),
             block_size: None,
             smem_budget: None,
-            use_ptxas: crate::tools::find(crate::tools::Tool::Ptxas).is_ok(),
-            dynamic_smem: 0,
+            use_ptxas: true,
+            dynamic_smem: None,
+            ptxas_args: Vec::new(),
         }
     }
 }
