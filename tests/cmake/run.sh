@@ -36,6 +36,17 @@ fi
 cmake_args=(-DCMAKE_CUDA_COMPILER="$clang" -DCMAKE_CXX_COMPILER="$clang" -DCUDAToolkit_ROOT="$cuda"
   "-DCMAKE_CUDA_FLAGS=--no-offload-new-driver -Wno-unknown-cuda-version")
 
+# sm_80 always; on a machine with a GPU also its own architecture, so that the run tests execute
+# the rewritten cubin (a GPU that cannot run any embedded cubin JIT-compiles the embedded PTX,
+# which with the drop-in is clang's original: docs/build-systems.md).
+archs=80
+if command -v nvidia-smi >/dev/null 2>&1; then
+  cc="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')" || cc=""
+  if [[ "$cc" =~ ^[0-9]+$ && "$cc" != 80 ]]; then archs="80;$cc"; fi
+fi
+cmake_args+=("-DCMAKE_CUDA_ARCHITECTURES=$archs")
+echo "== CUDA architectures: $archs"
+
 echo "== install into $work/prefix"
 bash "$root/scripts/install.sh" "$work/prefix" --debug
 
