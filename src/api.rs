@@ -9,7 +9,7 @@
 //!   loaded become guarded `shfl.sync` ([`ShuffleOptions`], [`ShuffleReport`]).
 //! - [`spill`]: shared-memory spilling to a register target ([`SpillOptions::new`],
 //!   [`SpillReport`]).
-//! - [`print`] / [`write_file`]: the module back to PTX (written atomically).
+//! - [`print()`] / [`write_file`]: the module back to PTX (written atomically).
 //!
 //! The functions are thin: each is the library function of the same pass
 //! ([`crate::ptx::parse_module`], [`crate::analysis::divergence::analyze_module`],
