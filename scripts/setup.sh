@@ -6,6 +6,7 @@
 #      what a bare machine lacks to build at all (C/C++ toolchain, pip, curl).
 #   2. NVIDIA command-line tools from PyPI (ptxas + libdevice, nvdisasm, cuobjdump) into the
 #      git-ignored project-local folder .tools/nvidia (never into the system Python).
+#   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton for the Triton suite.
 #   3. The Rust toolchain: rustup's stable toolchain with clippy and rustfmt when cargo is
 #      missing; the clippy/rustfmt components when rustup is there but they are not.
 #   4. A CUDA toolkit layout for clang in .tools/cuda (headers, libdevice, ptxas, fatbinary,
@@ -64,6 +65,28 @@ for t in ptxas nvdisasm cuobjdump; do
   chmod +x "$f"
   ln -sfn "$f" "$tools/bin/$t"
 done
+
+# ---- 2b. Triton from PyPI (the Triton suite: tests/triton, bench/triton) ----------------------
+# Pinned: Triton 3.6.0 is the version issue 12 was reported against. Installed with --no-deps
+# (it needs nothing else to compile kernels: no torch, no CUDA driver, no GPU) into the git-ignored
+# .tools/triton; scripts put it on PYTHONPATH. About 640 MB unpacked (its own LLVM/MLIR library and
+# a CUDA 12.8 ptxas/cuobjdump/nvdisasm). WARPSMITH_SKIP_TRITON=1 skips it (the `triton` step of
+# scripts/test.sh then reports SKIPPED).
+triton_wheel=triton==3.6.0
+stamp="$tools/triton/.installed"
+if [[ "${WARPSMITH_SKIP_TRITON:-0}" == 1 ]]; then
+  log "Triton skipped (WARPSMITH_SKIP_TRITON=1)"
+elif [[ ! -f "$stamp" || "$(cat "$stamp")" != "$triton_wheel" ]]; then
+  log "installing $triton_wheel into .tools/triton"
+  rm -rf "$tools/triton.tmp"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/triton.tmp" "$triton_wheel"
+  for t in ptxas cuobjdump nvdisasm; do chmod +x "$tools/triton.tmp/triton/backends/nvidia/bin/$t"; done
+  rm -rf "$tools/triton"
+  mv "$tools/triton.tmp" "$tools/triton"
+  printf '%s' "$triton_wheel" >"$stamp"
+else
+  log "Triton present ($triton_wheel)"
+fi
 
 # ---- 3. Rust toolchain -------------------------------------------------------------------------
 # Callers add ~/.cargo/bin to their own PATH (scripts/test.sh and scripts/demo.sh do).

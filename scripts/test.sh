@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The one command that checks everything, on a fresh Debian 12 machine or an existing checkout:
 #
-#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Rust toolchain)
+#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Triton, Rust toolchain,
+#              the CUDA layout .tools/cuda)
 #   fmt        cargo fmt --check
 #   clippy     cargo clippy --all-targets -- -D warnings
 #   build      cargo build                      (the binary the lit tests run)
 #   test       cargo test
 #   kernels    scripts/compile-kernels.sh target/kernels --check-ptxas   (bench kernels → PTX → ptxas)
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
+#   triton     bench/triton/never_worse.py --ci (Triton suite, sm_80 + sm_90: warpsmith ptxas vs
+#              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12)
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
 #   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
 #
@@ -90,6 +93,31 @@ if ((build_ok)); then
   fi
 else
   skip lit "the build failed"
+fi
+
+# ---- triton: the Triton suite through `warpsmith ptxas` (issue 12; tests/triton, bench/triton) --
+# Triton (.tools/triton, from setup.sh) compiles the suite without a GPU twice per architecture:
+# with its own ptxas, and with TRITON_PTXAS_PATH at a `ptxas` link to target/debug/warpsmith
+# (WARPSMITH_PASSES=spill,shuffle). --ci: the CI subset of tests/triton/suite.py, 13 builds, about
+# 3 minutes on 2 cores (the whole suite takes over 10; docs/benchmarks.md). A one-kernel probe
+# first tells "Triton cannot compile here" (SKIPPED, with the reason) from a failing check.
+triton_dir="$root/.tools/triton"
+triton_out="$root/target/triton"
+if ((!build_ok)); then
+  skip triton "the build failed"
+elif [[ ! -f "$triton_dir/.installed" ]]; then
+  skip triton "Triton is not installed in .tools/triton (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
+elif ! probe=$(PYTHONPATH="$triton_dir" python3 tests/triton/compile_suite.py --arch sm_80 \
+  --only layer_norm_4096 --out "$triton_out/probe" 2>&1); then
+  skip triton "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
+else
+  # The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite.
+  triton_check() {
+    python3 bench/triton/test_never_worse.py &&
+      PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
+        --warpsmith "$root/target/debug/warpsmith" --out "$triton_out"
+  }
+  step triton triton_check
 fi
 
 # The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on

@@ -240,8 +240,8 @@ enum Command {
     /// A drop-in replacement for NVIDIA's ptxas: rewrites the input PTX with the passes in
     /// WARPSMITH_PASSES (shuffle, spill), then runs the real ptxas with the same arguments.
     ///
-    /// Also runs when the binary is started as `ptxas` (a symbolic link), for clang's
-    /// --ptxas-path= and Triton's TRITON_PTXAS_PATH. When a pass fails, a warning is printed and
+    /// Also runs when the binary is started as `ptxas` or `ptxas-…` (a symbolic link), for
+    /// clang's --ptxas-path= and Triton's TRITON_PTXAS_PATH / TRITON_PTXAS_BLACKWELL_PATH. When a pass fails, a warning is printed and
     /// the original PTX is assembled. `warpsmith ptxas --warpsmith-help` lists the environment
     /// variables; docs/ptxas-wrapper.md.
     #[command(disable_help_flag = true, disable_version_flag = true)]

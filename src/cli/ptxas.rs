@@ -1,11 +1,13 @@
 //! `warpsmith ptxas …`: a drop-in replacement for NVIDIA's ptxas (DESIGN.md "Who calls it";
 //! issue 6, PTXASW §3 and §6: the paper hooks the assembler invocation the same way).
 //!
-//! Invoked as `warpsmith ptxas [ptxas arguments…]`, or as `ptxas` through a symlink (for clang's
-//! `--ptxas-path=` and Triton's `TRITON_PTXAS_PATH`), it finds the input PTX among ptxas's
-//! arguments, applies the passes named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the
-//! rewritten PTX to a temporary file and runs the real ptxas with the original arguments, the
-//! input replaced. ptxas's standard output, standard error and exit status pass through.
+//! Invoked as `warpsmith ptxas [ptxas arguments…]`, or as `ptxas`/`ptxas-…` through a symlink
+//! (for clang's `--ptxas-path=`, Triton's `TRITON_PTXAS_PATH` and `TRITON_PTXAS_BLACKWELL_PATH`;
+//! every form of ptxas's command line those tools use is understood, see the tests and
+//! docs/ptxas-wrapper.md), it finds the input PTX among ptxas's arguments, applies the passes
+//! named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the rewritten PTX to a temporary
+//! file and runs the real ptxas with the original arguments, the input replaced. ptxas's
+//! standard output, standard error and exit status pass through.
 //!
 //! A build is never broken by warpsmith: when a pass fails (the PTX does not parse, a kernel is
 //! refused, a bad environment variable, even a panic) or the real ptxas rejects the rewritten
@@ -122,6 +124,13 @@ pub fn parse_invocation(args: &[OsString]) -> Invocation {
         };
         if arg == HELP_FLAG {
             inv.wrapper_help = true;
+            i += 1;
+            continue;
+        }
+        if arg.is_empty() {
+            // Triton splits TRITON_PTXAS_OPTIONS on single spaces: two spaces give an empty
+            // argument. It is no input to rewrite (ptxas itself refuses it: "Input file ''
+            // could not be opened").
             i += 1;
             continue;
         }
@@ -406,16 +415,27 @@ pub fn find_real_ptxas(
     plan.search(Tool::Ptxas).map(|l| l.path)
 }
 
+/// Whether a program name (argv[0]) makes this process the wrapper: its file name is `ptxas`,
+/// or `ptxas-` followed by anything (`ptxas-blackwell`, the name of the assembler Triton runs for
+/// sm_100 and later, set with `TRITON_PTXAS_BLACKWELL_PATH`), with or without `.exe`.
+pub fn is_ptxas_name(argv0: &OsStr) -> bool {
+    let Some(base) = Path::new(argv0).file_name().and_then(|b| b.to_str()) else {
+        return false;
+    };
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    base == "ptxas"
+        || base
+            .strip_prefix("ptxas-")
+            .is_some_and(|rest| !rest.is_empty())
+}
+
 /// The argument list of a `ptxas` invocation, when this process is one: argv[0]'s file name is
-/// `ptxas` (a symbolic link to warpsmith), or the first argument is the `ptxas` subcommand.
+/// `ptxas` or `ptxas-…` (a symbolic link to warpsmith, see [`is_ptxas_name`]), or the first
+/// argument is the `ptxas` subcommand.
 pub fn wrapper_args() -> Option<Vec<OsString>> {
     let mut argv = std::env::args_os();
     let argv0 = argv.next()?;
-    let base = Path::new(&argv0)
-        .file_name()?
-        .to_string_lossy()
-        .into_owned();
-    if base == "ptxas" || base == "ptxas.exe" {
+    if is_ptxas_name(&argv0) {
         return Some(argv.collect());
     }
     let rest: Vec<OsString> = argv.collect();
@@ -737,6 +757,92 @@ mod tests {
         let inv = parse_invocation(&args(&["-ias", ".version 8.0", "-arch=sm_80"]));
         assert!(inv.ptx_strings);
         assert!(inv.inputs.is_empty());
+    }
+
+    /// Triton 3.6's `make_cubin` (triton/backends/nvidia/compiler.py) runs
+    /// `ptxas [-lineinfo [-suppress-debug-info] | -g] [--fmad=false] -v [--opt-level 0]
+    /// [TRITON_PTXAS_OPTIONS split on " "] --gpu-name=sm_XX[a] SRC.ptx -o SRC.ptx.o`.
+    #[test]
+    fn triton_command_lines() {
+        let inv = parse_invocation(&args(&[
+            "-lineinfo",
+            "-v",
+            "--gpu-name=sm_80",
+            "/tmp/tmpq1w2e3.ptx",
+            "-o",
+            "/tmp/tmpq1w2e3.ptx.o",
+        ]));
+        assert_eq!(inv.inputs, vec![3]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_80"));
+        assert!(!inv.info_only && !inv.ptx_strings);
+
+        // TRITON_DISABLE_LINE_INFO=1, enable_fp_fusion=False, sm_90 (Triton adds the `a`).
+        let inv = parse_invocation(&args(&[
+            "-lineinfo",
+            "-suppress-debug-info",
+            "--fmad=false",
+            "-v",
+            "--gpu-name=sm_90a",
+            "/tmp/k.ptx",
+            "-o",
+            "/tmp/k.ptx.o",
+        ]));
+        assert_eq!(inv.inputs, vec![5]);
+        assert_eq!(inv.arch.as_deref(), Some("sm_90a"));
+
+        // DISABLE_PTXAS_OPT=1: full debug info and `--opt-level 0` as two arguments.
+        let inv = parse_invocation(&args(&[
+            "-g",
+            "-v",
+            "--opt-level",
+            "0",
+            "--gpu-name=sm_90a",
+            "/tmp/k.ptx",
+            "-o",
+            "/tmp/k.ptx.o",
+        ]));
+        assert_eq!(inv.inputs, vec![5]);
+
+        // TRITON_PTXAS_OPTIONS="--maxrregcount 128  -O3 -warn-spills --def-load-cache=cg -dlcm cg"
+        // split on single spaces: the double space gives an empty argument.
+        let extra: Vec<&str> =
+            "--maxrregcount 128  -O3 -warn-spills --def-load-cache=cg -dlcm cg --fmad true"
+                .split(' ')
+                .collect();
+        let mut list = vec!["-lineinfo", "-v"];
+        list.extend(&extra);
+        list.extend(["--gpu-name=sm_80", "/tmp/k.ptx", "-o", "/tmp/k.ptx.o"]);
+        let inv = parse_invocation(&args(&list));
+        assert_eq!(inv.inputs, vec![list.len() - 3], "{list:?}");
+        assert_eq!(inv.arch.as_deref(), Some("sm_80"));
+
+        // The version query Triton makes for every ptxas it considers.
+        let inv = parse_invocation(&args(&["--version"]));
+        assert!(inv.info_only);
+        assert!(inv.inputs.is_empty());
+    }
+
+    #[test]
+    fn wrapper_names() {
+        for name in [
+            "ptxas",
+            "/home/u/bin/ptxas",
+            "ptxas.exe",
+            "/opt/ptxas-blackwell",
+            "ptxas-12.9",
+        ] {
+            assert!(is_ptxas_name(OsStr::new(name)), "{name}");
+        }
+        for name in [
+            "warpsmith",
+            "/usr/bin/warpsmith",
+            "ptxas-",
+            "myptxas",
+            "ptxasx",
+            "/ptxas/warpsmith",
+        ] {
+            assert!(!is_ptxas_name(OsStr::new(name)), "{name}");
+        }
     }
 
     #[test]

@@ -115,17 +115,32 @@ pub(super) fn launch(
 }
 
 /// The register caps to try, nearest first: the given one, or (`auto`) every occupancy cliff
-/// below the kernel's use. Empty when the kernel is already at its block size's highest occupancy.
+/// below the kernel's use — preceded, when ptxas alone already spills, by the cap of the kernel's
+/// own occupancy step (same occupancy, the local memory moved to shared memory). Empty when there
+/// is nothing to try.
 pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, SpillError> {
     match target {
         Target::MaxRegs(n) => Ok(vec![n]),
         Target::Auto => {
             let steps = occupancy::cliffs(s.arch, &launch(0, s.threads, s.static_smem, s.dynamic))?;
-            Ok(steps
+            let spills = s
+                .before
+                .as_ref()
+                .is_some_and(|k| k.spill_stores + k.spill_loads + k.stack_frame > 0);
+            let own_step = steps
                 .iter()
-                .rev()
-                .filter(|c| c.max_regs < s.regs_before)
+                .find(|c| c.max_regs >= s.regs_before)
                 .map(|c| c.max_regs)
+                .filter(|_| spills);
+            Ok(own_step
+                .into_iter()
+                .chain(
+                    steps
+                        .iter()
+                        .rev()
+                        .filter(|c| c.max_regs < s.regs_before)
+                        .map(|c| c.max_regs),
+                )
                 .collect())
         }
     }

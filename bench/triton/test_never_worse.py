@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Unit tests of the rules bench/triton/never_worse.py judges kernels by (launch legality after
+Triton's launcher, worse/equal/better, the issue-12 goal, reading `cuobjdump -res-usage`).
+
+    python3 bench/triton/test_never_worse.py      (no Triton needed; scripts/test.sh runs it)
+"""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import never_worse as nw  # noqa: E402
+
+
+def side(occ, local, legal=True):
+    return {"occupancy": occ, "local": local, "legal": legal}
+
+
+class LaunchLegality(unittest.TestCase):
+    def test_issue_12_attention_sm80(self):
+        # Issue 12: +48656 B static with 49152 B dynamic = 97808 B, no opt-in: the launch fails.
+        legal, limit = nw.launch_legal("sm_80", 48656, 49152)
+        self.assertFalse(legal)
+        self.assertEqual(limit, 48 * 1024)
+
+    def test_default_limit_is_inclusive(self):
+        self.assertTrue(nw.launch_legal("sm_80", 0, 49152)[0])
+        self.assertTrue(nw.launch_legal("sm_90", 16384, 32768)[0])
+        self.assertFalse(nw.launch_legal("sm_90", 16385, 32768)[0])
+
+    def test_opt_in_above_48_kib(self):
+        # D > 48 KiB: the launcher raises the limit to the opt-in maximum minus S.
+        self.assertTrue(nw.launch_legal("sm_80", 48704, 65536)[0])
+        self.assertTrue(nw.launch_legal("sm_80", 0, 163 * 1024)[0])
+        self.assertFalse(nw.launch_legal("sm_80", 1, 163 * 1024)[0])
+        self.assertTrue(nw.launch_legal("sm_90", 49904, 147456)[0])
+        self.assertFalse(nw.launch_legal("sm_90", 90000, 147456)[0])
+        self.assertEqual(nw.launch_legal("sm_86", 0, 50000)[1], 99 * 1024)
+
+
+class Verdicts(unittest.TestCase):
+    def test_illegal_is_worse_whatever_else(self):
+        self.assertEqual(nw.verdict(side(0.125, 0), side(0.25, 0, legal=False)), "worse")
+
+    def test_occupancy_first_then_local_memory(self):
+        self.assertEqual(nw.verdict(side(0.125, 0), side(0.0625, 0)), "worse")
+        self.assertEqual(nw.verdict(side(0.125, 1384), side(0.1875, 2096)), "better")
+        self.assertEqual(nw.verdict(side(0.0625, 1384), side(0.0625, 2096)), "worse")
+        self.assertEqual(nw.verdict(side(0.0625, 808), side(0.0625, 608)), "better")
+        self.assertEqual(nw.verdict(side(0.375, 0), side(0.375, 0)), "equal")
+
+    def test_goal_only_where_ptxas_spills(self):
+        self.assertEqual(nw.goal(side(0.125, 0), side(0.0625, 0)), "-")
+        self.assertEqual(nw.goal(side(0.125, 120), side(0.125, 0)), "met")
+        self.assertEqual(nw.goal(side(0.125, 120), side(0.0625, 0)), "missed")
+        self.assertEqual(nw.goal(side(0.125, 120), side(0.125, 8)), "missed")
+        self.assertEqual(nw.goal(side(0.125, 120), side(0.25, 0, legal=False)), "missed")
+
+
+class ResUsage(unittest.TestCase):
+    TEXT = (
+        "\nResource usage:\n Common:\n  GLOBAL:0\n Function tiled_matmul:\n"
+        "  REG:255 STACK:808 SHARED:1024 LOCAL:0 CONSTANT[0]:592 TEXTURE:0 SURFACE:0 SAMPLER:0\n"
+    )
+
+    def test_fields(self):
+        self.assertEqual(nw.parse_res_usage(self.TEXT, "tiled_matmul"),
+                         {"reg": 255, "stack": 808, "shared": 1024, "local": 0})
+
+    def test_missing_function(self):
+        with self.assertRaisesRegex(RuntimeError, "no function softmax_rows"):
+            nw.parse_res_usage(self.TEXT, "softmax_rows")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Compiles the warpsmith Triton suite (tests/triton/suite.py) for one architecture without a GPU.
+
+    PYTHONPATH=.tools/triton python3 tests/triton/compile_suite.py --arch sm_80 --out DIR [--ptxas PATH]
+
+For every case it writes DIR/NAME.ptx, DIR/NAME.cubin and DIR/NAME.json (Triton's metadata: kernel
+name, `shared` = dynamic shared memory of the launch, warps, threads per block, and the ptxas
+command line Triton ran with ptxas's log), and DIR/suite.json with every case, including the ones
+that failed to compile (with the error). Exit status: 0 when every case compiled, 1 otherwise,
+2 for a usage or set-up error.
+
+--ptxas sets TRITON_PTXAS_PATH. Triton silently falls back to its bundled ptxas when the named one
+does not answer `--version` with a CUDA release; the script checks that Triton took the given
+path and stops otherwise. Triton's cache is a fresh folder under DIR (its key ignores which ptxas
+assembled a kernel, so a shared cache would return cubins made by another ptxas).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write_atomic(path, data):
+    """Writes `data` (bytes or str) to `path` through a temporary file and a rename."""
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    with os.fdopen(fd, mode) as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arch", required=True, choices=["sm_80", "sm_90"])
+    ap.add_argument("--out", required=True, help="output folder (created)")
+    ap.add_argument("--ptxas", help="the ptxas Triton runs (TRITON_PTXAS_PATH); default Triton's own")
+    ap.add_argument("--only", nargs="+", metavar="CASE", help="compile only these cases")
+    ap.add_argument("--ci", action="store_true", help="only the cases of the CI subset")
+    ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    opts = ap.parse_args()
+
+    sys.path.insert(0, HERE)
+    import suite
+
+    cases = suite.cases_for(opts.arch, opts.only, opts.ci)
+    if opts.list:
+        for c in cases:
+            print(f"{c.name:28} {c.kernel:18} warps={c.num_warps} stages={c.num_stages} "
+                  f"{'ci ' if opts.arch in c.ci else ''}{c.note}")
+        return 0
+
+    out = os.path.abspath(opts.out)
+    os.makedirs(out, exist_ok=True)
+    cache = os.path.join(out, "triton-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    # Both must be set before Triton reads them (it caches the ptxas it finds).
+    os.environ["TRITON_CACHE_DIR"] = cache
+    if opts.ptxas:
+        os.environ["TRITON_PTXAS_PATH"] = os.path.abspath(opts.ptxas)
+    else:
+        os.environ.pop("TRITON_PTXAS_PATH", None)
+
+    try:
+        import triton
+        from triton import knobs
+    except ImportError as e:
+        print(f"compile_suite: cannot import Triton ({e}): run scripts/setup.sh and put "
+              f".tools/triton on PYTHONPATH", file=sys.stderr)
+        return 2
+    try:
+        ptxas = knobs.nvidia.ptxas
+    except RuntimeError as e:
+        print(f"compile_suite: Triton finds no ptxas: {e}", file=sys.stderr)
+        return 2
+    if opts.ptxas and os.path.abspath(ptxas.path) != os.path.abspath(opts.ptxas):
+        print(f"compile_suite: Triton did not take --ptxas {opts.ptxas}: its `--version` gave no "
+              f"CUDA release, so Triton fell back to {ptxas.path}", file=sys.stderr)
+        return 2
+    print(f"compile_suite: Triton {triton.__version__}, {opts.arch}, ptxas {ptxas.path} "
+          f"(CUDA {ptxas.version}), {len(cases)} case(s) -> {out}", file=sys.stderr)
+
+    summary = {"arch": opts.arch, "triton_version": triton.__version__, "ptxas": ptxas.path,
+               "ptxas_cuda_version": ptxas.version, "cases": []}
+    failed = 0
+    for case in cases:
+        compiled, record = suite.compile_case(case, opts.arch)
+        record["ptxas"] = ptxas.path
+        base = os.path.join(out, case.name)
+        for ext in ("ptx", "cubin", "json"):
+            if os.path.exists(f"{base}.{ext}"):
+                os.remove(f"{base}.{ext}")
+        if compiled is not None:
+            write_atomic(f"{base}.ptx", compiled.asm["ptx"])
+            write_atomic(f"{base}.cubin", compiled.asm["cubin"])
+            status = (f"ok   {record['kernel']}: {record['threads']} threads, "
+                      f"{record['shared']} B dynamic shared ({record['compile_seconds']} s)")
+        else:
+            failed += 1
+            status = f"FAIL {record['error']}"
+        write_atomic(f"{base}.json", json.dumps(record, indent=2) + "\n")
+        summary["cases"].append(record)
+        print(f"  {opts.arch} {case.name:28} {status}", file=sys.stderr)
+        sys.stderr.flush()
+    write_atomic(os.path.join(out, "suite.json"), json.dumps(summary, indent=2) + "\n")
+    shutil.rmtree(cache, ignore_errors=True)
+    if failed:
+        print(f"compile_suite: {failed} of {len(cases)} case(s) failed to compile", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

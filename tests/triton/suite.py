@@ -1,0 +1,227 @@
+"""The warpsmith Triton suite: which kernels, in which configurations, and how one is compiled
+without a GPU (issue 12).
+
+A `Case` names a kernel of tests/triton/kernels.py, its argument types, its compile-time constants
+and Triton's launch options (warps, pipeline stages), and the architectures it is compiled for.
+`compile_case` runs `triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))` — no GPU,
+no CUDA driver and no torch are needed — and records the exact ptxas command line Triton ran and
+ptxas's `-v` log (where warpsmith's warnings also appear when it stands in for ptxas).
+
+Argument attributes mimic a real launch: Triton specialises pointers that are 16-byte aligned and
+integers divisible by 16 (`tt.divisibility`), which every argument of these launches is, except
+the ones marked False in `Case.args` (sequence lengths, head and row counts, epsilons, scales).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import threading
+import time
+import traceback
+
+# CUDA compute capability of each architecture the suite targets.
+ARCHS = {"sm_80": 80, "sm_90": 90}
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One kernel configuration of the suite."""
+
+    name: str
+    kernel: str  # attribute of tests/triton/kernels.py
+    args: tuple  # (name, Triton type, divisible by 16?) for every runtime argument, in order
+    constexprs: dict
+    num_warps: int
+    num_stages: int
+    archs: tuple = ("sm_80", "sm_90")
+    # Architectures for which the case is in the subset scripts/test.sh runs (`--ci`).
+    ci: tuple = ("sm_80", "sm_90")
+    note: str = ""
+
+
+def _attention(name, head_dim, causal, block_m, block_n, warps, stages, ci=("sm_80", "sm_90"),
+               note=""):
+    strides = [f"stride_{t}_{s}" for t in "qkvo" for s in ("batch", "head", "row")]
+    args = (
+        [("q_ptr", "*fp16", True), ("k_ptr", "*fp16", True), ("v_ptr", "*fp16", True),
+         ("out_ptr", "*fp16", True), ("lse_ptr", "*fp32", True), ("scale", "fp32", False)]
+        + [(s, "i32", True) for s in strides]
+        + [("heads", "i32", False), ("seq_len", "i32", False)]
+    )
+    return Case(name, "attention_forward", tuple(args),
+                {"HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": causal},
+                warps, stages, ci=ci, note=note)
+
+
+def _matmul(name, dtype, out, block_m, block_n, block_k, warps, stages, archs=("sm_80", "sm_90"),
+            ci=("sm_80", "sm_90"), note=""):
+    args = (
+        ("a_ptr", f"*{dtype}", True), ("b_ptr", f"*{dtype}", True), ("c_ptr", f"*{out}", True),
+        ("M", "i32", True), ("N", "i32", True), ("K", "i32", True),
+        ("stride_a_row", "i32", True), ("stride_b_row", "i32", True), ("stride_c_row", "i32", True),
+    )
+    return Case(name, "tiled_matmul", args,
+                {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k, "SWIZZLE": 8,
+                 "ACC_INT": dtype == "i8"},
+                warps, stages, archs=archs, ci=ci, note=note)
+
+
+# The CI subset (`ci`, scripts/test.sh): per architecture one attention without and one with
+# spilling, the spilling matmul, the small matmul, int8 and fp8 on sm_90, layer norm and softmax —
+# about 70 s (sm_80) and 105 s (sm_90) through a debug build on the shared 2-core machine; the
+# whole suite takes about 8 and 5 minutes (docs/benchmarks.md).
+CASES = [
+    _attention("attn_d64", 64, False, 128, 64, 4, 3, ci=("sm_80",)),
+    _attention("attn_d64_causal", 64, True, 128, 64, 4, 3, ci=()),
+    _attention("attn_d128", 128, False, 128, 64, 8, 3, ci=()),
+    _attention("attn_d128_causal", 128, True, 128, 64, 4, 2,
+               note="d=128 with 4 warps: ptxas spills"),
+    _matmul("matmul_fp16_128x256x64", "fp16", "fp16", 128, 256, 64, 4, 3,
+            note="128x256 fp32 accumulator over 128 threads: ptxas spills"),
+    _matmul("matmul_fp16_128x128x32", "fp16", "fp16", 128, 128, 32, 4, 4, ci=()),
+    _matmul("matmul_fp16_64x64x32", "fp16", "fp16", 64, 64, 32, 4, 4),
+    _matmul("matmul_int8_128x128x64", "i8", "i32", 128, 128, 64, 4, 3, ci=("sm_90",)),
+    _matmul("matmul_fp8_128x256x64", "fp8e4nv", "fp16", 128, 256, 64, 8, 3, archs=("sm_90",)),
+    Case("layer_norm_4096", "layer_norm_rows",
+         (("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("weight_ptr", "*fp32", True),
+          ("bias_ptr", "*fp32", True), ("mean_ptr", "*fp32", True), ("rstd_ptr", "*fp32", True),
+          ("stride_row", "i32", True), ("width", "i32", True), ("eps", "fp32", False)),
+         {"BLOCK": 4096}, 8, 1),
+    Case("softmax_8192", "softmax_rows",
+         (("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("stride_x_row", "i32", True),
+          ("stride_y_row", "i32", True), ("rows", "i32", False), ("width", "i32", True)),
+         {"BLOCK": 8192, "STAGES": 2}, 8, 2),
+]
+
+
+def cases_for(arch: str, only=None, ci=False):
+    """The cases compiled for `arch`; `only`: names to keep (all when None); `ci`: the CI subset."""
+    out = [c for c in CASES if arch in c.archs and (not ci or arch in c.ci)]
+    if only:
+        unknown = set(only) - {c.name for c in CASES}
+        if unknown:
+            raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}")
+        out = [c for c in out if c.name in only]
+    return out
+
+
+class PtxasRecorder:
+    """Records each ptxas command Triton runs and the log it writes (ptxas's standard error: the
+    `-v` lines, and warpsmith's warnings when warpsmith stands in for ptxas).
+
+    Triton (3.6, triton/backends/nvidia/compiler.py `make_cubin`) runs
+    `subprocess.run([ptxas, …, f"--gpu-name={arch}", src, "-o", out], stderr=<log file>)` and
+    deletes the log afterwards; the recorder wraps `subprocess.run` to read it first."""
+
+    def __init__(self):
+        self.calls = []
+        self._orig = None
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        self._orig = subprocess.run
+        orig = self._orig
+
+        def run(cmd, *a, **kw):
+            is_ptxas = isinstance(cmd, (list, tuple)) and any(
+                str(x).startswith("--gpu-name=") for x in cmd)
+            try:
+                result = orig(cmd, *a, **kw)
+            except subprocess.CalledProcessError as e:
+                if is_ptxas:
+                    self._record(cmd, kw, e.returncode)
+                raise
+            if is_ptxas:
+                self._record(cmd, kw, result.returncode)
+            return result
+
+        subprocess.run = run
+        return self
+
+    def _record(self, cmd, kw, rc):
+        log = ""
+        f = kw.get("stderr")
+        name = getattr(f, "name", None)
+        if isinstance(name, str) and os.path.exists(name):
+            with open(name, errors="replace") as fh:
+                log = fh.read()
+        with self._lock:
+            self.calls.append({"argv": [str(x) for x in cmd], "exit": rc, "log": log})
+
+    def __exit__(self, *exc):
+        subprocess.run = self._orig
+        return False
+
+
+def describe_error(e: BaseException) -> str:
+    """One line naming the failure: the exception and, for Triton's CompilationError (whose own
+    text is the source excerpt), the innermost cause."""
+    first = next((ln for ln in str(e).splitlines() if ln.strip()), "")
+    text = f"{type(e).__name__}: {first}"
+    cause = e
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    if cause is not e:
+        why = next((ln for ln in str(cause).splitlines() if ln.strip()), "")
+        text += f" — {type(cause).__name__}: {why}"
+    return text
+
+
+def compile_case(case: Case, arch: str):
+    """Compiles one case for `arch` without a GPU. Returns (compiled kernel or None, record):
+    the record has the metadata the launch needs, the ptxas calls, and `error` on failure."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    import kernels  # tests/triton/kernels.py (this folder is on sys.path: see compile_suite.py)
+
+    fn = getattr(kernels, case.kernel)
+    signature = {}
+    attrs = {}
+    for i, (arg, ty, divisible) in enumerate(case.args):
+        signature[arg] = ty
+        if divisible:
+            attrs[(i,)] = [["tt.divisibility", 16]]
+    for k in case.constexprs:
+        signature[k] = "constexpr"
+    if list(signature) != fn.arg_names:
+        raise ValueError(f"{case.name}: arguments {list(signature)} do not match "
+                         f"{case.kernel}{tuple(fn.arg_names)}")
+    src = ASTSource(fn=fn, signature=signature, constexprs=case.constexprs, attrs=attrs)
+    record = {
+        "case": case.name,
+        "arch": arch,
+        "triton_version": triton.__version__,
+        "num_warps": case.num_warps,
+        "num_stages": case.num_stages,
+        "threads": case.num_warps * 32,
+        "constexprs": case.constexprs,
+        "note": case.note,
+    }
+    start = time.monotonic()
+    with PtxasRecorder() as rec:
+        try:
+            compiled = triton.compile(
+                src, target=GPUTarget("cuda", ARCHS[arch], 32),
+                options={"num_warps": case.num_warps, "num_stages": case.num_stages})
+        except Exception as e:  # noqa: BLE001  (every failure is reported, none dropped)
+            compiled = None
+            record["error"] = describe_error(e)
+            record["traceback"] = traceback.format_exc()
+    record["compile_seconds"] = round(time.monotonic() - start, 2)
+    record["ptxas_calls"] = rec.calls
+    if compiled is not None:
+        md = compiled.metadata
+        record.update({
+            "kernel": md.name,
+            "shared": md.shared,  # dynamic shared memory the launcher passes, bytes
+            "num_warps": md.num_warps,
+            "num_ctas": md.num_ctas,
+            "threads": md.num_warps * 32,  # per block (num_ctas is the cluster size)
+            "ptx_version": md.ptx_version,
+            "target": [md.target.backend, md.target.arch, md.target.warp_size],
+        })
+    return compiled, record
