@@ -126,6 +126,10 @@ if ! ((build_ok)); then
   skip cmake "the build failed"
 elif ! command -v cmake >/dev/null 2>&1; then
   skip cmake "cmake not found: run scripts/setup.sh"
+elif [[ ! -x /usr/lib/llvm-22/bin/clang++ ]] && ! command -v clang++-22 >/dev/null 2>&1; then
+  skip cmake "clang++-22 not found: run scripts/setup.sh"
+elif [[ ! -x "$root/.tools/cuda/bin/nvcc" ]]; then
+  skip cmake "the CUDA layout .tools/cuda is missing: run scripts/setup.sh"
 else
   step cmake bash tests/cmake/run.sh
 fi
