@@ -8,12 +8,13 @@
 #
 # Needs: cmake, clang-22, the CUDA layout .tools/cuda (scripts/setup.sh), cargo.
 # Environment: WARPSMITH_CMAKE_WORK=DIR keeps the prefix and build folders in DIR (default: a
-# temporary folder, removed at the end).
+# temporary folder, removed at the end); WARPSMITH_CMAKE_CLANGXX=PATH another clang++ 22 (default:
+# /usr/lib/llvm-22/bin/clang++, then clang++-22 on PATH).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cuda="$root/.tools/cuda"
-clang="${WARPSMITH_CLANG:-}"
+clang="${WARPSMITH_CMAKE_CLANGXX:-}"
 if [[ -z "$clang" ]]; then
   for c in /usr/lib/llvm-22/bin/clang++ "$(command -v clang++-22 || true)"; do
     if [[ -n "$c" && -x "$c" ]]; then clang="$c"; break; fi
