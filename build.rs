@@ -8,6 +8,8 @@
 //!   then `llvm-config-22` and `llvm-config` on `PATH`; it must report version 22.
 //! - When no LLVM 22 is found the build goes on without the plugin and says so in a cargo warning
 //!   (set `WARPSMITH_REQUIRE_PLUGIN=1` to make that an error, as CI does).
+//! - The shim is compiled without RTTI (`-fno-rtti`), so one plugin loads into LLVM 22 builds with
+//!   RTTI (Debian's opt, llc, clang) and without (rustc's `-Z llvm-plugins`).
 //! - The shim is recompiled only when `shim.cpp`, this file or those variables change.
 
 use std::env;
@@ -86,7 +88,12 @@ fn build_shim() -> Result<(), String> {
         .file("src/plugin/shim.cpp")
         .cargo_metadata(false)
         .warnings(false)
-        .flag_if_supported("-Wno-unused-parameter");
+        .flag_if_supported("-Wno-unused-parameter")
+        // Without RTTI, so that the plugin references no `typeinfo for llvm::…` symbol: rustc's
+        // LLVM (`rustc -Z llvm-plugins`) is built without RTTI and exports none, while an LLVM
+        // with RTTI (Debian's) loads a plugin without it as well. The shim uses no dynamic_cast
+        // or typeid (lit-tests/plugin/rustc.test, docs/build-systems.md).
+        .flag("-fno-rtti");
     for flag in cxxflags.split_whitespace() {
         // Keep LLVM's language and ABI flags; optimisation and warnings are ours.
         if flag.starts_with("-O") || flag.starts_with("-W") || flag == "-g" {

@@ -133,3 +133,22 @@ try:
             lit_config.note("plugin      %s was built without LLVM 22 (no shim)" % plugin)
 except OSError:
     lit_config.note("plugin      %s not found: run `cargo build`" % plugin)
+
+# rustc whose LLVM is 22, the plugin's major version (env RUSTC, else `rustc` on PATH): %rustc and
+# the feature `rustc-llvm22`, for loading the plugin into rustc's own LLVM (plugin/rustc.test).
+rustc = os.environ.get("RUSTC") or shutil.which("rustc")
+config.substitutions.insert(0, ("%rustc", rustc or "rustc"))
+if rustc:
+    for var in ("RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "CARGO_HOME"):
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
+    try:
+        out = subprocess.run([rustc, "-vV"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    llvm = [l.split(":", 1)[1].strip() for l in out.splitlines() if l.startswith("LLVM version:")]
+    if llvm and llvm[0].startswith("22."):
+        config.available_features.add("rustc-llvm22")
+        lit_config.note("rustc       %s (LLVM %s)" % (rustc, llvm[0]))
+    else:
+        lit_config.note("rustc       %s: LLVM %s, not 22" % (rustc, llvm[0] if llvm else "unknown"))

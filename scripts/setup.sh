@@ -9,6 +9,9 @@
 #   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton for the Triton suite.
 #   3. The Rust toolchain: rustup's stable toolchain with clippy and rustfmt when cargo is
 #      missing; the clippy/rustfmt components when rustup is there but they are not.
+#   4. A CUDA toolkit layout for clang in .tools/cuda (headers, libdevice, ptxas, fatbinary,
+#      libcudart) assembled from NVIDIA wheels, so CMake's CUDA language works with clang-22
+#      (docs/build-systems.md).
 #
 # Environment: WARPSMITH_SKIP_APT=1 skips step 1 (for machines where LLVM 22 comes from elsewhere).
 set -euo pipefail
@@ -21,6 +24,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 # ---- 1. Debian packages ------------------------------------------------------------------------
 apt_packages=(llvm-22-dev llvm-22-tools clang-22 libz3-dev libclang-rt-22-dev python3-venv python3-pip
   build-essential ca-certificates curl)
+apt_packages+=(cmake) # the CMake package and its sample project (cmake/, tests/cmake)
 if [[ "${WARPSMITH_SKIP_APT:-0}" != 1 ]]; then
   missing=()
   for p in "${apt_packages[@]}"; do
@@ -105,4 +109,65 @@ elif command -v rustup >/dev/null 2>&1; then
 fi
 log "Rust: $(cargo --version)"
 
+# ---- 4. CUDA toolkit layout for clang ----------------------------------------------------------
+# clang compiles whole CUDA programs (host and device) only against a CUDA installation
+# (--cuda-path): include/ (CUDA runtime, crt, CCCL's nv/target, and curand_mtgp32_kernel.h, which
+# clang's CUDA wrapper header includes), nvvm/libdevice, bin/ptxas, bin/fatbinary and lib64/
+# (libcudart). CMake 3.25 also locates the toolkit through bin/nvcc: the layout's bin/nvcc is a
+# small script that answers CMake's two probes (`nvcc -v`: the root; `nvcc --version`: ptxas's
+# version) and refuses anything else (there is no nvcc here). The layout is symbolic links into .tools/cuda-wheels; what the
+# layout does not use (curand's libraries, CUDA 13's nvcc, nvlink and ptxas) is deleted.
+# fatbinary comes from CUDA 13.5 (the 12.9 wheels have none); ptxas stays 12.9.
+cuda_wheels=(nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-cccl-cu12==12.9.27
+  nvidia-curand-cu12==10.3.10.19 nvidia-cuda-nvcc==13.5.37)
+cuda="$tools/cuda"
+cstamp="$tools/cuda-wheels/.installed"
+cwant="${cuda_wheels[*]}"
+if [[ ! -f "$cstamp" || "$(cat "$cstamp")" != "$cwant" || ! -e "$cuda/bin/ptxas" ]]; then
+  log "assembling the CUDA toolkit layout .tools/cuda from: $cwant"
+  rm -rf "$tools/cuda-wheels.tmp" "$cuda"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/cuda-wheels.tmp" "${cuda_wheels[@]}"
+  w="$tools/cuda-wheels.tmp/nvidia"
+  rm -rf "$w/curand/lib" "$w/cu13/bin/"{nvcc,nvcc.profile,nvlink,ptxas,cudafe++,bin2c,__nvcc_device_query,crt}
+  rm -rf "$tools/cuda-wheels"
+  mv "$tools/cuda-wheels.tmp" "$tools/cuda-wheels"
+  w="$tools/cuda-wheels/nvidia"
+  nvcc12="$tools/nvidia/nvidia/cuda_nvcc"
+  mkdir -p "$cuda/bin" "$cuda/include" "$cuda/lib64" "$cuda/nvvm"
+  for d in "$w/cuda_runtime/include" "$nvcc12/include" "$w/cuda_cccl/include" "$w/curand/include"; do
+    for f in "$d"/*; do
+      case "${f##*/}" in __init__.py | __pycache__) continue ;; esac
+      ln -sfn "$f" "$cuda/include/"
+    done
+  done
+  for f in "$w/cuda_runtime/lib"/*; do ln -sfn "$f" "$cuda/lib64/"; done
+  ln -sfn libcudart.so.12 "$cuda/lib64/libcudart.so"
+  ln -sfn "$nvcc12/nvvm/libdevice" "$cuda/nvvm/libdevice"
+  chmod +x "$w/cu13/bin/fatbinary"
+  ln -sfn "$w/cu13/bin/fatbinary" "$cuda/bin/fatbinary"
+  for t in ptxas nvdisasm cuobjdump; do ln -sfn "$tools/bin/$t" "$cuda/bin/$t"; done
+  printf '%s' "$cwant" >"$cstamp"
+else
+  log "CUDA toolkit layout present"
+fi
+
+# Written on every run, so a changed script reaches existing layouts.
+cat >"$cuda/bin/nvcc" <<'NVCC'
+#!/bin/sh
+# Not NVIDIA's nvcc: warpsmith's CUDA layout for clang (scripts/setup.sh) has none. CMake finds a
+# clang CUDA toolkit through nvcc: `nvcc -v` must name the toolkit root in a `#$ TOP=` line and
+# `nvcc --version` gives the toolkit version. This answers those two probes (the version is the
+# layout's ptxas's) and refuses every other use.
+top="$(cd "$(dirname "$0")/.." && pwd)"
+case "$1" in
+  -v)
+    echo "#\$ TOP=$top"
+    echo "#\$ NVVMIR_LIBRARY_DIR=$top/nvvm/libdevice"
+    exit 0 ;;
+  --version) exec "$top/bin/ptxas" --version ;;
+esac
+echo "nvcc: $top is a CUDA layout for clang without nvcc (see warpsmith's docs/build-systems.md)" >&2
+exit 1
+NVCC
+chmod +x "$cuda/bin/nvcc"
 log "ready: $("$tools/bin/ptxas" --version | tail -n1)"

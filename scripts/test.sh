@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one command that checks everything, on a fresh Debian 12 machine or an existing checkout:
 #
-#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Triton, Rust toolchain)
+#   setup      scripts/setup.sh (apt packages, ptxas/nvdisasm/cuobjdump, Triton, Rust toolchain,
+#              the CUDA layout .tools/cuda)
 #   fmt        cargo fmt --check
 #   clippy     cargo clippy --all-targets -- -D warnings
 #   build      cargo build                      (the binary the lit tests run)
@@ -10,6 +11,8 @@
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
 #   triton     bench/triton/never_worse.py --ci (Triton suite, sm_80 + sm_90: warpsmith ptxas vs
 #              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12)
+#   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
+#   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
 #
 # Every step runs even when an earlier one failed (except: nothing runs without setup, and lit
 # needs the build), then a summary is printed. Exit status: 0 only when every step passed.
@@ -50,7 +53,7 @@ summary() {
   printf '\n==== summary\n'
   local i
   for i in "${!names[@]}"; do
-    printf '  %-8s %-34s %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+    printf '  %-10s %-34s %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
   done
   if ((failed)); then
     printf 'RESULT: FAILED\n'
@@ -116,6 +119,30 @@ else
   }
   step triton triton_check
 fi
+
+# The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
+# the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).
+if ! ((build_ok)); then
+  skip cmake "the build failed"
+elif ! command -v cmake >/dev/null 2>&1; then
+  skip cmake "cmake not found: run scripts/setup.sh"
+elif [[ ! -x /usr/lib/llvm-22/bin/clang++ ]] && ! command -v clang++-22 >/dev/null 2>&1; then
+  skip cmake "clang++-22 not found: run scripts/setup.sh"
+elif [[ ! -x "$root/.tools/cuda/bin/nvcc" ]]; then
+  skip cmake "the CUDA layout .tools/cuda is missing: run scripts/setup.sh"
+else
+  step cmake bash tests/cmake/run.sh
+fi
+
+# examples/rust-nvptx: its own crate, offline (Cargo.lock pins the versions cargo fetched for the
+# checkout). Its own target folder: it builds warpsmith without the `llvm` feature, and that
+# cdylib would replace the plugin target/debug/libwarpsmith.so (cargo names cdylibs without a hash).
+rust_nvptx() {
+  local m=examples/rust-nvptx/Cargo.toml
+  cargo fmt --manifest-path "$m" -- --check &&
+    CARGO_TARGET_DIR="$root/target/rust-nvptx" cargo test --offline --manifest-path "$m"
+}
+step rust-nvptx rust_nvptx
 
 summary
 exit "$failed"

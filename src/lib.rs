@@ -1,5 +1,8 @@
 //! warpsmith: raises the occupancy and speed of NVIDIA GPU kernels after the compiler.
 //!
+//! For build scripts and other programs, start with [`api`]: parse PTX, report divergence, run
+//! shuffle synthesis and spilling, print the result — with one typed error.
+//!
 //! The library is organised as in `DESIGN.md`:
 //! - [`ptx`]: the PTX machine IR — lexer, parser, printer, builder, operand roles.
 //! - [`machine`]: analyses on that IR — CFG, dominators, loops, liveness, register pressure, SSA renaming.
@@ -10,8 +13,10 @@
 //! - [`sass`]: cubins (ELF reader/writer, `.nv.info`), the SASS decoder/encoder and the editing API.
 //! - [`tools`]: discovery of the external tools (ptxas, nvdisasm, clang-22, …).
 //! - [`fsutil`]: atomic output files.
+//! - [`api`]: the front door above, over these modules.
 
 pub mod analysis;
+pub mod api;
 pub mod emu;
 pub mod fsutil;
 pub mod machine;

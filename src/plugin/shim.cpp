@@ -25,6 +25,9 @@
 //
 // For modules whose target triple is not NVPTX the analysis does nothing and says so.
 //
+// Compiled with -fno-rtti (build.rs) so that the plugin also loads into rustc's LLVM, which has no
+// RTTI: no dynamic_cast or typeid here (LLVM's isa/dyn_cast are fine).
+//
 // Options (cl::opt, given to opt/llc directly or to clang with -mllvm):
 //   -affine-divergence-assume-1d            assume 1-D blocks when nvvm.reqntid is absent
 //   -affine-divergence-assume-no-overflow   treat all integer arithmetic as nsw/nuw
