@@ -111,11 +111,17 @@ elif ! probe=$(PYTHONPATH="$triton_dir" python3 tests/triton/compile_suite.py --
   --only layer_norm_4096 --out "$triton_out/probe" 2>&1); then
   skip triton "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
 else
-  # The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite.
+  # The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite; then
+  # the emulator runs every kernel Triton made (its own ptxas side) against a CPU reference and
+  # against the spilling pass's rewrite at 64 registers (tests/emu_triton.rs, `equiv`).
   triton_check() {
     python3 bench/triton/test_never_worse.py &&
       PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
-        --warpsmith "$root/target/debug/warpsmith" --out "$triton_out"
+        --warpsmith "$root/target/debug/warpsmith" --out "$triton_out" &&
+      rm -rf "$triton_out/equiv" && mkdir -p "$triton_out/equiv" &&
+      ln -s ../sm_80/ptxas "$triton_out/equiv/sm_80" &&
+      ln -s ../sm_90/ptxas "$triton_out/equiv/sm_90" &&
+      WARPSMITH_TRITON_DIR="$triton_out/equiv" cargo test --test emu_triton triton_suite_from_environment
   }
   step triton triton_check
 fi
