@@ -24,7 +24,7 @@
 use serde::Serialize;
 
 use crate::analysis::occupancy::{self, ArchLimits, LaunchResources};
-use crate::ptx::{print_module, AddrBase, FuncKind, Function, Item, Module, Operand, StateSpace};
+use crate::ptx::{print_module, FuncKind, Function, Item, Module, StateSpace};
 use crate::tools::KernelResources;
 
 /// Static plus dynamic shared memory a block may use without the launcher opting in.
@@ -309,15 +309,7 @@ pub fn reads_dynamic_smem(module: &Module, f: &Function) -> bool {
     let mut seen: Vec<&str> = vec![&f.name];
     let mut work: Vec<&Function> = vec![f];
     while let Some(g) = work.pop() {
-        let Some(body) = g.body.as_ref() else {
-            continue;
-        };
-        let mut names: Vec<&str> = Vec::new();
-        for i in body.inst_order() {
-            for op in body.inst(i).operands.iter() {
-                symbols(op, &mut names);
-            }
-        }
+        let names = g.referenced_symbols();
         if names.iter().any(|n| dynamic.contains(n)) {
             return true;
         }
@@ -335,26 +327,6 @@ pub fn reads_dynamic_smem(module: &Module, f: &Function) -> bool {
         }
     }
     false
-}
-
-/// The symbols an operand names, inside addresses, vectors and lists too.
-fn symbols<'a>(op: &'a Operand, out: &mut Vec<&'a str>) {
-    match op {
-        Operand::Sym(s) | Operand::SymOffset(s, _) => out.push(s),
-        Operand::Addr(a) => {
-            if let AddrBase::Sym(s) = &a.base {
-                out.push(s);
-            }
-        }
-        Operand::Bracket(v) | Operand::Vector(v) | Operand::List(v) => {
-            v.iter().for_each(|o| symbols(o, out))
-        }
-        Operand::Pair(a, b) => {
-            symbols(a, out);
-            symbols(b, out);
-        }
-        _ => {}
-    }
 }
 
 /// What the caller knows of the launches, for [`guard_module`].

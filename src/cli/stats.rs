@@ -2,14 +2,13 @@
 //! registers and predicates live at once (from the machine analyses), launch bounds, and the static
 //! shared and local memory each function declares or references.
 
-use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
 use warpsmith::machine::summary::FunctionSummary;
-use warpsmith::ptx::{AddrBase, FuncDirective, Function, Module, Operand, StateSpace, Variable};
+use warpsmith::ptx::{FuncDirective, Function, Module, StateSpace, Variable};
 
 use super::{emit, load_ptx, CliError};
 
@@ -85,37 +84,6 @@ struct Report<'a> {
     functions: Vec<FunctionStats>,
 }
 
-/// The names of module-level symbols a function body refers to.
-fn referenced_symbols(f: &Function) -> BTreeSet<&str> {
-    fn visit<'a>(op: &'a Operand, out: &mut BTreeSet<&'a str>) {
-        match op {
-            Operand::Sym(s) | Operand::SymOffset(s, _) => {
-                out.insert(s);
-            }
-            Operand::Addr(a) => {
-                if let AddrBase::Sym(s) = &a.base {
-                    out.insert(s);
-                }
-            }
-            Operand::Bracket(v) | Operand::Vector(v) | Operand::List(v) => {
-                v.iter().for_each(|o| visit(o, out))
-            }
-            Operand::Pair(a, b) => {
-                visit(a, out);
-                visit(b, out);
-            }
-            _ => {}
-        }
-    }
-    let mut out = BTreeSet::new();
-    if let Some(b) = &f.body {
-        for i in &b.insts {
-            i.operands.iter().for_each(|o| visit(o, &mut out));
-        }
-    }
-    out
-}
-
 fn memory_of(module: &Module, f: &Function) -> (u64, bool, u64) {
     let mut shared = 0u64;
     let mut dynamic = false;
@@ -140,7 +108,7 @@ fn memory_of(module: &Module, f: &Function) -> (u64, bool, u64) {
     if let Some(b) = &f.body {
         b.vars().for_each(&mut count);
     }
-    let used = referenced_symbols(f);
+    let used = f.referenced_symbols();
     for v in module.vars() {
         if v.name.as_deref().is_some_and(|n| used.contains(n)) {
             count(v);

@@ -368,6 +368,33 @@ impl Operand {
             | Operand::Sink => {}
         }
     }
+    /// Calls `f` on every variable, parameter or function name this operand refers to
+    /// (`arr`, `arr+4`, `[arr+8]`), including inside vectors, lists and pairs.
+    pub fn for_each_sym<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
+        match self {
+            Operand::Sym(s) | Operand::SymOffset(s, _) => f(s),
+            Operand::Addr(a) => {
+                if let AddrBase::Sym(s) = &a.base {
+                    f(s)
+                }
+            }
+            Operand::Bracket(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter().for_each(|o| o.for_each_sym(f))
+            }
+            Operand::Pair(a, b) => {
+                a.for_each_sym(f);
+                b.for_each_sym(f);
+            }
+            Operand::Reg(_)
+            | Operand::RegOffset(..)
+            | Operand::NotReg(_)
+            | Operand::RegComponent(..)
+            | Operand::Special(_)
+            | Operand::Imm(_)
+            | Operand::Label(_)
+            | Operand::Sink => {}
+        }
+    }
     /// Mutable form of [`Operand::for_each_reg`], for renaming.
     pub fn for_each_reg_mut(&mut self, f: &mut impl FnMut(&mut Reg)) {
         match self {
@@ -1197,6 +1224,20 @@ pub struct Function {
 }
 
 impl Function {
+    /// The names of the variables, parameters and functions its body's instructions refer to.
+    pub fn referenced_symbols(&self) -> std::collections::BTreeSet<&str> {
+        let mut out = std::collections::BTreeSet::new();
+        if let Some(b) = &self.body {
+            for i in &b.insts {
+                i.operands.iter().for_each(|o| {
+                    o.for_each_sym(&mut |s| {
+                        out.insert(s);
+                    })
+                });
+            }
+        }
+        out
+    }
     /// The launch bounds given by `.reqntid` (preferred) or `.maxntid`, as a thread count.
     pub fn block_size_bound(&self) -> Option<u32> {
         let pick = |want_req: bool| {
