@@ -161,55 +161,57 @@ impl SearchCtx<'_> {
 
     /// Applies the demotions of `order` to a copy of `start`, exactly as the greedy loop did.
     pub fn replay(&self, order: &[(Reg, Class)]) -> (Function, Layout, Vec<Demoted>) {
+        let (layout, rules) = self.plan(order);
         let mut f = self.start.clone();
-        let mut layout = Layout::new(self.threads);
         let mut temps = Temps::default();
-        let mut demoted = Vec::new();
         let body = f.body.as_mut().expect("kernels have bodies");
-        let cfg = Cfg::compute(body);
-        let dt = DomTree::compute(&cfg);
-        let loops = LoopInfo::compute(&cfg, &dt);
-        for &(r, class) in order {
-            let rule = rule_for(
-                body,
-                r,
-                class,
-                &loops,
-                &cfg,
-                &mut layout,
-                &self.live[r.index()],
-            );
-            let (loads, stores) = rewrite_register(body, r, rule, &layout, &self.bases, &mut temps);
-            demoted.push(Demoted {
-                reg: body.reg_name(r).to_string(),
-                class: class.name().to_string(),
-                rule: rule.name().to_string(),
-                loads,
-                stores,
-            });
-        }
+        let demoted = order
+            .iter()
+            .zip(rules)
+            .map(|(&(r, class), rule)| {
+                let (loads, stores) =
+                    rewrite_register(body, r, rule, &layout, &self.bases, &mut temps);
+                Demoted {
+                    reg: body.reg_name(r).to_string(),
+                    class: class.name().to_string(),
+                    rule: rule.name().to_string(),
+                    loads,
+                    stores,
+                }
+            })
+            .collect();
         (f, layout, demoted)
     }
 
     /// The spill area's size for the demotions `order`, without rewriting anything.
     pub fn layout_of(&self, order: &[(Reg, Class)]) -> u64 {
+        self.plan(order).0.bytes()
+    }
+
+    /// The rule of each demotion of `order` and the layout they fill, in order. A register's rule
+    /// depends only on its own definitions and liveness in `start`, which rewriting the others
+    /// does not change, so the plan made on `start` is the one the rewrites follow.
+    fn plan(&self, order: &[(Reg, Class)]) -> (Layout, Vec<Rule>) {
         let body = self.start.body.as_ref().expect("kernels have bodies");
         let cfg = Cfg::compute(body);
         let dt = DomTree::compute(&cfg);
         let loops = LoopInfo::compute(&cfg, &dt);
         let mut layout = Layout::new(self.threads);
-        for &(r, class) in order {
-            rule_for(
-                body,
-                r,
-                class,
-                &loops,
-                &cfg,
-                &mut layout,
-                &self.live[r.index()],
-            );
-        }
-        layout.bytes()
+        let rules = order
+            .iter()
+            .map(|&(r, class)| {
+                rule_for(
+                    body,
+                    r,
+                    class,
+                    &loops,
+                    &cfg,
+                    &mut layout,
+                    &self.live[r.index()],
+                )
+            })
+            .collect();
+        (layout, rules)
     }
 }
 
