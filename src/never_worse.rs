@@ -42,7 +42,7 @@ pub enum DynamicSmem {
 
 impl DynamicSmem {
     /// The known size, or 0 where the occupancy comparison does not depend on it.
-    fn bytes_or_zero(self) -> u32 {
+    pub fn bytes_or_zero(self) -> u32 {
         match self {
             DynamicSmem::Known(d) => d,
             DynamicSmem::Unknown => 0,
@@ -112,19 +112,47 @@ pub struct Verdict {
     pub occupancy_after: Option<f64>,
 }
 
+/// The launch resources of a kernel at `regs` registers (at most 255) with `threads` threads per
+/// block and `static_smem` bytes of static shared memory; the dynamic size 0 where unknown.
+pub fn launch_resources(
+    regs: u32,
+    threads: u32,
+    static_smem: u32,
+    dynamic: DynamicSmem,
+) -> LaunchResources {
+    LaunchResources {
+        regs_per_thread: regs.min(255),
+        threads_per_block: threads,
+        static_smem,
+        dynamic_smem: dynamic.bytes_or_zero(),
+        carveout_kib: None,
+    }
+}
+
+/// The most static + dynamic shared memory a launch with dynamic size `d` may use on `arch`: the
+/// default 48 KiB, unless `d` alone exceeds it (then the launcher opts in to the architecture's
+/// maximum per block).
+pub fn launch_limit(arch: &ArchLimits, d: u32) -> u32 {
+    if d > DEFAULT_SMEM_LIMIT {
+        arch.max_smem_per_block
+    } else {
+        DEFAULT_SMEM_LIMIT
+    }
+}
+
 /// Why a launch with static `s` and dynamic `d` bytes of shared memory fails on `arch`, if it
-/// does: the default 48 KiB limit unless `d` alone exceeds it (then the launcher opts in to the
-/// architecture's maximum per block).
+/// does: static shared memory within 48 KiB, static + dynamic within [`launch_limit`].
 pub fn launch_error(arch: &ArchLimits, s: u32, d: u32) -> Option<String> {
     if s > DEFAULT_SMEM_LIMIT {
         return Some(format!(
             "{s} B of static shared memory exceed the {DEFAULT_SMEM_LIMIT} B a block may declare statically"
         ));
     }
-    let (limit, which) = if d > DEFAULT_SMEM_LIMIT {
-        (arch.max_smem_per_block, "opt-in maximum")
+    let limit = launch_limit(arch, d);
+    let which = if d > DEFAULT_SMEM_LIMIT {
+        "opt-in maximum"
     } else {
-        (DEFAULT_SMEM_LIMIT, "default limit")
+        "default limit"
     };
     (u64::from(s) + u64::from(d) > u64::from(limit)).then(|| {
         format!(
@@ -137,13 +165,7 @@ pub fn launch_error(arch: &ArchLimits, s: u32, d: u32) -> Option<String> {
 fn occupancy_of(ctx: &LaunchContext, f: &Figures, threads: u32) -> Option<occupancy::Occupancy> {
     occupancy::occupancy(
         ctx.arch,
-        &LaunchResources {
-            regs_per_thread: f.registers,
-            threads_per_block: threads,
-            static_smem: f.static_smem,
-            dynamic_smem: ctx.dynamic.bytes_or_zero(),
-            carveout_kib: None,
-        },
+        &launch_resources(f.registers, threads, f.static_smem, ctx.dynamic),
     )
     .ok()
 }

@@ -217,10 +217,6 @@ pub struct SpillReport {
     pub kernels: Vec<KernelReport>,
 }
 
-/// Alignment the dynamic shared memory area keeps behind the spill array (bytes): sm_90's
-/// 128-byte swizzle patterns repeat every 1024 bytes of shared address.
-const DYNAMIC_SMEM_ALIGN: u64 = 1024;
-
 /// Registers the pass keeps for itself and ptxas's own temporaries: the target pressure is
 /// `N - RESERVE` (tightened further while ptxas still spills).
 const RESERVE: u32 = 6;
@@ -522,12 +518,7 @@ fn spill_at_target(
     if setup.dynamic == DynamicSmem::Unknown {
         notes.push("the kernel reads an extern .shared array and the launch's dynamic shared memory was not given (--dynamic-smem, WARPSMITH_SPILL_DYNAMIC_SMEM): no shared memory is added, only rematerialisation".into());
     }
-    // Dynamic shared memory follows the static arrays: keep its alignment (see `Bases::granule`).
-    let granule = if never_worse::reads_dynamic_smem(module, f) {
-        DYNAMIC_SMEM_ALIGN
-    } else {
-        1
-    };
+    let granule = setup.granule;
     let (bases, original_regs) = reserve_bases(f, module_names, granule);
     // The declared area is rounded up to the granule: keep that within the budget too.
     let budget = setup::budget_for(setup, opts, max_regs).saturating_sub(granule as u32 - 1);
@@ -589,7 +580,7 @@ fn spill_at_target(
     };
     let occ_after = occupancy::occupancy(
         setup.arch,
-        &setup::launch(
+        &never_worse::launch_resources(
             max_regs,
             setup.threads,
             setup.static_smem + smem as u32,

@@ -3,14 +3,21 @@
 //! keeps that occupancy and the launch legal): refusals, the block size, ptxas's figures for the
 //! original, the dynamic shared memory of the launch, the candidate register caps and the budget.
 
-use crate::analysis::occupancy::{self, ArchLimits, LaunchResources};
-use crate::never_worse::{dynamic_smem, DynamicSmem, DEFAULT_SMEM_LIMIT};
+use crate::analysis::occupancy::{self, ArchLimits};
+use crate::never_worse::{
+    dynamic_smem, launch_limit, launch_resources, reads_dynamic_smem, DynamicSmem,
+    DEFAULT_SMEM_LIMIT,
+};
 use crate::ptx::{Function, Module, Opcode, Operand};
 use crate::tools::KernelResources;
 
 use super::plan::pressure_of;
 use super::search::ptxas_check;
 use super::{SpillError, SpillOptions, Target};
+
+/// Alignment the dynamic shared memory area keeps behind the spill array (bytes): sm_90's
+/// 128-byte swizzle patterns repeat every 1024 bytes of shared address.
+const DYNAMIC_SMEM_ALIGN: u64 = 1024;
 
 /// A kernel as the pass found it.
 pub(super) struct KernelSetup {
@@ -30,6 +37,10 @@ pub(super) struct KernelSetup {
     pub static_smem: u32,
     /// The launch's dynamic shared memory.
     pub dynamic: DynamicSmem,
+    /// The spill array's size granule ([`super::rewrite::Bases::granule`]): 1024 bytes in a
+    /// kernel that reads dynamic shared memory, which follows the static arrays and must keep its
+    /// alignment; 1 otherwise.
+    pub granule: u64,
     /// Occupancy of the original (dynamic shared memory counted; 0 where unknown).
     pub occ_before: f64,
 }
@@ -79,9 +90,11 @@ pub(super) fn setup_kernel(
         .map_or(pressure_before, |k| k.registers.max(1));
     let static_smem = before.as_ref().map_or(0, |k| k.shared);
     let dynamic = dynamic_smem(module, f, opts.dynamic_smem);
-    let occ_before =
-        occupancy::occupancy(arch, &launch(regs_before, threads, static_smem, dynamic))
-            .map_or(0.0, |o| o.occupancy);
+    let occ_before = occupancy::occupancy(
+        arch,
+        &launch_resources(regs_before, threads, static_smem, dynamic),
+    )
+    .map_or(0.0, |o| o.occupancy);
     Ok(KernelSetup {
         name,
         threads,
@@ -91,27 +104,13 @@ pub(super) fn setup_kernel(
         regs_before,
         static_smem,
         dynamic,
+        granule: if reads_dynamic_smem(module, f) {
+            DYNAMIC_SMEM_ALIGN
+        } else {
+            1
+        },
         occ_before,
     })
-}
-
-/// The launch resources at `regs` registers (dynamic shared memory 0 where unknown).
-pub(super) fn launch(
-    regs: u32,
-    threads: u32,
-    static_smem: u32,
-    dynamic: DynamicSmem,
-) -> LaunchResources {
-    LaunchResources {
-        regs_per_thread: regs.min(255),
-        threads_per_block: threads,
-        static_smem,
-        dynamic_smem: match dynamic {
-            DynamicSmem::Known(d) => d,
-            DynamicSmem::Unknown => 0,
-        },
-        carveout_kib: None,
-    }
 }
 
 /// The register caps to try, nearest first: the given one, or (`auto`) every occupancy cliff
@@ -122,7 +121,10 @@ pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, Spill
     match target {
         Target::MaxRegs(n) => Ok(vec![n]),
         Target::Auto => {
-            let steps = occupancy::cliffs(s.arch, &launch(0, s.threads, s.static_smem, s.dynamic))?;
+            let steps = occupancy::cliffs(
+                s.arch,
+                &launch_resources(0, s.threads, s.static_smem, s.dynamic),
+            )?;
             let spills = s
                 .before
                 .as_ref()
@@ -154,12 +156,9 @@ pub(super) fn launch_room(s: &KernelSetup) -> u32 {
     match s.dynamic {
         DynamicSmem::Unknown => 0,
         DynamicSmem::Known(d) => {
-            let limit = if d > DEFAULT_SMEM_LIMIT {
-                s.arch.max_smem_per_block
-            } else {
-                DEFAULT_SMEM_LIMIT
-            };
-            let launch = limit.saturating_sub(s.static_smem).saturating_sub(d);
+            let launch = launch_limit(s.arch, d)
+                .saturating_sub(s.static_smem)
+                .saturating_sub(d);
             launch.min(DEFAULT_SMEM_LIMIT.saturating_sub(s.static_smem))
         }
     }
@@ -172,17 +171,16 @@ pub(super) fn budget_for(s: &KernelSetup, opts: &SpillOptions, max_regs: u32) ->
     let keep_occupancy = || {
         let o = occupancy::occupancy(
             s.arch,
-            &launch(max_regs, s.threads, s.static_smem, s.dynamic),
+            &launch_resources(max_regs, s.threads, s.static_smem, s.dynamic),
         )
         .ok()
         .filter(|o| o.blocks_per_sm > 0)?;
         let per_block = (o.carveout_kib * 1024) / o.blocks_per_sm;
-        let dynamic = launch(0, 0, 0, s.dynamic).dynamic_smem;
         Some(
             per_block
                 .saturating_sub(s.arch.reserved_smem_per_block)
                 .saturating_sub(s.static_smem)
-                .saturating_sub(dynamic)
+                .saturating_sub(s.dynamic.bytes_or_zero())
                 / s.arch.smem_alloc_unit
                 * s.arch.smem_alloc_unit,
         )
