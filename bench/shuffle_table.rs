@@ -406,6 +406,7 @@ fn main() {
                 max_delta,
                 mode,
                 kernel: Some(k.clone()),
+                ..ShuffleOptions::default()
             };
             let t0 = Instant::now();
             let result = shuffle_module(&mut m, &opts);

@@ -233,6 +233,11 @@ enum Command {
         /// Only this kernel.
         #[arg(long)]
         kernel: Option<String>,
+        /// Wall-clock budget of the analysis for the whole file, in milliseconds. When it is
+        /// spent, the loads and kernels not yet decided are left as they were. Each kernel also
+        /// has 60 ms of solver time for proofs. 0: no limits (every proof is attempted).
+        #[arg(long, value_name = "MS", default_value_t = 2000)]
+        time_budget: u64,
         /// Write the JSON report here.
         #[arg(long, value_name = "FILE.json")]
         report: Option<PathBuf>,
@@ -340,6 +345,7 @@ fn main() -> ExitCode {
             max_delta,
             mode,
             kernel,
+            time_budget,
             report,
         } => match cli::shuffle::parse_mode(mode) {
             Ok(mode) => cli::shuffle::run(
@@ -349,6 +355,10 @@ fn main() -> ExitCode {
                     max_delta: *max_delta,
                     mode,
                     kernel: kernel.clone(),
+                    time_budget: warpsmith::shuffle::budget_from_ms(*time_budget),
+                    // `--time-budget 0`: no limits at all, every proof attempted.
+                    solver_budget: (*time_budget > 0)
+                        .then_some(warpsmith::shuffle::prove::PROOF_BUDGET),
                 },
                 report.as_deref(),
             ),

@@ -17,7 +17,7 @@ fn check(body: &str, launches: &[Hints]) -> (ShuffleReport, String) {
     let src = format!("{HEADER}{body}");
     let orig = parse_module(&src, "k.ptx").expect("parse");
     let mut m = orig.clone();
-    let rep = shuffle_module(&mut m, &ShuffleOptions::default()).expect("shuffle");
+    let rep = shuffle_module(&mut m, &ShuffleOptions::without_budgets()).expect("shuffle");
     let text = print_module(&m);
     let back = parse_module(&text, "out.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
     match tools::ptxas_accepts_source(&text, "sm_80") {
@@ -317,7 +317,7 @@ fn measurement_modes() {
         let mut m = parse_module(&format!("{HEADER}{STENCIL_1D}"), "k.ptx").unwrap();
         let opts = ShuffleOptions {
             mode,
-            ..ShuffleOptions::default()
+            ..ShuffleOptions::without_budgets()
         };
         let rep = shuffle_module(&mut m, &opts).unwrap();
         assert_eq!(rep.kernels[0].shuffles, 2);
@@ -359,7 +359,7 @@ fn old_targets_are_refused() {
     let src = format!(".version 6.0\n.target sm_60\n.address_size 64\n{STENCIL_1D}");
     let mut m = parse_module(&src, "old.ptx").unwrap();
     let before = print_module(&m);
-    let err = shuffle_module(&mut m, &ShuffleOptions::default()).unwrap_err();
+    let err = shuffle_module(&mut m, &ShuffleOptions::without_budgets()).unwrap_err();
     assert!(err.to_string().contains("sm_70"), "{err}");
     assert_eq!(print_module(&m), before);
 }

@@ -28,6 +28,7 @@
 
 #define WS_DEV static __device__ __forceinline__
 
+typedef __SIZE_TYPE__ size_t;
 typedef _Float16 __half;
 typedef _Float16 __half2 __attribute__((ext_vector_type(2)));
 

@@ -321,12 +321,13 @@ pub fn rewrite(
     for &pass in passes {
         match pass {
             Pass::Shuffle => {
+                let opts = warpsmith::shuffle::options_from_env().unwrap_or_else(|w| {
+                    warn(&w);
+                    warpsmith::shuffle::ShuffleOptions::default()
+                });
                 let report = run_guarded(pass.name(), || {
-                    warpsmith::shuffle::shuffle_module(
-                        &mut module,
-                        &warpsmith::shuffle::ShuffleOptions::default(),
-                    )
-                    .map_err(|e| e.to_string())
+                    warpsmith::shuffle::shuffle_module(&mut module, &opts)
+                        .map_err(|e| e.to_string())
                 })?;
                 for k in &report.kernels {
                     notes.push(format!(
@@ -468,6 +469,8 @@ Environment:
   WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
                          never warpsmith itself).
   WARPSMITH_KEEP_TEMPS   1: keep the rewritten PTX and print its path on standard error.
+  WARPSMITH_SHUFFLE_BUDGET_MS   time budget of the shuffle analysis per file, ms (default
+                                2000; 0: none). When spent, what is proved so far is kept.
   WARPSMITH_SPILL_MAX_REGS      N (16..255) or auto (default auto: next occupancy cliff)
   WARPSMITH_SPILL_KERNEL        only this kernel (default: every kernel)
   WARPSMITH_SPILL_ARCH          sm_XX for occupancy (default: -arch/--gpu-name, else .target)

@@ -20,7 +20,6 @@
 use std::collections::HashMap;
 
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::SatResult;
 
 use super::prove::Prover;
 
@@ -94,6 +93,10 @@ pub struct Detection {
     pub rejected: Vec<(Inst, String)>,
     /// Z3 queries made.
     pub queries: usize,
+    /// Proofs not attempted because the kernel's solver budget was spent.
+    pub proofs_skipped: usize,
+    /// Loads left undecided because the time budget was spent.
+    pub out_of_time: usize,
 }
 
 /// Finds the replacements. `order` lists the loads in program order.
@@ -103,6 +106,7 @@ pub fn detect<'ctx>(
     ex: &Exploration<'ctx>,
     loads: &[LoadInfo],
     max_delta: u32,
+    deadline: Option<std::time::Instant>,
 ) -> Detection {
     let ctx = dom.ctx();
     let size_of: HashMap<Inst, u32> = loads.iter().map(|l| (l.inst, l.size)).collect();
@@ -175,7 +179,13 @@ pub fn detect<'ctx>(
         replacements: Vec::new(),
         rejected: Vec::new(),
         queries: 0,
+        proofs_skipped: 0,
+        out_of_time: 0,
     };
+    // Sources for which a solver proof failed (a counterexample exists): their other
+    // destinations go straight to the checked form.
+    let mut refuted_sources: Vec<Inst> = Vec::new();
+    let out_of_time = || deadline.is_some_and(|d| std::time::Instant::now() > d);
     // Renaming of the iteration symbols for the source lane.
     let iter_pairs: Vec<(BV<'ctx>, BV<'ctx>)> = ex
         .iter_syms
@@ -196,8 +206,15 @@ pub fn detect<'ctx>(
         a.substitute(&[(&tidx, &t2)])
     };
     let checkable_src = |s: Inst| loads.iter().any(|x| x.inst == s && x.addr.is_some());
-
     for l in loads {
+        if out_of_time() {
+            out.out_of_time += 1;
+            out.rejected.push((
+                l.inst,
+                "time budget spent before this load was analysed".into(),
+            ));
+            continue;
+        }
         if let Some(why) = &l.unusable {
             out.rejected.push((l.inst, why.clone()));
             continue;
@@ -237,15 +254,24 @@ pub fn detect<'ctx>(
             for (k, a_s) in &cands {
                 // (Polynomial differences only in kernels with loops: elsewhere the model's
                 // values are exact enough and cheaper.)
-                let Some(n) = propose_delta(
+                let exact = exact_delta(
                     prover,
-                    &os[0].cond,
                     &os[0].addr,
                     a_s,
                     &shifted_lockstep(a_s, 1),
-                    !ex.arrivals.is_empty(),
                     max_delta,
-                ) else {
+                );
+                let Some(n) = exact.or_else(|| {
+                    propose_delta(
+                        prover,
+                        &os[0].cond,
+                        &os[0].addr,
+                        a_s,
+                        &shifted_lockstep(a_s, 1),
+                        !ex.arrivals.is_empty(),
+                        max_delta,
+                    )
+                }) else {
                     log::trace!("load {:?}: candidate {k:?}: no delta", l.inst);
                     continue;
                 };
@@ -279,9 +305,10 @@ pub fn detect<'ctx>(
                         // addresses (they cost more than the simplifier elsewhere).
                         da.bvsub(&sa).simplify().as_u64() == Some(0)
                             || (!ex.arrivals.is_empty() && prover.polys.same(&da, &sa))
+                            || prover.ranged.equal_without_wrap(&o.addr, src_addr, n)
                     })
                 };
-                let proves = |prover: &mut Prover<'ctx>| -> bool {
+                let proves = |prover: &mut Prover<'ctx>| -> Option<bool> {
                     for o in os {
                         let mut facts = o.cond.clone();
                         if let Some(g) = &o.guard {
@@ -292,11 +319,11 @@ pub fn detect<'ctx>(
                             facts.push(t2.bvult(&ntidx));
                         }
                         facts.push(o.addr._eq(&src_addr).not());
-                        if prover.check(&facts) != SatResult::Unsat {
-                            return false;
+                        if !prover.prove(&facts)? {
+                            return Some(false);
                         }
                     }
-                    true
+                    Some(true)
                 };
                 // The proof is tried for the best candidate, and for others only when their
                 // difference is an identity anyway.
@@ -310,6 +337,18 @@ pub fn detect<'ctx>(
                 } else {
                     identity_no_wrap(prover, &lock_addr)
                 };
+                // Equal normal forms with ranges prove the claim outright (no Z3).
+                if os
+                    .iter()
+                    .all(|o| prover.ranged.equal(&o.addr, &src_addr, n))
+                {
+                    log::debug!(
+                        "load {:?}: candidate {k:?} delta {n}: proved by normal forms",
+                        l.inst
+                    );
+                    found = Some((n, k, false));
+                    break;
+                }
                 if n == 0 && !identity {
                     // The same address in one model only (e.g. two arrays whose bases the
                     // model made equal): not worth a query.
@@ -329,9 +368,15 @@ pub fn detect<'ctx>(
                     // unrelated addresses (e.g. array bases it chose equal).
                     continue;
                 }
-                if !hopeless && (tried < 2 || identity) && proves(prover) {
-                    found = Some((n, k, false));
-                    break;
+                if !hopeless && (tried < 2 || identity) && !refuted_sources.contains(&k.0) {
+                    match proves(prover) {
+                        Some(true) => {
+                            found = Some((n, k, false));
+                            break;
+                        }
+                        Some(false) => refuted_sources.push(k.0),
+                        None => out.proofs_skipped += 1,
+                    }
                 }
                 tried += 1;
                 why_not = format!("delta {n} could not be proved on every path");
@@ -434,6 +479,28 @@ pub fn detect<'ctx>(
     out.replacements.sort_by_key(|r| order.get(&r.dst).copied());
     out.queries = prover.queries;
     out
+}
+
+/// The delta of a candidate when the ranged normal forms give both the difference of the two
+/// addresses in one lane and the source's stride from one lane to the next (`lane1_s`: the source
+/// address in lane `tid.x + 1`) as constants: exact, no model needed.
+fn exact_delta<'ctx>(
+    prover: &mut Prover<'ctx>,
+    addr_d: &BV<'ctx>,
+    addr_s: &BV<'ctx>,
+    lane1_s: &BV<'ctx>,
+    max_delta: u32,
+) -> Option<i32> {
+    let dv = prover.ranged.difference(addr_d, addr_s, 0)?;
+    let sv = prover.ranged.difference(lane1_s, addr_s, 1)?;
+    let n = if dv == 0 {
+        0
+    } else if sv != 0 && dv % sv == 0 {
+        dv / sv
+    } else {
+        return None;
+    };
+    (n.unsigned_abs() <= u64::from(max_delta)).then_some(n as i32)
 }
 
 /// The delta a candidate proposes: `(addr_d − addr_s) / stride`, `stride` being how much the
@@ -594,7 +661,7 @@ fn cross_iteration<'ctx>(
                 facts.push(t2.bvult(&ntidx));
             }
             facts.push(d._eq(&src).not());
-            prover.check(&facts) == SatResult::Unsat
+            prover.prove(&facts) == Some(true)
         });
         if holds {
             log::debug!(

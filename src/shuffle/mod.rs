@@ -18,6 +18,7 @@ pub mod codegen;
 pub mod concrete;
 pub mod detect;
 pub mod prove;
+pub mod ranged;
 pub mod symexec;
 
 use std::time::Instant;
@@ -50,7 +51,22 @@ pub struct ShuffleOptions {
     pub mode: Mode,
     /// Only this kernel (default: every kernel).
     pub kernel: Option<String>,
+    /// Wall-clock budget for the analysis of the whole module ([`DEFAULT_TIME_BUDGET`]; `None`:
+    /// no limit). When it is spent, the kernels and loads not yet decided are left unchanged and
+    /// the pass returns what it has proved so far: a drop-in ptxas never stalls a build.
+    pub time_budget: Option<std::time::Duration>,
+    /// Z3 time each kernel may spend on proofs ([`prove::PROOF_BUDGET`]; `None`: no limit).
+    /// Most claims are decided without a solver; a proof that does not fit leaves the load with
+    /// the checked form (or a load), which is slower output, never wrong output.
+    pub solver_budget: Option<std::time::Duration>,
 }
+
+/// The default [`ShuffleOptions::time_budget`]: 2 s per file.
+pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The environment variable that sets the drop-in's time budget, in milliseconds (`0`: no
+/// limits, every proof attempted).
+pub const BUDGET_ENV: &str = "WARPSMITH_SHUFFLE_BUDGET_MS";
 
 impl Default for ShuffleOptions {
     fn default() -> Self {
@@ -58,8 +74,48 @@ impl Default for ShuffleOptions {
             max_delta: 31,
             mode: Mode::Full,
             kernel: None,
+            time_budget: Some(DEFAULT_TIME_BUDGET),
+            solver_budget: Some(prove::PROOF_BUDGET),
         }
     }
+}
+
+impl ShuffleOptions {
+    /// The defaults without the time and solver budgets: every proof is attempted, whatever
+    /// it costs (tests of what the analysis can prove, benchmarks of its cost).
+    pub fn without_budgets() -> ShuffleOptions {
+        ShuffleOptions {
+            time_budget: None,
+            solver_budget: None,
+            ..ShuffleOptions::default()
+        }
+    }
+}
+
+/// The time budget given in milliseconds (`0` means no limit).
+pub fn budget_from_ms(ms: u64) -> Option<std::time::Duration> {
+    (ms > 0).then(|| std::time::Duration::from_millis(ms))
+}
+
+/// The drop-in's options: the defaults, with the time budget from [`BUDGET_ENV`] when it is
+/// set. An unreadable value is an error naming the variable (the caller warns and keeps the
+/// default).
+pub fn options_from_env() -> Result<ShuffleOptions, String> {
+    let mut opts = ShuffleOptions::default();
+    if let Ok(v) = std::env::var(BUDGET_ENV) {
+        match v.trim().parse::<u64>() {
+            Ok(0) => opts = ShuffleOptions::without_budgets(),
+            Ok(ms) => opts.time_budget = budget_from_ms(ms),
+            Err(_) => {
+                return Err(format!(
+                    "{BUDGET_ENV}={v:?} is not a number of milliseconds; using the default \
+                     ({} ms)",
+                    DEFAULT_TIME_BUDGET.as_millis()
+                ))
+            }
+        }
+    }
+    Ok(opts)
 }
 
 /// A load that was not replaced, and why.
@@ -156,6 +212,7 @@ pub fn shuffle_module(
     }
     let max_delta = opts.max_delta.clamp(1, 31);
     let tc = Instant::now();
+    let deadline = opts.time_budget.map(|b| tc + b);
     let ctx = z3_context();
     log::debug!(
         "shuffle: Z3 context {:.1} ms",
@@ -196,7 +253,11 @@ pub fn shuffle_module(
                 skipped: None,
                 notes: Vec::new(),
             };
-            let mut engine = symexec::Engine::new(ctx, df, body, symexec::Limits::default());
+            let limits = symexec::Limits {
+                deadline,
+                ..symexec::Limits::default()
+            };
+            let mut engine = symexec::Engine::new(ctx, df, body, limits);
             let explored = engine.explore();
             log::debug!(
                 "shuffle: kernel {}: symbolic emulation {:.1} ms",
@@ -235,8 +296,23 @@ pub fn shuffle_module(
                         ));
                     }
                     let (dom, prover) = engine.parts();
+                    prover.proof_budget = opts.solver_budget;
                     let t1 = Instant::now();
-                    let det = detect::detect(dom, prover, &ex, &loads, max_delta);
+                    let det = detect::detect(dom, prover, &ex, &loads, max_delta, deadline);
+                    if det.proofs_skipped > 0 {
+                        rep.notes.push(format!(
+                            "{} proof(s) not attempted: the kernel's solver budget ({} ms of Z3) \
+                             was spent; those loads use the checked form or stay loads",
+                            det.proofs_skipped,
+                            opts.solver_budget.unwrap_or_default().as_millis()
+                        ));
+                    }
+                    if det.out_of_time > 0 {
+                        rep.notes.push(format!(
+                            "time budget spent: {} load(s) left as they were",
+                            det.out_of_time
+                        ));
+                    }
                     log::debug!(
                         "shuffle: kernel {}: detection {:.1} ms; {} Z3 queries in all, {} \
                          answered by a concrete witness",

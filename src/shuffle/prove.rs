@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::concrete::{self, Witness};
+use super::ranged::RangedForms;
 
 use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{AstKind, Context, DeclKind, SatResult, Solver};
@@ -49,8 +50,14 @@ pub struct Prover<'ctx> {
     witnesses: Option<Vec<Rc<RefCell<Witness<'ctx>>>>>,
     /// Polynomial normal forms (identities and constant differences of addresses).
     pub polys: Polynomials<'ctx>,
+    /// Normal forms with ranges: exact proofs of lane claims without Z3.
+    pub ranged: RangedForms<'ctx>,
     /// [`Prover::assume_no_wrap`]'s results per node.
     no_wrap_memo: RefCell<HashMap<Dynamic<'ctx>, Dynamic<'ctx>>>,
+    /// Z3 time spent on proofs ([`Prover::prove`]) in this kernel.
+    proof_time: std::time::Duration,
+    /// Most Z3 time for proofs in this kernel (`None`: no limit).
+    pub proof_budget: Option<std::time::Duration>,
     /// Queries sent to Z3.
     pub queries: usize,
     /// Queries answered "satisfiable" by a concrete witness, without Z3.
@@ -67,6 +74,7 @@ impl<'ctx> Prover<'ctx> {
         Prover {
             ctx,
             assumptions,
+            ranged: RangedForms::new(&bounds, super::symexec::TID[0]),
             bounds,
             products: HashMap::new(),
             cache: HashMap::new(),
@@ -76,6 +84,8 @@ impl<'ctx> Prover<'ctx> {
             witnesses: None,
             polys: Polynomials::default(),
             no_wrap_memo: RefCell::new(HashMap::new()),
+            proof_time: std::time::Duration::ZERO,
+            proof_budget: Some(PROOF_BUDGET),
             queries: 0,
             witnessed: 0,
         }
@@ -295,8 +305,31 @@ impl<'ctx> Prover<'ctx> {
         walk(self, t)
     }
 
+    /// True when `assumptions ∧ facts` is proved unsatisfiable (a claim's negation: the claim
+    /// holds). `None` when the proof is not attempted because this kernel's solver budget
+    /// ([`Prover::proof_budget`] of Z3 time) is spent: proofs only turn a checked shuffle into a plain one
+    /// or a load into a shuffle, so stopping them costs speed of the output, never correctness.
+    pub fn prove(&mut self, facts: &[Bool<'ctx>]) -> Option<bool> {
+        let left = match self.proof_budget {
+            Some(b) if self.cache.contains_key(facts) => Some(b),
+            Some(b) if self.proof_time >= b => return None,
+            Some(b) => Some(b.saturating_sub(self.proof_time)),
+            None => None,
+        };
+        let timeout = left.map(|l| u32::try_from(l.as_millis().max(10)).unwrap_or(u32::MAX));
+        let t0 = std::time::Instant::now();
+        let r = self.check_within(facts, timeout);
+        self.proof_time += t0.elapsed();
+        Some(r == SatResult::Unsat)
+    }
+
     /// Checks `assumptions ∧ facts`.
     pub fn check(&mut self, facts: &[Bool<'ctx>]) -> SatResult {
+        self.check_within(facts, None)
+    }
+
+    /// [`Prover::check`] with Z3 stopped after `timeout_ms` (then `Unknown`).
+    fn check_within(&mut self, facts: &[Bool<'ctx>], timeout_ms: Option<u32>) -> SatResult {
         let key: Vec<Bool<'ctx>> = facts.to_vec();
         if let Some(r) = self.cache.get(&key) {
             return *r;
@@ -309,7 +342,7 @@ impl<'ctx> Prover<'ctx> {
             return SatResult::Sat;
         }
         log::trace!("no witness for {facts:?}");
-        let (r, solver) = self.solve(facts, "query");
+        let (r, solver) = self.solve(facts, "query", timeout_ms);
         // A model of a satisfiable query serves later model requests for the same facts (the
         // path conditions detection evaluates deltas in) and decides feasibility shortcuts.
         if r == SatResult::Sat && !self.models.contains_key(&key) {
@@ -387,9 +420,19 @@ impl<'ctx> Prover<'ctx> {
 
     /// One Z3 query: a fresh `QF_BV` solver with the assumptions and the linearised `facts`
     /// (`what` names it in the log); its answer and the solver (for the model).
-    fn solve(&mut self, facts: &[Bool<'ctx>], what: &str) -> (SatResult, Solver<'ctx>) {
+    fn solve(
+        &mut self,
+        facts: &[Bool<'ctx>],
+        what: &str,
+        timeout_ms: Option<u32>,
+    ) -> (SatResult, Solver<'ctx>) {
         let solver =
             Solver::new_for_logic(self.ctx, "QF_BV").unwrap_or_else(|| Solver::new(self.ctx));
+        if let Some(ms) = timeout_ms {
+            let mut p = z3::Params::new(self.ctx);
+            p.set_u32("timeout", ms);
+            solver.set_params(&p);
+        }
         for a in &self.assumptions {
             solver.assert(a);
         }
@@ -409,7 +452,7 @@ impl<'ctx> Prover<'ctx> {
     }
 
     fn new_model(&mut self, facts: &[Bool<'ctx>]) -> Option<z3::Model<'ctx>> {
-        let (r, solver) = self.solve(facts, "model query");
+        let (r, solver) = self.solve(facts, "model query", None);
         if r == SatResult::Sat {
             solver.get_model()
         } else {
@@ -417,6 +460,11 @@ impl<'ctx> Prover<'ctx> {
         }
     }
 }
+
+/// The default Z3 time a kernel may spend on proofs ([`Prover::prove`]). Most claims are decided by the
+/// normal forms of [`super::ranged`] without a solver; Z3 proofs are what is left (claims that
+/// need the path condition), and each costs 20–600 ms on 64-bit address terms.
+pub const PROOF_BUDGET: std::time::Duration = std::time::Duration::from_millis(60);
 
 /// Polynomial normal forms of bit-vector terms (ring identities `+`, `−`, `·`, negation and shifts
 /// by constants, modulo `2^width`), memoised per node for one analysis. Anything else (UFs,

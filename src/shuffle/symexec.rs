@@ -103,6 +103,8 @@ pub struct Limits {
     pub max_paths: usize,
     /// Most instructions executed over all paths.
     pub max_steps: usize,
+    /// The analysis stops (the kernel is left unchanged) when this instant has passed.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Limits {
@@ -110,6 +112,7 @@ impl Default for Limits {
         Limits {
             max_paths: 2048,
             max_steps: 400_000,
+            deadline: None,
         }
     }
 }
@@ -777,6 +780,14 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                         self.limits.max_steps
                     ));
                 }
+                if steps % 256 == 1
+                    && self
+                        .limits
+                        .deadline
+                        .is_some_and(|d| std::time::Instant::now() > d)
+                {
+                    return Err("time budget spent during symbolic emulation".into());
+                }
                 let pc = st.pc as usize;
                 let Some(di) = self.func.code.get(pc) else {
                     freeze(&mut nodes, &mut st);
@@ -1372,15 +1383,24 @@ $L_end:\nret;\n}\n";
         let err = explore(Limits {
             max_paths: 1,
             max_steps: 1000,
+            deadline: None,
         })
         .unwrap_err();
         assert!(err.contains("limit"), "{err}");
         let err = explore(Limits {
             max_paths: 100,
             max_steps: 5,
+            deadline: None,
         })
         .unwrap_err();
         assert!(err.contains("limit"), "{err}");
+        // A spent time budget stops it too (checked on the first step, then every 256).
+        let err = explore(Limits {
+            deadline: Some(std::time::Instant::now()),
+            ..Limits::default()
+        })
+        .unwrap_err();
+        assert!(err.contains("time budget"), "{err}");
     }
 
     /// Two sides of a diamond that differ only in a register dead after the join are merged
