@@ -148,6 +148,105 @@ fn address_checks(
     p
 }
 
+/// The warp mask and corner predicates computed at one replacement, valid for the next ones
+/// while control flows straight on: no label (a join: other paths would arrive without them) and
+/// no branch, return, call or barrier in between (the set of converged lanes cannot change).
+struct SharedCorner {
+    /// The replacement (destination load) they were last used for.
+    after: Inst,
+    /// `activemask`.
+    mask: Reg,
+    /// The warp is incomplete or divergent (`mask != -1`).
+    incomplete: Reg,
+    /// Per delta: the corner-case predicate ([`corner_predicate`]).
+    corners: HashMap<i32, Reg>,
+}
+
+/// True when control goes from `from` to `to` without passing a label, a branch, a return, a
+/// call or a barrier (both in `body`, `from` first).
+fn straight_line(body: &Body, from: Inst, to: Inst) -> bool {
+    let pos = |x: Inst| {
+        body.stmts
+            .iter()
+            .position(|s| matches!(s, Stmt::Inst(i) if *i == x))
+    };
+    let (Some(a), Some(z)) = (pos(from), pos(to)) else {
+        return false;
+    };
+    if a >= z {
+        return false;
+    }
+    body.stmts[a + 1..z].iter().all(|s| match s {
+        Stmt::Label(_) => false,
+        Stmt::Inst(i) => !matches!(
+            body.inst(*i).opcode,
+            Opcode::Bra
+                | Opcode::Brx
+                | Opcode::Ret
+                | Opcode::Exit
+                | Opcode::Trap
+                | Opcode::Call
+                | Opcode::Bar
+                | Opcode::Barrier
+        ),
+        _ => true,
+    })
+}
+
+/// The corner-case predicate of delta `n`: the warp is incomplete or divergent (`incomplete`),
+/// lane `laneid + n` does not exist, or (unless `.reqntid` makes rows whole warps) `tid.x + n` is
+/// outside `[0, ntid.x)`: the source lane is in another row of the block.
+fn corner_predicate(
+    b: &mut Builder,
+    n: i32,
+    incomplete: Reg,
+    (lane, tx, ntx): (Reg, Reg, Reg),
+    static_rows: bool,
+) -> Reg {
+    let o = b.new_reg(Type::Pred);
+    if n > 0 {
+        b.setp(
+            "gt",
+            Type::U32,
+            o,
+            op::reg(lane),
+            op::int(i64::from(31 - n)),
+        );
+    } else {
+        b.setp("lt", Type::U32, o, op::reg(lane), op::int(i64::from(-n)));
+    }
+    let mut p = b.new_reg(Type::Pred);
+    b.binary(
+        Opcode::Or,
+        &[],
+        Type::Pred,
+        p,
+        op::reg(incomplete),
+        op::reg(o),
+    );
+    if !static_rows {
+        let o2 = b.new_reg(Type::Pred);
+        if n > 0 {
+            let t = b.new_reg(Type::U32);
+            b.binary(
+                Opcode::Add,
+                &[],
+                Type::U32,
+                t,
+                op::reg(tx),
+                op::int(i64::from(n)),
+            );
+            b.setp("ge", Type::U32, o2, op::reg(t), op::reg(ntx));
+        } else {
+            b.setp("lt", Type::U32, o2, op::reg(tx), op::int(i64::from(-n)));
+        }
+        let p3 = b.new_reg(Type::Pred);
+        b.binary(Opcode::Or, &[], Type::Pred, p3, op::reg(p), op::reg(o2));
+        p = p3;
+    }
+    p
+}
+
 /// True when `.reqntid` makes `ntid.x` a multiple of 32 (the warp's lanes then have consecutive
 /// `tid.x` and equal `tid.y`, `tid.z`).
 pub fn ntid_x_multiple_of_32(f: &Function) -> bool {
@@ -298,9 +397,18 @@ pub fn generate(
             }
         }
     }
+    // The warp mask, the incomplete-warp predicate and the per-delta corner predicates of the
+    // previous replacement: reused while control flows straight from it to the next one.
+    let mut shared: Option<SharedCorner> = None;
     for r in reps {
         let d = info[&r.dst];
         let dguard = b.body().inst(r.dst).guard;
+        if shared
+            .as_ref()
+            .is_some_and(|sc| !straight_line(b.body(), sc.after, r.dst))
+        {
+            shared = None;
+        }
         b.at(InsertPoint::Before(r.dst));
         let all_zero = r.comps.iter().all(|c| c.delta == 0 && c.cross.is_none());
         if all_zero {
@@ -328,15 +436,28 @@ pub fn generate(
             let p = address_checks(&mut b, r, d, &src_addrs, None, None);
             (hex(0xffff_ffff), p)
         } else {
-            let m = b.new_reg(Type::B32);
-            b.inst(
-                None,
-                Opcode::Activemask,
-                vec![Modifier::Type(Type::B32)],
-                vec![op::reg(m)],
-            );
-            let mut p = b.new_reg(Type::Pred);
-            b.setp("ne", Type::B32, p, op::reg(m), op::int(-1));
+            let sc = match shared.take() {
+                Some(sc) => sc,
+                None => {
+                    let m = b.new_reg(Type::B32);
+                    b.inst(
+                        None,
+                        Opcode::Activemask,
+                        vec![Modifier::Type(Type::B32)],
+                        vec![op::reg(m)],
+                    );
+                    let p = b.new_reg(Type::Pred);
+                    b.setp("ne", Type::B32, p, op::reg(m), op::int(-1));
+                    SharedCorner {
+                        after: r.dst,
+                        mask: m,
+                        incomplete: p,
+                        corners: HashMap::new(),
+                    }
+                }
+            };
+            let mut sc = sc;
+            let m = sc.mask;
             let mut deltas: Vec<i32> = r
                 .comps
                 .iter()
@@ -345,44 +466,36 @@ pub fn generate(
                 .collect();
             deltas.sort_unstable();
             deltas.dedup();
+            // corner(n) = incomplete warp ∨ no lane laneid+n ∨ tid.x+n outside the row; one
+            // predicate per delta, or-ed together when the load has several.
+            let mut p: Option<Reg> = None;
             for n in deltas {
-                let (lane, tx, ntx) = (lane.unwrap(), tx.unwrap(), ntx.unwrap());
-                let o = b.new_reg(Type::Pred);
-                if n > 0 {
-                    b.setp(
-                        "gt",
-                        Type::U32,
-                        o,
-                        op::reg(lane),
-                        op::int(i64::from(31 - n)),
-                    );
-                } else {
-                    b.setp("lt", Type::U32, o, op::reg(lane), op::int(i64::from(-n)));
-                }
-                let p2 = b.new_reg(Type::Pred);
-                b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(p), op::reg(o));
-                p = p2;
-                if !static_rows {
-                    let o2 = b.new_reg(Type::Pred);
-                    if n > 0 {
-                        let t = b.new_reg(Type::U32);
-                        b.binary(
-                            Opcode::Add,
-                            &[],
-                            Type::U32,
-                            t,
-                            op::reg(tx),
-                            op::int(i64::from(n)),
+                let c = match sc.corners.get(&n) {
+                    Some(c) => *c,
+                    None => {
+                        let c = corner_predicate(
+                            &mut b,
+                            n,
+                            sc.incomplete,
+                            (lane.unwrap(), tx.unwrap(), ntx.unwrap()),
+                            static_rows,
                         );
-                        b.setp("ge", Type::U32, o2, op::reg(t), op::reg(ntx));
-                    } else {
-                        b.setp("lt", Type::U32, o2, op::reg(tx), op::int(i64::from(-n)));
+                        sc.corners.insert(n, c);
+                        c
                     }
-                    let p3 = b.new_reg(Type::Pred);
-                    b.binary(Opcode::Or, &[], Type::Pred, p3, op::reg(p), op::reg(o2));
-                    p = p3;
-                }
+                };
+                p = Some(match p {
+                    None => c,
+                    Some(q) => {
+                        let p2 = b.new_reg(Type::Pred);
+                        b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(q), op::reg(c));
+                        p2
+                    }
+                });
             }
+            let p = p.unwrap_or(sc.incomplete);
+            sc.after = r.dst;
+            shared = Some(sc);
             // Run-time address comparison (checked deltas).
             let p = address_checks(&mut b, r, d, &src_addrs, Some(&op::reg(m)), Some(p));
             (op::reg(m), p)
