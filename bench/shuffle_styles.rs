@@ -122,6 +122,58 @@ fn count_global_loads(m: &Module, kernel: &str) -> usize {
     n
 }
 
+/// Runs `original` and `rewritten` on two launch shapes; the verdict and the ratio of
+/// lane-instructions (rewritten over original).
+fn check_equivalence(
+    original: &Module,
+    rewritten: &Module,
+    kernel: &str,
+    file: &str,
+) -> (String, String) {
+    let (mut before, mut after) = (0u64, 0u64);
+    for (bx, by) in [(32, 4), (48, 2)] {
+        let f = original.function(kernel).expect("kernel");
+        let spec = spec_for(f, &hints(f, file, bx, by)).expect("launch spec");
+        match equiv::check(original, rewritten, &spec, 2) {
+            Ok(r) if r.is_equal() => {
+                before += r.stats_a.lane_insts;
+                after += r.stats_b.lane_insts;
+            }
+            Ok(r) => {
+                return (
+                    format!("DIFFERENT ({bx}x{by}): {:?}", r.verdict),
+                    "–".into(),
+                )
+            }
+            Err(e) => return (format!("error ({bx}x{by}): {e}"), "–".into()),
+        }
+    }
+    let ratio = if before > 0 {
+        format!("{:.2}×", after as f64 / before as f64)
+    } else {
+        "–".into()
+    };
+    ("equal".into(), ratio)
+}
+
+/// `ok` when ptxas accepts `m` for sm_80, `REJECTED` when not, or why it was not run.
+fn ptxas_accepts(ptxas: Option<&std::path::Path>, m: &Module, file: &str, level: &str) -> String {
+    let Some(p) = ptxas else {
+        return "skipped (no ptxas)".into();
+    };
+    let dir = std::env::temp_dir().join(format!("ws-styles-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(format!("{file}.{level}.ptx"));
+    std::fs::write(&path, print_module(m)).expect("write PTX");
+    let ok = std::process::Command::new(p)
+        .args(["-arch=sm_80", "-o", "/dev/null"])
+        .arg(&path)
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_dir_all(&dir);
+    if ok { "ok" } else { "REJECTED" }.into()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let only = args
@@ -137,10 +189,11 @@ fn main() {
         }
     };
     let ptxas = tools::find(Tool::Ptxas).ok();
+    let ptxas = ptxas.as_deref();
     println!(
-        "| kernel | -O | loads | by hand | shuffles | checked | Z3 queries | analysis ms | equiv | insts | ptxas |"
+        "| kernel | -O | loads | by hand | proved | checked | Z3 queries | equiv | insts | profitable | insts | ptxas | analysis ms |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut failed = false;
     for (file, hand) in HAND {
         if only.as_deref().is_some_and(|k| k != *file) {
@@ -157,70 +210,53 @@ fn main() {
             };
             let original =
                 parse_module(&text, &format!("{file}.{level}.ptx")).expect("clang's PTX parses");
-            let mut m = original.clone();
-            let t0 = Instant::now();
-            let rep = match shuffle_module(&mut m, &ShuffleOptions::default()) {
-                Ok(r) => r,
-                Err(e) => {
-                    println!("| {file} | {level} | – | {hand} | pass failed: {e} | | | | | | |");
-                    failed = true;
-                    continue;
-                }
-            };
-            let wall = t0.elapsed().as_secs_f64() * 1e3;
-            let k = &rep.kernels[0];
-            let mut equiv_cell = "equal".to_string();
-            let (mut before, mut after) = (0u64, 0u64);
-            for (bx, by) in [(32, 4), (48, 2)] {
-                let f = original.function(&k.name).expect("kernel");
-                let spec = spec_for(f, &hints(f, file, bx, by)).expect("launch spec");
-                match equiv::check(&original, &m, &spec, 2) {
-                    Ok(r) if r.is_equal() => {
-                        before += r.stats_a.lane_insts;
-                        after += r.stats_b.lane_insts;
-                    }
-                    Ok(r) => {
-                        equiv_cell = format!("DIFFERENT ({bx}x{by}): {:?}", r.verdict);
-                        failed = true;
-                    }
+            // Every proved replacement (what the analysis finds), then the default pass (only
+            // the profitable ones, src/shuffle/cost.rs), each checked on the emulator.
+            let mut cells = Vec::new();
+            let mut first = None;
+            for opts in [
+                ShuffleOptions {
+                    profitable_only: false,
+                    ..ShuffleOptions::default()
+                },
+                ShuffleOptions::default(),
+            ] {
+                let mut m = original.clone();
+                let t0 = Instant::now();
+                let rep = match shuffle_module(&mut m, &opts) {
+                    Ok(r) => r,
                     Err(e) => {
-                        equiv_cell = format!("error ({bx}x{by}): {e}");
+                        cells.push(format!("pass failed: {e}"));
                         failed = true;
+                        continue;
                     }
+                };
+                let wall = t0.elapsed().as_secs_f64() * 1e3;
+                let k = rep.kernels[0].clone();
+                let (equiv_cell, ratio) = check_equivalence(&original, &m, &k.name, file);
+                if equiv_cell != "equal" {
+                    failed = true;
+                }
+                let ptxas_cell = ptxas_accepts(ptxas, &m, file, level);
+                if ptxas_cell == "REJECTED" {
+                    failed = true;
+                }
+                if first.is_none() {
+                    first = Some((k.clone(), wall));
+                    cells.push(format!(
+                        "{} | {} | {} | {equiv_cell} | {ratio}",
+                        k.shuffles, k.checked, k.queries
+                    ));
+                } else {
+                    cells.push(format!("{} | {ratio} | {ptxas_cell}", k.shuffles));
                 }
             }
-            let ptxas_cell = match &ptxas {
-                None => "skipped (no ptxas)".to_string(),
-                Some(p) => {
-                    let dir =
-                        std::env::temp_dir().join(format!("ws-styles-{}", std::process::id()));
-                    let _ = std::fs::create_dir_all(&dir);
-                    let path = dir.join(format!("{file}.{level}.ptx"));
-                    std::fs::write(&path, print_module(&m)).expect("write PTX");
-                    let ok = std::process::Command::new(p)
-                        .args(["-arch=sm_80", "-o", "/dev/null"])
-                        .arg(&path)
-                        .status()
-                        .is_ok_and(|s| s.success());
-                    let _ = std::fs::remove_dir_all(&dir);
-                    if !ok {
-                        failed = true;
-                    }
-                    if ok { "ok" } else { "REJECTED" }.to_string()
-                }
-            };
+            let Some((k, wall)) = first else { continue };
             println!(
-                "| {file} | {level} | {} | {hand} | {} | {} | {} | {:.1} (wall {wall:.1}) | {equiv_cell} | {} | {ptxas_cell} |",
+                "| {file} | {level} | {} | {hand} | {} | {:.1} (wall {wall:.1}) |",
                 count_global_loads(&original, &k.name),
-                k.shuffles,
-                k.checked,
-                k.queries,
+                cells.join(" | "),
                 k.analysis_ms,
-                if before > 0 {
-                    format!("{:.2}×", after as f64 / before as f64)
-                } else {
-                    "–".into()
-                }
             );
         }
     }

@@ -238,6 +238,10 @@ enum Command {
         /// has 60 ms of solver time for proofs. 0: no limits (every proof is attempted).
         #[arg(long, value_name = "MS", default_value_t = 2000)]
         time_budget: u64,
+        /// Make every replacement the analysis proves, also those whose added instructions
+        /// (shuffles, corner checks, votes) outweigh the load they save (src/shuffle/cost.rs).
+        #[arg(long)]
+        all: bool,
         /// Write the JSON report here.
         #[arg(long, value_name = "FILE.json")]
         report: Option<PathBuf>,
@@ -346,6 +350,7 @@ fn main() -> ExitCode {
             mode,
             kernel,
             time_budget,
+            all,
             report,
         } => match cli::shuffle::parse_mode(mode) {
             Ok(mode) => cli::shuffle::run(
@@ -359,6 +364,7 @@ fn main() -> ExitCode {
                     // `--time-budget 0`: no limits at all, every proof attempted.
                     solver_budget: (*time_budget > 0)
                         .then_some(warpsmith::shuffle::prove::PROOF_BUDGET),
+                    profitable_only: !*all,
                 },
                 report.as_deref(),
             ),

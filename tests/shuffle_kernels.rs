@@ -17,7 +17,7 @@ fn check(body: &str, launches: &[Hints]) -> (ShuffleReport, String) {
     let src = format!("{HEADER}{body}");
     let orig = parse_module(&src, "k.ptx").expect("parse");
     let mut m = orig.clone();
-    let rep = shuffle_module(&mut m, &ShuffleOptions::without_budgets()).expect("shuffle");
+    let rep = shuffle_module(&mut m, &ShuffleOptions::exhaustive()).expect("shuffle");
     let text = print_module(&m);
     let back = parse_module(&text, "out.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
     match tools::ptxas_accepts_source(&text, "sm_80") {
@@ -169,10 +169,13 @@ fn stencil_2d_small_rows() {
     let (rep, text) = check(STENCIL_2D, &shapes_2d(40, 30));
     let k = &rep.kernels[0];
     assert_eq!(k.loads, 5);
-    // f2, f3 from f1 and f5 from f4; the 32-bit row index may wrap, so each is guarded by a
-    // run-time comparison of the shuffled source address.
+    // f2, f3 from f1 and f5 from f4; the 32-bit row index may wrap, so each is guarded at run
+    // time: the destination is the source's address plus delta·4 in the same lane (exactly), so
+    // one vote per source checks that consecutive lanes' source addresses step by 4.
     assert_eq!(k.shuffles, 3, "{k:#?}\n{text}");
-    assert!(text.contains("setp.ne.b64"), "{text}");
+    assert_eq!(k.checked, 3, "{k:#?}");
+    assert!(text.contains("vote.sync.any.pred"), "{text}");
+    assert!(text.contains("setp.ne.and.b64"), "{text}");
 }
 
 /// Predicated loads (`@%p ld`), a divergent branch and 64-bit and vector loads.
@@ -317,7 +320,7 @@ fn measurement_modes() {
         let mut m = parse_module(&format!("{HEADER}{STENCIL_1D}"), "k.ptx").unwrap();
         let opts = ShuffleOptions {
             mode,
-            ..ShuffleOptions::without_budgets()
+            ..ShuffleOptions::exhaustive()
         };
         let rep = shuffle_module(&mut m, &opts).unwrap();
         assert_eq!(rep.kernels[0].shuffles, 2);
@@ -359,7 +362,56 @@ fn old_targets_are_refused() {
     let src = format!(".version 6.0\n.target sm_60\n.address_size 64\n{STENCIL_1D}");
     let mut m = parse_module(&src, "old.ptx").unwrap();
     let before = print_module(&m);
-    let err = shuffle_module(&mut m, &ShuffleOptions::without_budgets()).unwrap_err();
+    let err = shuffle_module(&mut m, &ShuffleOptions::exhaustive()).unwrap_err();
     assert!(err.to_string().contains("sm_70"), "{err}");
     assert_eq!(print_module(&m), before);
+}
+
+/// A 16-bit index that wraps inside a warp (`cvt.s32.s16` of `tid.x + c`, with `c` chosen so
+/// that lane 10 holds 32767 and lane 11 −32768). Without wrap-around, `[%rd5+4]` is what the next
+/// lane loads at `[%rd5]`: the load is replaced in the checked form, and the warp's stride vote
+/// must see that the source addresses do not step by 4 across the wrap and send the whole warp to
+/// the original loads (a shuffle there would read the wrong end of the buffer).
+const WRAPPING_INDEX: &str = r#"
+.visible .entry k(.param .u64 k_in, .param .u64 k_out, .param .u32 k_c)
+{
+  .reg .b16 %h<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<9>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [k_in];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u64 %rd2, [k_out];
+  cvta.to.global.u64 %rd2, %rd2;
+  ld.param.u32 %r1, [k_c];
+  mov.u32 %r2, %tid.x;
+  add.s32 %r3, %r2, %r1;
+  cvt.u16.u32 %h1, %r3;
+  cvt.s32.s16 %r4, %h1;
+  mul.wide.s32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, 131072;
+  add.s64 %rd5, %rd4, %rd3;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd5+4];
+  add.f32 %f3, %f1, %f2;
+  mul.wide.u32 %rd6, %r2, 4;
+  add.s64 %rd7, %rd2, %rd6;
+  st.global.f32 [%rd7], %f3;
+  ret;
+}
+"#;
+
+#[test]
+fn stride_vote_catches_a_wrapping_index() {
+    // `in` holds 65537 floats (index −32768 … 32768 around its middle), `out` one per thread.
+    let h = Hints::new()
+        .len_of(0, 65537)
+        .len_of(1, 64)
+        .scalar(2, 32767 - 10)
+        .block(&[64, 1, 1])
+        .grid(&[1, 1, 1]);
+    let (rep, text) = check(WRAPPING_INDEX, &[h]);
+    let k = &rep.kernels[0];
+    assert_eq!((k.shuffles, k.checked), (1, 1), "{k:#?}\n{text}");
+    assert!(text.contains("vote.sync.any.pred"), "{text}");
 }

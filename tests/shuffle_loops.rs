@@ -26,7 +26,7 @@ fn launches(m: &Module, kernel: &str) -> Vec<Hints> {
 fn run(name: &str) -> Option<(KernelShuffleReport, u64, u64)> {
     let orig = common::compile_bench_kernel("shuffle_loops", &format!("loops/{name}"))?;
     let mut m = orig.clone();
-    let rep = shuffle_module(&mut m, &ShuffleOptions::without_budgets()).expect("shuffle");
+    let rep = shuffle_module(&mut m, &ShuffleOptions::exhaustive()).expect("shuffle");
     let back = common::print_reparse_assemble(name, &m);
     let k = rep.kernels.into_iter().next().expect("one kernel");
     assert!(k.skipped.is_none(), "{name}: {:?}", k.skipped);

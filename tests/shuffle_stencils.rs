@@ -39,7 +39,7 @@ fn table2_stencils_are_equivalent_after_shuffle_synthesis() {
             return;
         };
         let mut m = orig.clone();
-        let rep = shuffle_module(&mut m, &ShuffleOptions::without_budgets()).expect("shuffle");
+        let rep = shuffle_module(&mut m, &ShuffleOptions::exhaustive()).expect("shuffle");
         let back = common::print_reparse_assemble(name, &m);
         for k in &rep.kernels {
             assert!(k.skipped.is_none(), "{name}: {:?}", k.skipped);

@@ -112,7 +112,14 @@ fn address_checks(
     mask: Option<&Operand>,
     mut p: Option<Reg>,
 ) -> Option<Reg> {
-    for c in r.comps.iter().filter(|c| c.checked) {
+    // Linear components are checked by the stride vote (`stride_vote`), which needs the source
+    // address register; any other checked component compares its address here.
+    let by_vote = |c: &&crate::shuffle::detect::CompSource| {
+        c.linear_stride.is_some()
+            && c.cross.is_none()
+            && src_addrs.contains_key(&(c.src, c.src_comp, false))
+    };
+    for c in r.comps.iter().filter(|c| c.checked && !by_vote(c)) {
         let (Some(sa), Some((dbase, doff))) = (
             src_addrs.get(&(c.src, c.src_comp, c.cross.is_some())),
             d.addr,
@@ -160,11 +167,70 @@ struct SharedCorner {
     incomplete: Reg,
     /// Per delta: the corner-case predicate ([`corner_predicate`]).
     corners: HashMap<i32, Reg>,
+    /// Per (source, component, stride): some lane's next lane did not load `σ` bytes further
+    /// ([`stride_vote`]).
+    strides: HashMap<(Inst, u32, i64), Reg>,
+}
+
+impl SharedCorner {
+    /// The corner predicate of delta `n`, computed on first use.
+    fn corner(&mut self, b: &mut Builder, n: i32, rooms: Rooms) -> Reg {
+        if let Some(c) = self.corners.get(&n) {
+            return *c;
+        }
+        let c = corner_predicate(b, n, self.incomplete, rooms);
+        self.corners.insert(n, c);
+        c
+    }
+}
+
+/// One vote for the warp: true when some lane whose next lane (`laneid + 1`, same row) exists
+/// did not see that lane's source address `src_addr` exactly `stride` bytes above its own. When
+/// it is false, every lane `l` with lanes `l..l+N` in its row has `addr(l+N) = addr(l) + N·stride`,
+/// which is what a linear checked component needs (instead of shuffling and comparing the
+/// address per load).
+fn stride_vote(b: &mut Builder, src_addr: Reg, stride: i64, next_corner: Reg, mask: Reg) -> Reg {
+    let next = shfl64(b, src_addr, 1, &op::reg(mask));
+    let expect = b.new_reg(Type::B64);
+    b.inst(
+        None,
+        Opcode::Add,
+        vec![Modifier::Type(Type::S64)],
+        vec![op::reg(expect), op::reg(src_addr), op::int(stride)],
+    );
+    let off = b.new_reg(Type::Pred);
+    b.inst(
+        None,
+        Opcode::Setp,
+        vec![
+            Modifier::Word("ne".into()),
+            Modifier::Word("and".into()),
+            Modifier::Type(Type::B64),
+        ],
+        vec![
+            op::reg(off),
+            op::reg(next),
+            op::reg(expect),
+            Operand::NotReg(next_corner),
+        ],
+    );
+    let bad = b.new_reg(Type::Pred);
+    b.inst(
+        None,
+        Opcode::Vote,
+        vec![
+            Modifier::Word("sync".into()),
+            Modifier::Word("any".into()),
+            Modifier::Type(Type::Pred),
+        ],
+        vec![op::reg(bad), op::reg(off), op::reg(mask)],
+    );
+    bad
 }
 
 /// True when control goes from `from` to `to` without passing a label, a branch, a return, a
 /// call or a barrier (both in `body`, `from` first).
-fn straight_line(body: &Body, from: Inst, to: Inst) -> bool {
+pub(super) fn straight_line(body: &Body, from: Inst, to: Inst) -> bool {
     let pos = |x: Inst| {
         body.stmts
             .iter()
@@ -193,58 +259,85 @@ fn straight_line(body: &Body, from: Inst, to: Inst) -> bool {
     })
 }
 
-/// The corner-case predicate of delta `n`: the warp is incomplete or divergent (`incomplete`),
-/// lane `laneid + n` does not exist, or (unless `.reqntid` makes rows whole warps) `tid.x + n` is
-/// outside `[0, ntid.x)`: the source lane is in another row of the block.
-fn corner_predicate(
-    b: &mut Builder,
-    n: i32,
-    incomplete: Reg,
-    (lane, tx, ntx): (Reg, Reg, Reg),
-    static_rows: bool,
-) -> Reg {
-    let o = b.new_reg(Type::Pred);
-    if n > 0 {
-        b.setp(
-            "gt",
-            Type::U32,
-            o,
-            op::reg(lane),
-            op::int(i64::from(31 - n)),
-        );
-    } else {
-        b.setp("lt", Type::U32, o, op::reg(lane), op::int(i64::from(-n)));
+/// How far a lane may shuffle: `up` = the lanes above it in its warp and row
+/// (`min(31 − laneid, ntid.x − 1 − tid.x)`), `down` = the lanes below (`min(laneid, tid.x)`).
+/// Under `.reqntid` with `ntid.x` a multiple of 32 rows are whole warps: the lane alone decides.
+#[derive(Clone, Copy)]
+struct Rooms {
+    up: Reg,
+    down: Reg,
+}
+
+fn lane_rooms(b: &mut Builder, static_rows: bool) -> Rooms {
+    let lane = b.new_reg(Type::U32);
+    b.mov(Type::U32, lane, op::sreg(SpecialReg::Laneid, None));
+    let up = b.new_reg(Type::U32);
+    b.binary(Opcode::Sub, &[], Type::U32, up, op::int(31), op::reg(lane));
+    if static_rows {
+        return Rooms { up, down: lane };
     }
-    let mut p = b.new_reg(Type::Pred);
-    b.binary(
-        Opcode::Or,
-        &[],
-        Type::Pred,
-        p,
-        op::reg(incomplete),
-        op::reg(o),
+    let tx = b.new_reg(Type::U32);
+    let ntx = b.new_reg(Type::U32);
+    b.mov(Type::U32, tx, op::sreg(SpecialReg::Tid, Some(Component::X)));
+    b.mov(
+        Type::U32,
+        ntx,
+        op::sreg(SpecialReg::Ntid, Some(Component::X)),
     );
-    if !static_rows {
-        let o2 = b.new_reg(Type::Pred);
-        if n > 0 {
-            let t = b.new_reg(Type::U32);
-            b.binary(
-                Opcode::Add,
-                &[],
-                Type::U32,
-                t,
-                op::reg(tx),
-                op::int(i64::from(n)),
-            );
-            b.setp("ge", Type::U32, o2, op::reg(t), op::reg(ntx));
-        } else {
-            b.setp("lt", Type::U32, o2, op::reg(tx), op::int(i64::from(-n)));
-        }
-        let p3 = b.new_reg(Type::Pred);
-        b.binary(Opcode::Or, &[], Type::Pred, p3, op::reg(p), op::reg(o2));
-        p = p3;
-    }
-    p
+    let row = b.new_reg(Type::U32);
+    b.binary(Opcode::Sub, &[], Type::U32, row, op::reg(ntx), op::reg(tx));
+    let row_up = b.new_reg(Type::U32);
+    b.binary(
+        Opcode::Sub,
+        &[],
+        Type::U32,
+        row_up,
+        op::reg(row),
+        op::int(1),
+    );
+    let up2 = b.new_reg(Type::U32);
+    b.binary(
+        Opcode::Min,
+        &[],
+        Type::U32,
+        up2,
+        op::reg(up),
+        op::reg(row_up),
+    );
+    let down = b.new_reg(Type::U32);
+    b.binary(
+        Opcode::Min,
+        &[],
+        Type::U32,
+        down,
+        op::reg(lane),
+        op::reg(tx),
+    );
+    Rooms { up: up2, down }
+}
+
+/// The corner-case predicate of delta `n` (one `setp`): the warp is incomplete or divergent
+/// (`incomplete`), or lane `laneid + n` is not in this lane's warp and row (`|n|` exceeds the
+/// room in that direction: no such lane, or `tid.x + n` outside `[0, ntid.x)`).
+fn corner_predicate(b: &mut Builder, n: i32, incomplete: Reg, rooms: Rooms) -> Reg {
+    let room = if n > 0 { rooms.up } else { rooms.down };
+    let c = b.new_reg(Type::Pred);
+    b.inst(
+        None,
+        Opcode::Setp,
+        vec![
+            Modifier::Word("lt".into()),
+            Modifier::Word("or".into()),
+            Modifier::Type(Type::U32),
+        ],
+        vec![
+            op::reg(c),
+            op::reg(room),
+            op::int(i64::from(n.unsigned_abs())),
+            op::reg(incomplete),
+        ],
+    );
+    c
 }
 
 /// True when `.reqntid` makes `ntid.x` a multiple of 32 (the warp's lanes then have consecutive
@@ -305,26 +398,25 @@ pub fn generate(
     let mut new_guards: Vec<(Inst, Guard)> = Vec::new();
     let mut removed: Vec<Inst> = Vec::new();
     let mut b = Builder::new(body);
-    // The shared lane computation.
+    // The shared lane computation: how many lanes above and below this one are in the same warp
+    // and row (computed once per kernel, at entry).
     let any_shfl = reps.iter().any(|r| r.comps.iter().any(|c| c.delta != 0));
-    let (mut lane, mut tx, mut ntx) = (None, None, None);
+    let mut rooms: Option<Rooms> = None;
     if any_shfl && mode != Mode::NoCorner {
-        let l = b.new_reg(Type::U32);
-        let t = b.new_reg(Type::U32);
-        let n = b.new_reg(Type::U32);
         if let Some(f) = first {
             b.at(InsertPoint::Before(f));
         }
-        b.mov(Type::U32, l, op::sreg(SpecialReg::Laneid, None));
-        if !static_rows {
-            b.mov(Type::U32, t, op::sreg(SpecialReg::Tid, Some(Component::X)));
-            b.mov(Type::U32, n, op::sreg(SpecialReg::Ntid, Some(Component::X)));
-        }
-        lane = Some(l);
-        tx = Some(t);
-        ntx = Some(n);
+        rooms = Some(lane_rooms(&mut b, static_rows));
     }
-    // Copies of the sources.
+    // Copies of the sources, unless the source's register has no other definition in the kernel
+    // (clang's PTX is mostly single-assignment): then it still holds the source's value at the
+    // destination, which the source reaches on every path without executing again.
+    let mut def_count: HashMap<Reg, usize> = HashMap::new();
+    for i in b.body().inst_order() {
+        for d in crate::ptx::roles::defs(b.body().inst(i)) {
+            *def_count.entry(d).or_insert(0) += 1;
+        }
+    }
     let mut copies: HashMap<(Inst, u32), Reg> = HashMap::new();
     for r in reps {
         for c in &r.comps {
@@ -335,6 +427,10 @@ pub fn generate(
             let Some(sreg) = src.regs[c.src_comp as usize] else {
                 continue;
             };
+            if c.cross.is_none() && def_count.get(&sreg) == Some(&1) {
+                copies.insert((c.src, c.src_comp), sreg);
+                continue;
+            }
             let ty = if src.size == 8 { Type::B64 } else { Type::B32 };
             let cp = b.new_reg(ty);
             let guard = b.body().inst(c.src).guard;
@@ -453,6 +549,7 @@ pub fn generate(
                         mask: m,
                         incomplete: p,
                         corners: HashMap::new(),
+                        strides: HashMap::new(),
                     }
                 }
             };
@@ -469,21 +566,33 @@ pub fn generate(
             // corner(n) = incomplete warp ∨ no lane laneid+n ∨ tid.x+n outside the row; one
             // predicate per delta, or-ed together when the load has several.
             let mut p: Option<Reg> = None;
+            let lanes = rooms.expect("lane rooms are computed when a delta is not 0");
+            let mut preds: Vec<Reg> = Vec::new();
             for n in deltas {
-                let c = match sc.corners.get(&n) {
-                    Some(c) => *c,
+                preds.push(sc.corner(&mut b, n, lanes));
+            }
+            // Linear checked components: one stride vote per source (shared).
+            for c in r.comps.iter().filter(|c| c.checked && c.cross.is_none()) {
+                let (Some(stride), Some(sa)) =
+                    (c.linear_stride, src_addrs.get(&(c.src, c.src_comp, false)))
+                else {
+                    continue;
+                };
+                let key = (c.src, c.src_comp, stride);
+                let bad = match sc.strides.get(&key) {
+                    Some(v) => *v,
                     None => {
-                        let c = corner_predicate(
-                            &mut b,
-                            n,
-                            sc.incomplete,
-                            (lane.unwrap(), tx.unwrap(), ntx.unwrap()),
-                            static_rows,
-                        );
-                        sc.corners.insert(n, c);
-                        c
+                        let next = sc.corner(&mut b, 1, lanes);
+                        let v = stride_vote(&mut b, *sa, stride, next, m);
+                        sc.strides.insert(key, v);
+                        v
                     }
                 };
+                if !preds.contains(&bad) {
+                    preds.push(bad);
+                }
+            }
+            for c in preds {
                 p = Some(match p {
                     None => c,
                     Some(q) => {

@@ -64,6 +64,11 @@ pub struct CompSource {
     /// Reuse across iterations: the value comes from the source load's execution in the PREVIOUS
     /// iteration of the loop with this header pc (by lane `laneid + delta`; `delta` may be 0).
     pub cross: Option<u32>,
+    /// For a checked component: `σ` when the destination's address is exactly the source's
+    /// plus `delta·σ` in the same lane (proved by normal forms). The run-time check is then
+    /// one vote per source and warp that consecutive lanes' source addresses step by `σ`
+    /// (shared by every destination of that source), instead of a comparison per load.
+    pub linear_stride: Option<i64>,
 }
 
 /// A load to replace.
@@ -394,6 +399,11 @@ pub fn detect<'ctx>(
                     delta: n,
                     checked,
                     cross: None,
+                    linear_stride: if checked {
+                        same_lane_stride(prover, os, (s, sc), n)
+                    } else {
+                        None
+                    },
                 }),
                 None => {
                     comps.clear();
@@ -457,6 +467,7 @@ pub fn detect<'ctx>(
                     delta: n,
                     checked: true,
                     cross: Some(h),
+                    linear_stride: None,
                 }),
                 None => {
                     comps.clear();
@@ -479,6 +490,27 @@ pub fn detect<'ctx>(
     out.replacements.sort_by_key(|r| order.get(&r.dst).copied());
     out.queries = prover.queries;
     out
+}
+
+/// `σ` with `addr_d = addr_s + delta·σ` in the same lane on every occurrence of the destination,
+/// proved by the normal forms (no premise: one lane), when it exists.
+fn same_lane_stride<'ctx>(
+    prover: &mut Prover<'ctx>,
+    os: &[Occurrence<'ctx>],
+    src: (Inst, u32),
+    delta: i32,
+) -> Option<i64> {
+    let mut dv = None;
+    for o in os {
+        let d = prover.ranged.difference(&o.addr, o.avail.get(&src)?, 0)?;
+        if dv.is_some_and(|x| x != d) {
+            return None;
+        }
+        dv = Some(d);
+    }
+    let dv = dv?;
+    let n = i64::from(delta);
+    (n != 0 && dv % n == 0 && dv != 0).then_some(dv / n)
 }
 
 /// The delta of a candidate when the ranged normal forms give both the difference of the two

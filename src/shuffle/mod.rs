@@ -16,6 +16,7 @@
 
 pub mod codegen;
 pub mod concrete;
+pub mod cost;
 pub mod detect;
 pub mod prove;
 pub mod ranged;
@@ -59,6 +60,9 @@ pub struct ShuffleOptions {
     /// Most claims are decided without a solver; a proof that does not fit leaves the load with
     /// the checked form (or a load), which is slower output, never wrong output.
     pub solver_budget: Option<std::time::Duration>,
+    /// Make only the replacements worth their added instructions ([`cost`]); `false`: every
+    /// replacement the analysis proves (to measure what it finds, as PTXASW's Table 2 does).
+    pub profitable_only: bool,
 }
 
 /// The default [`ShuffleOptions::time_budget`]: 2 s per file.
@@ -76,6 +80,7 @@ impl Default for ShuffleOptions {
             kernel: None,
             time_budget: Some(DEFAULT_TIME_BUDGET),
             solver_budget: Some(prove::PROOF_BUDGET),
+            profitable_only: true,
         }
     }
 }
@@ -88,6 +93,15 @@ impl ShuffleOptions {
             time_budget: None,
             solver_budget: None,
             ..ShuffleOptions::default()
+        }
+    }
+
+    /// No budgets and no profitability rule: every replacement the analysis proves is made
+    /// (tests and measurements of what the analysis finds).
+    pub fn exhaustive() -> ShuffleOptions {
+        ShuffleOptions {
+            profitable_only: false,
+            ..ShuffleOptions::without_budgets()
         }
     }
 }
@@ -334,6 +348,32 @@ pub fn shuffle_module(
                             load: what(*i),
                             why: why.clone(),
                         });
+                    }
+                    let mut det = det;
+                    if opts.profitable_only {
+                        let in_loop: std::collections::HashSet<Inst> = ex
+                            .loops
+                            .values()
+                            .flat_map(|l| l.insts.iter().copied())
+                            .collect();
+                        let (kept, dropped) = cost::profitable(
+                            body,
+                            &loads,
+                            std::mem::take(&mut det.replacements),
+                            &in_loop,
+                        );
+                        det.replacements = kept;
+                        for (i, per) in dropped {
+                            rep.rejected.push(Rejected {
+                                load: what(i),
+                                why: format!(
+                                    "unprofitable: about {per:.1} instructions added per load \
+                                     component, more than the {} it is taken to save \
+                                     (src/shuffle/cost.rs)",
+                                    cost::LOAD_SAVING
+                                ),
+                            });
+                        }
                     }
                     rep.shuffles = det.replacements.len();
                     rep.cross_iteration = det
