@@ -56,8 +56,16 @@
 //! assert_eq!(stencil.class_of("%r2").as_deref(), Some("uniform scope=block")); // %ntid.x
 //! println!("{}", serde_json::to_string(&report).unwrap());
 //!
-//! // `in[i + 1]` is what lane + 1 loaded as `in[i]`: one load becomes a guarded shuffle.
-//! let shuffled = api::shuffle(&mut module, &ShuffleOptions::default())?;
+//! // `in[i + 1]` is what lane + 1 loaded as `in[i]`. By default a replacement is made only when
+//! // it pays for the instructions it adds; in a kernel this small it does not, and the reason
+//! // is in the report.
+//! let mut copy = module.clone();
+//! let shuffled = api::shuffle(&mut copy, &ShuffleOptions::default())?;
+//! assert_eq!(shuffled.kernels[0].shuffles, 0);
+//! assert!(shuffled.kernels[0].rejected.iter().any(|r| r.why.starts_with("unprofitable")));
+//! // Every proved replacement: the load becomes a guarded shuffle.
+//! let opts = ShuffleOptions { profitable_only: false, ..ShuffleOptions::default() };
+//! let shuffled = api::shuffle(&mut module, &opts)?;
 //! assert_eq!(shuffled.kernels[0].shuffles, 1);
 //! assert!(api::print(&module).contains("shfl.sync"));
 //!
