@@ -235,7 +235,7 @@ enum Command {
         kernel: Option<String>,
         /// Wall-clock budget of the analysis for the whole file, in milliseconds. When it is
         /// spent, the loads and kernels not yet decided are left as they were. Each kernel also
-        /// has 40 ms of solver time for proofs. 0: no limits (every proof is attempted).
+        /// has 20 ms of solver time for proofs. 0: no limits (every proof is attempted).
         #[arg(long, value_name = "MS", default_value_t = 2000)]
         time_budget: u64,
         /// Make every replacement the analysis proves, also those whose added instructions

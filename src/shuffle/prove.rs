@@ -463,8 +463,8 @@ impl<'ctx> Prover<'ctx> {
 
 /// The default Z3 time a kernel may spend on proofs ([`Prover::prove`]). Most claims are decided by the
 /// normal forms of [`super::ranged`] without a solver; Z3 proofs are what is left (claims that
-/// need the path condition), and each costs 20–600 ms on 64-bit address terms.
-pub const PROOF_BUDGET: std::time::Duration = std::time::Duration::from_millis(40);
+/// need the path condition), and each costs 20–600 ms on 64-bit address terms, so a kernel gets 20 ms of them.
+pub const PROOF_BUDGET: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Polynomial normal forms of bit-vector terms (ring identities `+`, `−`, `·`, negation and shifts
 /// by constants, modulo `2^width`), memoised per node for one analysis. Anything else (UFs,
