@@ -677,6 +677,15 @@ pub fn effects(inst: &InstData) -> Effects {
     e
 }
 
+/// True when `op` may transfer control elsewhere: a branch, `brx.idx`, `ret`, `exit`, `trap` or
+/// `call` (guarded or not).
+pub fn transfers_control(op: &Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Bra | Opcode::Brx | Opcode::Ret | Opcode::Exit | Opcode::Trap | Opcode::Call
+    )
+}
+
 /// True when control never falls through to the next instruction: an unguarded `bra`, `brx.idx`,
 /// `ret`, `exit` or `trap`. (A guarded one may fall through; `call` returns.)
 pub fn is_terminator(inst: &InstData) -> bool {

@@ -244,17 +244,11 @@ pub(super) fn straight_line(body: &Body, from: Inst, to: Inst) -> bool {
     }
     body.stmts[a + 1..z].iter().all(|s| match s {
         Stmt::Label(_) => false,
-        Stmt::Inst(i) => !matches!(
-            body.inst(*i).opcode,
-            Opcode::Bra
-                | Opcode::Brx
-                | Opcode::Ret
-                | Opcode::Exit
-                | Opcode::Trap
-                | Opcode::Call
-                | Opcode::Bar
-                | Opcode::Barrier
-        ),
+        Stmt::Inst(i) => {
+            let op = &body.inst(*i).opcode;
+            !crate::ptx::roles::transfers_control(op)
+                && !matches!(op, Opcode::Bar | Opcode::Barrier)
+        }
         _ => true,
     })
 }

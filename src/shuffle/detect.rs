@@ -525,10 +525,16 @@ fn exact_delta<'ctx>(
 ) -> Option<i32> {
     let dv = prover.ranged.difference(addr_d, addr_s, 0)?;
     let sv = prover.ranged.difference(lane1_s, addr_s, 1)?;
-    let n = if dv == 0 {
+    delta_of(dv, sv, max_delta)
+}
+
+/// The delta `difference / stride` when it divides and `|N| ≤ max_delta` (a zero difference is
+/// delta 0).
+fn delta_of(difference: i64, stride: i64, max_delta: u32) -> Option<i32> {
+    let n = if difference == 0 {
         0
-    } else if sv != 0 && dv % sv == 0 {
-        dv / sv
+    } else if stride != 0 && difference % stride == 0 {
+        difference / stride
     } else {
         return None;
     };
@@ -576,14 +582,7 @@ fn propose_delta<'ctx>(
         }
     };
     log::trace!("proposed delta: difference {dv}, stride {sv}");
-    let n = if dv == 0 {
-        0
-    } else if sv != 0 && dv % sv == 0 {
-        dv / sv
-    } else {
-        return None;
-    };
-    (n.unsigned_abs() <= u64::from(max_delta)).then_some(n as i32)
+    delta_of(dv, sv, max_delta)
 }
 
 /// Reuse across iterations (beyond the paper): the destination component, at iteration `k + 1` of

@@ -170,15 +170,7 @@ pub fn instrument(
             w_list.dedup();
             let guard_logged = guard.filter(|g| checked(&result.abs(*g)));
             let redefines_guard = guard.is_some_and(|g| w_list.contains(&g));
-            let is_transfer = matches!(
-                d.opcode,
-                Opcode::Bra
-                    | Opcode::Brx
-                    | Opcode::Ret
-                    | Opcode::Exit
-                    | Opcode::Trap
-                    | Opcode::Call
-            );
+            let is_transfer = crate::ptx::roles::transfers_control(&d.opcode);
             if !r_list.is_empty() || guard_logged.is_some() {
                 reads.push((i, r_list, guard_logged));
             }
