@@ -263,3 +263,64 @@ fn bench_kernels_have_no_violations() {
         t.kernels.len()
     );
 }
+
+/// `or` with disjoint bits and `bfe` (issue 12: what Triton's index arithmetic does with `tid`):
+/// `(warp << 5) | lane` is the thread index again (affine), `bfe.u32 tid, 5, 3` the warp index
+/// (uniform in the warp), `(tid << 2) | 1` affine with coefficient 4, `bfe.s32 tid, 0, 5` the lane
+/// sign-extended from 5 bits (not affine: it wraps at lane 16). The classes are checked on the
+/// emulator with the instrumented kernel (every value of every lane).
+#[test]
+fn disjoint_or_and_bit_fields_are_sound() {
+    let text = "
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_out)
+.reqntid 128, 1, 1
+{
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [k_out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  shl.b32 %r3, %r2, 5;
+  and.b32 %r4, %r1, 31;
+  or.b32 %r5, %r3, %r4;
+  bfe.u32 %r6, %r1, 5, 3;
+  shl.b32 %r7, %r1, 2;
+  or.b32 %r8, %r7, 1;
+  bfe.s32 %r9, %r1, 0, 5;
+  or.b32 %r10, %r4, 1;
+  add.s32 %r11, %r5, %r6;
+  add.s32 %r12, %r11, %r8;
+  add.s32 %r13, %r12, %r9;
+  add.s32 %r14, %r13, %r10;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r14;
+  ret;
+}
+";
+    let m = warpsmith::ptx::parse_module(text, "or_bfe.ptx").expect("parses");
+    let opts = Options::default();
+    let r = warpsmith::analysis::divergence::analyze_module(&m, &opts);
+    let f = &r[0];
+    let class = |reg: &str| {
+        f.registers
+            .iter()
+            .find(|x| x.name == reg)
+            .map(|x| x.class.to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(class("%r5"), "affine coef=1 scope=warp");
+    assert_eq!(class("%r6"), "uniform scope=warp");
+    assert_eq!(class("%r8"), "affine coef=4 scope=warp");
+    assert_eq!(class("%r9"), "divergent");
+    assert_eq!(class("%r10"), "divergent");
+    let func = m.function("k").expect("kernel");
+    let spec = spec_for(func, &Hints::new().grid(&[2]).block(&[128]).len(256)).expect("spec");
+    let rep = check_launch(&m, "k", &spec, &opts, 1 << 16).expect("runs");
+    assert!(rep.violations.is_empty(), "{:#?}", rep.violations);
+    assert!(rep.registers_checked >= 10, "{rep:?}");
+}

@@ -777,6 +777,46 @@ pub mod ops {
         Abs::DIVERGENT
     }
 
+    /// `a | b`: an addition when the two sides cannot have a bit in common — one side's values lie
+    /// in `[0, 2^k)` on every lane (a constant, or `c·T + b` with a constant base) and the other's
+    /// lowest `k` bits are known zero (its base aligned to `k` bits, its coefficient a multiple of
+    /// `2^k`): `(warp << 5) | lane`, `(i << 2) | 1`. Otherwise uniform only when both are.
+    pub fn or(a: Abs, b: Abs, w: u32) -> Abs {
+        if let Some(r) = pre(&a, &b) {
+            return r;
+        }
+        if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+            return Abs::constant(norm(x | y, w));
+        }
+        for (hi, lo) in [(a, b), (b, a)] {
+            let Some(k) = bits_needed(&lo) else {
+                continue;
+            };
+            let hi_coef_clear = match hi.coef {
+                Coef::Int(c) => k < 63 && c.rem_euclid(1i64 << k) == 0,
+                _ => false,
+            };
+            if hi_coef_clear && u32::from(hi.align) >= k {
+                return add(hi, lo, w, NoWrap::NONE);
+            }
+        }
+        uniform_only(&[a, b])
+    }
+
+    /// The fewest low bits that hold every lane's value of `x` (`c·T + b` with constant `c`, `b`
+    /// and values in `[0, 2^63)`), if known.
+    fn bits_needed(x: &Abs) -> Option<u32> {
+        let (Coef::Int(c), Coef::Int(b)) = (x.coef, x.base) else {
+            return None;
+        };
+        let last = (b as i128) + 31 * (c as i128);
+        let (lo, hi) = ((b as i128).min(last), (b as i128).max(last));
+        if lo < 0 || hi >= 1i128 << 63 {
+            return None;
+        }
+        Some(128 - (hi as u128).leading_zeros())
+    }
+
     /// Sign- (`signed`) or zero-extension from `from` to `to` bits.
     pub fn ext(a: Abs, from: u32, to: u32, signed: bool) -> Abs {
         if a.is_top() || a.is_divergent() {
@@ -891,6 +931,32 @@ mod tests {
 
     fn tid_1d() -> Abs {
         Abs::affine(1, Scope::Warp, 5, EXACT_BOTH)
+    }
+
+    #[test]
+    fn disjoint_or_is_an_addition() {
+        let lane = Abs::constant_affine(1, 0, EXACT_BOTH);
+        let warp5 = Abs::uniform_aligned(Scope::Warp, 5);
+        // (warp << 5) | lane: the linear thread index.
+        assert_eq!(
+            or(warp5, lane, 32),
+            add(warp5, lane, 32, NoWrap::NONE),
+            "{:?}",
+            or(warp5, lane, 32)
+        );
+        assert_eq!(or(lane, warp5, 32).class().coef(), Some(1));
+        // (i << 2) | 1 with i affine: coefficient 4, the low two bits free.
+        let i4 = shl(tid_1d(), Abs::constant(2), 32, NoWrap::NONE);
+        assert_eq!(or(i4, Abs::constant(1), 32).class().coef(), Some(4));
+        // Overlapping bits: lane | 1 is not affine; two uniform values stay uniform.
+        assert!(or(lane, Abs::constant(1), 32).is_divergent());
+        assert!(or(warp5, Abs::uniform(Scope::Block), 32).is_uniform());
+        assert_eq!(
+            or(Abs::constant(12), Abs::constant(3), 32),
+            Abs::constant(15)
+        );
+        // A base aligned to only 4 bits cannot take a 5-bit lane.
+        assert!(or(Abs::uniform_aligned(Scope::Warp, 4), lane, 32).is_divergent());
     }
 
     #[test]

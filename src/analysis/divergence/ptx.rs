@@ -574,9 +574,9 @@ impl<'a> PtxIr<'a> {
         e: &roles::Effects,
     ) -> Computed {
         use Opcode::{
-            Activemask, Add, Addc, Alloca, And, Atom, Bar, Barrier, Cvt, Cvta, Elect, Ld, Ldu, Mad,
-            Madc, Match, Mov, Mul, Neg, Not, Redux, Selp, Set, Setp, Shfl, Shl, Shr, Stacksave,
-            Sub, Subc, Vote,
+            Activemask, Add, Addc, Alloca, And, Atom, Bar, Barrier, Bfe, Cvt, Cvta, Elect, Ld, Ldu,
+            Mad, Madc, Match, Mov, Mul, Neg, Not, Or, Redux, Selp, Set, Setp, Shfl, Shl, Shr,
+            Stacksave, Sub, Subc, Vote,
         };
         let ty = inst.ty();
         let w = ty.map_or(32, |t| t.bits().clamp(1, 64));
@@ -658,6 +658,8 @@ impl<'a> PtxIr<'a> {
                 one(ops::shr(src(0, w), src(1, 32), w, arith))
             }
             And if ty != Some(Type::Pred) => one(ops::and(src(0, w), src(1, w), w)),
+            Or if ty != Some(Type::Pred) => one(ops::or(src(0, w), src(1, w), w)),
+            Bfe if int => one(self.bit_field(src(0, w), src(1, 32), src(2, 32), w, ty)),
             Cvt => {
                 let tys: Vec<Type> = inst.types().collect();
                 if let [d, a] = tys[..] {
@@ -743,6 +745,30 @@ impl<'a> PtxIr<'a> {
                 } else {
                     one(ops::uniform_only(&self.sources(inst, ndefs, w, state)))
                 }
+            }
+        }
+    }
+
+    /// `bfe.u`/`bfe.s` with constant position and length inside the value: a shift right then a
+    /// mask (unsigned), or a shift left then an arithmetic shift right (signed). Otherwise uniform
+    /// only when every operand is.
+    fn bit_field(&self, a: Abs, pos: Abs, len: Abs, w: u32, ty: Option<Type>) -> Abs {
+        let (Some(p), Some(l)) = (pos.as_const(), len.as_const()) else {
+            return ops::uniform_only(&[a, pos, len]);
+        };
+        let w64 = i64::from(w);
+        if !(0..w64).contains(&p) || !(1..=w64).contains(&l) || p + l > w64 {
+            return ops::uniform_only(&[a, pos, len]);
+        }
+        if ty.is_some_and(Type::is_signed) {
+            let up = ops::shl(a, Abs::constant(w64 - p - l), w, NoWrap::NONE);
+            ops::shr(up, Abs::constant(w64 - l), w, true)
+        } else {
+            let down = ops::shr(a, Abs::constant(p), w, false);
+            if l == w64 {
+                down
+            } else {
+                ops::and(down, Abs::constant((1i64 << l) - 1), w)
             }
         }
     }
