@@ -815,6 +815,10 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
                     other => return Err(format!("{} modifier .{other}", p.op)),
                 }
             }
+            // `ATOMS.POPC.INC` is an add of one per lane, not `atom.inc`'s wrapping increment.
+            if m("POPC") {
+                op = Some(AtomOp::Add);
+            }
             Kind::Atom {
                 space: space_of(&p.op),
                 op: op.ok_or("atomic without operation")?,

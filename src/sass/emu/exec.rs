@@ -65,7 +65,8 @@ enum St {
     Bar(u8),
 }
 
-struct Warp {
+/// One warp's state.
+pub(crate) struct Warp {
     id: u32,
     regs: Vec<u32>,
     nr: usize,
@@ -99,7 +100,11 @@ pub struct Machine<'a> {
 
 type R<T> = Result<T, String>;
 
-fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+/// One 32-bit value per lane.
+pub(crate) type Lanes = [u32; 32];
+
+/// The lanes of a mask, in increasing order.
+pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     let mut m = mask;
     std::iter::from_fn(move || {
         if m == 0 {
@@ -390,10 +395,18 @@ impl<'a> Machine<'a> {
 
     /// One warp step; false when the warp cannot run (all lanes done or waiting).
     fn step(&mut self, w: &mut Warp, cta: [u32; 3], shared: &mut [u8]) -> EmuResult<bool> {
+        // The lowest PC among the runnable lanes, and the lanes at it (one pass).
         let mut pc = u32::MAX;
+        let mut act = 0u32;
         for l in 0..32 {
-            if w.st[l] == St::Run && w.pc[l] < pc {
-                pc = w.pc[l];
+            if w.st[l] == St::Run {
+                let p = w.pc[l];
+                if p < pc {
+                    pc = p;
+                    act = 1 << l;
+                } else if p == pc {
+                    act |= 1 << l;
+                }
             }
         }
         if pc == u32::MAX {
@@ -401,12 +414,6 @@ impl<'a> Machine<'a> {
                 return Ok(true);
             }
             return Ok(false);
-        }
-        let mut act = 0u32;
-        for l in 0..32 {
-            if w.st[l] == St::Run && w.pc[l] == pc {
-                act |= 1 << l;
-            }
         }
         let Some(inst) = self.code.get(pc as usize) else {
             return Err(EmuError::Fault {
@@ -751,6 +758,8 @@ impl<'a> Machine<'a> {
                     if let Some(l) = lanes(exec).next() {
                         self.alu(i, w, l).map_err(|m| Stop::Msg(m, Some(l)))?;
                     }
+                } else if let Some(r) = self.alu_warp(&i.kind, &i.ops, w, exec) {
+                    r.map_err(|m| Stop::Msg(m, None))?;
                 } else {
                     for l in lanes(exec) {
                         self.alu(i, w, l).map_err(|m| Stop::Msg(m, Some(l)))?;
@@ -977,6 +986,169 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
+    // ---- whole-warp operand access (warp_alu.rs) ----
+
+    /// An operand's value for every lane of `exec` (`float`: `-`/`|x|` act on the f32 sign).
+    pub(crate) fn vals(&self, w: &Warp, exec: u32, o: &Opnd, float: bool) -> R<Lanes> {
+        let mut v: Lanes = [0; 32];
+        let (neg, abs, not) = decor(o);
+        let fix = |x: u32| -> u32 {
+            if float {
+                let mut x = x;
+                if abs {
+                    x &= 0x7fff_ffff;
+                }
+                if neg {
+                    x ^= 0x8000_0000;
+                }
+                x
+            } else {
+                let mut x = if abs { (x as i32).unsigned_abs() } else { x };
+                if not {
+                    x = !x;
+                }
+                if neg {
+                    x = x.wrapping_neg();
+                }
+                x
+            }
+        };
+        match o {
+            Opnd::R { n, sel, .. } => {
+                if *n == RZ {
+                    let z = fix(0);
+                    for l in lanes(exec) {
+                        v[l] = z;
+                    }
+                } else if (*n as usize) < w.nr {
+                    let (nr, n) = (w.nr, *n as usize);
+                    if *sel == Sel::All && !neg && !abs && !not {
+                        for (l, x) in v.iter_mut().enumerate() {
+                            *x = w.regs[l * nr + n];
+                        }
+                    } else {
+                        for (l, x) in v.iter_mut().enumerate() {
+                            *x = fix(apply_sel(w.regs[l * nr + n], *sel));
+                        }
+                    }
+                } else {
+                    let z = fix(0);
+                    v = [z; 32];
+                }
+            }
+            Opnd::Ur { .. } | Opnd::Imm(_) | Opnd::FImm(_) | Opnd::C { idx: None, .. } => {
+                let l0 = lanes(exec).next().unwrap_or(0);
+                v = [fix(self.raw(w, l0, o)?); 32];
+            }
+            _ => {
+                for l in lanes(exec) {
+                    v[l] = fix(self.raw(w, l, o)?);
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// A 64-bit operand as (low, high) words per lane.
+    pub(crate) fn vals64(&self, w: &Warp, exec: u32, o: &Opnd) -> R<(Lanes, Lanes)> {
+        let (mut lo, mut hi): (Lanes, Lanes) = ([0; 32], [0; 32]);
+        for l in lanes(exec) {
+            let x = self.rd64(w, l, o, false)?;
+            lo[l] = x as u32;
+            hi[l] = (x >> 32) as u32;
+        }
+        Ok((lo, hi))
+    }
+
+    /// The lanes of `exec` where predicate operand `o` holds.
+    pub(crate) fn pmask(&self, w: &Warp, exec: u32, o: &Opnd) -> R<u32> {
+        if let Opnd::P { n, not } = o {
+            let mut m = 0u32;
+            for (l, p) in w.preds.iter().enumerate() {
+                m |= u32::from((p >> n & 1 == 1) != *not) << l;
+            }
+            return Ok(m & exec);
+        }
+        let mut m = 0;
+        for l in lanes(exec) {
+            if self.pred(w, l, o)? {
+                m |= 1 << l;
+            }
+        }
+        Ok(m)
+    }
+
+    /// Writes a register destination for the lanes of `exec`.
+    pub(crate) fn wvals(&self, w: &mut Warp, exec: u32, o: &Opnd, v: &Lanes) -> R<()> {
+        match o {
+            Opnd::R { n, .. } => {
+                if *n == RZ {
+                    return Ok(());
+                }
+                if *n as usize >= w.nr {
+                    set(w, 0, *n, reg(w, 0, *n));
+                }
+                let (nr, n) = (w.nr, *n as usize);
+                if exec == u32::MAX {
+                    for (l, x) in v.iter().enumerate() {
+                        w.regs[l * nr + n] = *x;
+                    }
+                } else {
+                    for l in lanes(exec) {
+                        w.regs[l * nr + n] = v[l];
+                    }
+                }
+                Ok(())
+            }
+            other => {
+                for l in lanes(exec) {
+                    self.wr(w, l, other, v[l])?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a register pair destination.
+    pub(crate) fn wpair(&self, w: &mut Warp, exec: u32, o: &Opnd, lo: &Lanes, hi: &Lanes) -> R<()> {
+        let Opnd::R { n, .. } = o else {
+            return Err(format!("destination {o:?}"));
+        };
+        if *n == RZ {
+            return Ok(());
+        }
+        let hi_reg = Opnd::R {
+            n: n.wrapping_add(1),
+            neg: false,
+            abs: false,
+            not: false,
+            sel: Sel::All,
+        };
+        self.wvals(w, exec, o, lo)?;
+        self.wvals(w, exec, &hi_reg, hi)
+    }
+
+    /// Writes a predicate destination: bit `l` of `m` for each lane of `exec`.
+    pub(crate) fn wpmask(&self, w: &mut Warp, exec: u32, o: &Opnd, m: u32) -> R<()> {
+        if let Opnd::P { n, .. } = o {
+            if *n == PT {
+                return Ok(());
+            }
+            for l in lanes(exec) {
+                if m >> l & 1 == 1 {
+                    w.preds[l] |= 1 << n;
+                } else {
+                    w.preds[l] &= !(1 << n);
+                }
+            }
+            return Ok(());
+        }
+        for l in lanes(exec) {
+            self.wp(w, l, o, m >> l & 1 == 1)?;
+        }
+        Ok(())
+    }
+
     // ---- the datapath ----
 
     fn alu(&mut self, i: &DInst, w: &mut Warp, l: usize) -> R<()> {
@@ -1119,9 +1291,11 @@ impl<'a> Machine<'a> {
                     }
                 }
                 self.wr(w, l, op(0)?, sum as u32)?;
+                // Two carry outputs carry the count (0, 1 or 2) as thermometer code: both are
+                // added back by the next word's IADD3.X.
                 let carry = sum >> 32;
                 for (j, &pk) in pouts.iter().enumerate() {
-                    self.wp(w, l, &o[pk], carry >> j & 1 == 1)?;
+                    self.wp(w, l, &o[pk], carry > j as u64)?;
                 }
             }
             Kind::Viadd => {
@@ -1163,11 +1337,16 @@ impl<'a> Machine<'a> {
                 }
             }
             Kind::Lop3 => {
-                // LOP3.LUT [Pout,] d, a, b, c, lut, Pin: Pout = (result != 0).
+                // LOP3.LUT [Pout,] d, a, b, c, lut, Pin: Pout = (result != 0) OR Pin (ptxas
+                // chains wide "!= 0" tests through Pin).
                 let (pout, d, k) = if is_p(op(0)?) {
                     (Some(0), 1, 2)
                 } else {
                     (None, 0, 1)
+                };
+                let pin = match o.get(k + 4) {
+                    Some(p) => self.pred(w, l, p)?,
+                    None => false,
                 };
                 let a = self.rd(w, l, op(k)?)?;
                 let b = self.rd(w, l, op(k + 1)?)?;
@@ -1176,7 +1355,7 @@ impl<'a> Machine<'a> {
                 let r = alu::lop3(a, b, c, lut);
                 self.wr(w, l, op(d)?, r)?;
                 if let Some(p) = pout {
-                    self.wp(w, l, &o[p], r != 0)?;
+                    self.wp(w, l, &o[p], r != 0 || pin)?;
                 }
             }
             Kind::Plop3 => {

@@ -12,6 +12,7 @@
 //! - [`alu`]: the integer/float datapath on concrete bits, `MUFU` approximations.
 //! - [`exec`]: the interpreter (per-lane PCs, BSSY/BSYNC/WARPSYNC/BAR convergence, memory,
 //!   atomics, shuffles, votes).
+//! - `warp_alu`: whole-warp execution of the common datapath instructions (speed).
 //! - [`stats`]: instructions by class, accesses, sector transactions, bank conflicts.
 //! - [`launch`]: the PTX emulator's JSON launch spec applied to a cubin.
 //! - [`equiv`]: comparing any mix of `.ptx` and `.cubin` runs byte for byte.
@@ -28,6 +29,7 @@ pub mod launch;
 pub mod operand;
 pub mod program;
 pub mod stats;
+mod warp_alu;
 
 pub use launch::{run, SassRunOutput};
 pub use program::SassProgram;
