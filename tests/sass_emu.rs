@@ -15,7 +15,6 @@
 //!
 //! Prints `SKIPPED: <tool> not found` and passes when clang, ptxas or nvdisasm is absent.
 
-#[allow(dead_code)]
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -331,16 +330,15 @@ fn run_file(path: &Path, arch: &'static str, clang: &Path, ptxas: &Path) -> Vec<
                 file: format!("{stem}.ptx"),
                 ..RunOptions::default()
             };
-            let outcome;
             let mut lane_insts = 0;
-            match run_program(&ptx_prog, &spec, &opts) {
-                Err(e) => outcome = Outcome::PtxNa(e.to_string()),
+            let outcome = match run_program(&ptx_prog, &spec, &opts) {
+                Err(e) => Outcome::PtxNa(e.to_string()),
                 Ok(pr) => {
                     let so = RunOptions {
                         file: format!("{stem}.{arch}.cubin"),
                         ..RunOptions::default()
                     };
-                    outcome = match warpsmith::sass::emu::run(&prog, &spec, &so) {
+                    match warpsmith::sass::emu::run(&prog, &spec, &so) {
                         Err(EmuError::Unsupported { at, why }) => {
                             Outcome::Unsupported(format!("{why}: `{}` at {}", at.text, at.at))
                         }
@@ -357,9 +355,9 @@ fn run_file(path: &Path, arch: &'static str, clang: &Path, ptxas: &Path) -> Vec<
                                 Err(m) => Outcome::Mismatch(m),
                             }
                         }
-                    };
+                    }
                 }
-            }
+            };
             rows.push(Row {
                 file: stem.clone(),
                 arch,
@@ -416,6 +414,15 @@ fn bench_kernels_ptx_vs_cubin() {
             "{:<12} {:<6} {:<28} {:<30} {:<12} {:>9} {}",
             r.file, r.arch, r.kernel, r.shape, tag, r.lane_insts, detail
         );
+        // An unsupported instruction is named with its kernel offset, never skipped.
+        if let Outcome::Unsupported(m) = &r.outcome {
+            if !(m.contains('`') && m.contains("+0x")) {
+                failures.push(format!(
+                    "{} {}: unsupported without the instruction: {m}",
+                    r.file, r.kernel
+                ));
+            }
+        }
         if matches!(r.outcome, Outcome::Mismatch(_) | Outcome::SassError(_)) {
             failures.push(format!(
                 "{} {} {} ({}): {tag} {detail}",
@@ -456,4 +463,128 @@ fn bench_kernels_ptx_vs_cubin() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The commands on a cubin: `emulate --stats` writes the counters, `equiv` of a PTX file and
+/// ptxas's cubin of it says equivalent (exit 0), and `equiv` of the cubin against a PTX file whose
+/// addition became a subtraction says DIFFERENT (exit 1).
+#[test]
+fn cli_emulate_and_equiv_on_a_cubin() {
+    let mut found = Vec::new();
+    for t in [Tool::Ptxas, Tool::Nvdisasm] {
+        match tools::find(t) {
+            Ok(p) => found.push(p),
+            Err(_) => {
+                eprintln!("SKIPPED: {} not found", t.name());
+                return;
+            }
+        }
+    }
+    let ptx = r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry addk(.param .u64 a, .param .u64 b, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [b];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.s32 %r5, %r3, %r4, %r2;
+	setp.ge.s32 %p1, %r5, %r1;
+	@%p1 bra DONE;
+	cvta.to.global.u64 %rd3, %rd1;
+	cvta.to.global.u64 %rd4, %rd2;
+	mul.wide.s32 %rd5, %r5, 4;
+	add.s64 %rd6, %rd3, %rd5;
+	add.s64 %rd7, %rd4, %rd5;
+	ld.global.f32 %f1, [%rd6];
+	ld.global.f32 %f2, [%rd7];
+	add.rn.f32 %f3, %f1, %f2;
+	st.global.f32 [%rd7], %f3;
+DONE:
+	ret;
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("warpsmith-sass-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("addk.ptx");
+    let bad = dir.join("subk.ptx");
+    let c = dir.join("addk.cubin");
+    let spec = dir.join("spec.json");
+    let stats = dir.join("stats.json");
+    std::fs::write(&p, ptx).unwrap();
+    std::fs::write(&bad, ptx.replace("add.rn.f32", "sub.rn.f32")).unwrap();
+    std::fs::write(
+        &spec,
+        r#"{"kernel":"addk","grid":[3],"block":[40],"args":[
+            {"buffer":{"type":"f32","len":100,"init":"random"}},
+            {"buffer":{"type":"f32","len":100,"init":"random"}},
+            {"scalar":{"type":"s32","value":100}}]}"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(&found[0])
+        .args(["--fmad=false", "-arch", "sm_90", "-o"])
+        .arg(&c)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let bin = env!("CARGO_BIN_EXE_warpsmith");
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
+    let o = run(&[
+        "emulate".as_ref(),
+        c.as_os_str(),
+        "--launch".as_ref(),
+        spec.as_os_str(),
+        "--stats".as_ref(),
+        stats.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(sm_90)") && text.contains("global:"),
+        "{text}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    // 100 threads load two floats and store one: 300 lane accesses.
+    assert_eq!(j["global"]["accesses"], 300, "{j}");
+    assert_eq!(j["sm"], 90);
+    let o = run(&[
+        "equiv".as_ref(),
+        p.as_os_str(),
+        c.as_os_str(),
+        "--launch".as_ref(),
+        spec.as_os_str(),
+        "--seeds".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = run(&[
+        "equiv".as_ref(),
+        bad.as_os_str(),
+        c.as_os_str(),
+        "--launch".as_ref(),
+        spec.as_os_str(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("DIFFERENT"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -229,17 +229,30 @@ pub fn prmt(a: u32, sel: u32, b: u32) -> u32 {
     r
 }
 
+/// The form of an `SHF`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShfMode {
+    /// Left shift (`.L`), else right.
+    pub left: bool,
+    /// 64-bit type (`.U64`/`.S64`): amounts clamp at 64.
+    pub w64: bool,
+    /// Signed (arithmetic right shift).
+    pub signed: bool,
+    /// Result is the high word (`.HI`).
+    pub hi: bool,
+    /// `.W`: the amount wraps instead of clamping.
+    pub wrap: bool,
+}
+
 /// `SHF`: funnel shift of `{hi: c, lo: a}`.
-pub fn shf(
-    a: u32,
-    s: u32,
-    c: u32,
-    left: bool,
-    w64: bool,
-    signed: bool,
-    hi: bool,
-    wrap: bool,
-) -> u32 {
+pub fn shf(a: u32, s: u32, c: u32, m: ShfMode) -> u32 {
+    let ShfMode {
+        left,
+        w64,
+        signed,
+        hi,
+        wrap,
+    } = m;
     let lim = if w64 { 64 } else { 32 };
     let s = if wrap { s & (lim - 1) } else { s.min(lim) };
     let v = u64::from(c) << 32 | u64::from(a);
@@ -420,18 +433,19 @@ mod tests {
         assert_eq!(lop3(0xf0, 0xcc, 0xaa, 0xfe), 0xfe);
         assert_eq!(prmt(0x4433_2211, 0x7610, 0x8877_6655), 0x8877_2211);
         assert_eq!(prmt(0x0000_0080, 0x8880, 0), 0xffff_ff80);
+        let m = |left, w64, signed, hi| ShfMode {
+            left,
+            w64,
+            signed,
+            hi,
+            wrap: false,
+        };
+        assert_eq!(shf(0x8000_0000, 1, 0x1, m(true, false, false, true)), 0x3);
         assert_eq!(
-            shf(0x8000_0000, 1, 0x1, true, false, false, true, false),
-            0x3
-        );
-        assert_eq!(
-            shf(0, 0x1f, 0x8000_0000, false, false, true, true, false),
+            shf(0, 0x1f, 0x8000_0000, m(false, false, true, true)),
             u32::MAX
         );
-        assert_eq!(
-            shf(0x10, 4, 0x1, false, true, false, false, false),
-            0x1000_0001
-        );
+        assert_eq!(shf(0x10, 4, 0x1, m(false, true, false, false)), 0x1000_0001);
     }
 
     #[test]

@@ -1266,7 +1266,7 @@ impl<'a> Machine<'a> {
                 let mut pouts = Vec::new();
                 while k < o.len() && is_p(&o[k]) && pouts.len() < 2 && k + 3 <= o.len() {
                     // Leading predicates are carry outputs only when three values follow.
-                    if o.len() - k - 1 >= 3 {
+                    if o.len() - k > 3 {
                         pouts.push(k);
                         k += 1;
                     } else {
@@ -1382,7 +1382,14 @@ impl<'a> Machine<'a> {
                 let a = self.rd(w, l, op(1)?)?;
                 let s = self.rd(w, l, op(2)?)?;
                 let c = self.rd(w, l, op(3)?)?;
-                let r = alu::shf(a, s, c, *left, *w64, *signed, *hi, *wrap);
+                let m = alu::ShfMode {
+                    left: *left,
+                    w64: *w64,
+                    signed: *signed,
+                    hi: *hi,
+                    wrap: *wrap,
+                };
+                let r = alu::shf(a, s, c, m);
                 self.wr(w, l, op(0)?, r)?;
             }
             Kind::Prmt => {

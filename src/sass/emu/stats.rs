@@ -66,9 +66,9 @@ impl SassStats {
         s.bytes += n * u64::from(bytes);
         if space == Space::Shared {
             let mut words: Vec<u64> = Vec::with_capacity(32 * 4);
-            for l in 0..32 {
+            for (l, &a) in addrs.iter().enumerate() {
                 if mask >> l & 1 == 1 {
-                    let a = addrs[l] & 0xffff_ffff;
+                    let a = a & 0xffff_ffff;
                     for k in 0..u64::from(bytes.div_ceil(4)) {
                         words.push(a / 4 + k);
                     }
@@ -86,9 +86,8 @@ impl SassStats {
             s.bank_conflicts += wave - min.max(1);
         } else {
             let mut sectors: Vec<u64> = Vec::with_capacity(64);
-            for l in 0..32 {
+            for (l, &a) in addrs.iter().enumerate() {
                 if mask >> l & 1 == 1 {
-                    let a = addrs[l];
                     let last = a + u64::from(bytes) - 1;
                     for sct in a / 32..=last / 32 {
                         sectors.push(sct);

@@ -80,12 +80,12 @@ impl Machine<'_> {
                 }
                 self.wpair(w, exec, &o[0], &lo, &hi)
             })(),
-            Kind::Iadd3 { x } if !(o.len() == 4 && !is_p(&o[1])) => (|| {
+            Kind::Iadd3 { x } if o.len() != 4 || is_p(&o[1]) => (|| {
                 // IADD3 d, [P0, [P1,]] a, b, c [, Pin0 [, Pin1]]: as in exec.rs.
                 let mut k = 1;
                 let mut pouts = [0usize; 2];
                 let mut np = 0;
-                while k < o.len() && is_p(&o[k]) && np < 2 && o.len() - k - 1 >= 3 {
+                while k < o.len() && is_p(&o[k]) && np < 2 && o.len() - k > 3 {
                     pouts[np] = k;
                     np += 1;
                     k += 1;
@@ -179,9 +179,16 @@ impl Machine<'_> {
                 let a = self.vals(w, exec, &o[1], false)?;
                 let s = self.vals(w, exec, &o[2], false)?;
                 let c = self.vals(w, exec, &o[3], false)?;
+                let m = alu::ShfMode {
+                    left: *left,
+                    w64: *w64,
+                    signed: *signed,
+                    hi: *hi,
+                    wrap: *wrap,
+                };
                 let mut d: Lanes = [0; 32];
                 for l in 0..32 {
-                    d[l] = alu::shf(a[l], s[l], c[l], *left, *w64, *signed, *hi, *wrap);
+                    d[l] = alu::shf(a[l], s[l], c[l], m);
                 }
                 self.wvals(w, exec, &o[0], &d)
             })(),
