@@ -395,17 +395,24 @@ impl<'a> Machine<'a> {
 
     /// One warp step; false when the warp cannot run (all lanes done or waiting).
     fn step(&mut self, w: &mut Warp, cta: [u32; 3], shared: &mut [u8]) -> EmuResult<bool> {
-        // The lowest PC among the runnable lanes, and the lanes at it (one pass).
+        // The lowest PC among the runnable lanes, and the lanes at it (one pass; a converged
+        // full warp is the common case and needs only the comparison).
         let mut pc = u32::MAX;
         let mut act = 0u32;
-        for l in 0..32 {
-            if w.st[l] == St::Run {
-                let p = w.pc[l];
-                if p < pc {
-                    pc = p;
-                    act = 1 << l;
-                } else if p == pc {
-                    act |= 1 << l;
+        let p0 = w.pc[0];
+        if w.st.iter().all(|s| *s == St::Run) && w.pc.iter().all(|p| *p == p0) {
+            pc = p0;
+            act = u32::MAX;
+        } else {
+            for l in 0..32 {
+                if w.st[l] == St::Run {
+                    let p = w.pc[l];
+                    if p < pc {
+                        pc = p;
+                        act = 1 << l;
+                    } else if p == pc {
+                        act |= 1 << l;
+                    }
                 }
             }
         }
@@ -499,8 +506,14 @@ impl<'a> Machine<'a> {
         shared: &mut [u8],
     ) -> Result<(), Stop> {
         let next = |w: &mut Warp, m: u32| {
-            for l in lanes(m) {
-                w.pc[l] += 1;
+            if m == u32::MAX {
+                for p in w.pc.iter_mut() {
+                    *p += 1;
+                }
+            } else {
+                for l in lanes(m) {
+                    w.pc[l] += 1;
+                }
             }
         };
         let target = |o: Option<&Opnd>| -> Result<u32, Stop> {
@@ -1021,14 +1034,13 @@ impl<'a> Machine<'a> {
                         v[l] = z;
                     }
                 } else if (*n as usize) < w.nr {
-                    let (nr, n) = (w.nr, *n as usize);
+                    let n = *n as usize;
+                    let row = &w.regs[32 * n..32 * n + 32];
                     if *sel == Sel::All && !neg && !abs && !not {
-                        for (l, x) in v.iter_mut().enumerate() {
-                            *x = w.regs[l * nr + n];
-                        }
+                        v.copy_from_slice(row);
                     } else {
-                        for (l, x) in v.iter_mut().enumerate() {
-                            *x = fix(apply_sel(w.regs[l * nr + n], *sel));
+                        for (x, r) in v.iter_mut().zip(row) {
+                            *x = fix(apply_sel(*r, *sel));
                         }
                     }
                 } else {
@@ -1088,14 +1100,13 @@ impl<'a> Machine<'a> {
                 if *n as usize >= w.nr {
                     set(w, 0, *n, reg(w, 0, *n));
                 }
-                let (nr, n) = (w.nr, *n as usize);
+                let n = *n as usize;
+                let row = &mut w.regs[32 * n..32 * n + 32];
                 if exec == u32::MAX {
-                    for (l, x) in v.iter().enumerate() {
-                        w.regs[l * nr + n] = *x;
-                    }
+                    row.copy_from_slice(v);
                 } else {
                     for l in lanes(exec) {
-                        w.regs[l * nr + n] = v[l];
+                        row[l] = v[l];
                     }
                 }
                 Ok(())
@@ -2132,29 +2143,24 @@ fn space_name(s: Space) -> &'static str {
     }
 }
 
+/// The register file is register-major: register `n` of lane `l` is `regs[32 n + l]`, so a warp
+/// register is 32 contiguous words.
 fn reg(w: &Warp, l: usize, n: u8) -> u32 {
     if n == RZ {
         0
     } else {
-        *w.regs.get(l * w.nr + n as usize).unwrap_or(&0)
+        *w.regs.get(32 * n as usize + l).unwrap_or(&0)
     }
 }
 
 fn set(w: &mut Warp, l: usize, n: u8, v: u32) {
     if n != RZ {
-        let nr = w.nr;
-        if n as usize >= nr {
-            // A register beyond the counted ones: grow the file (every lane).
-            let new = n as usize + 1;
-            let mut regs = vec![0; 32 * new];
-            for j in 0..32 {
-                regs[j * new..j * new + nr].copy_from_slice(&w.regs[j * nr..(j + 1) * nr]);
-            }
-            w.regs = regs;
-            w.nr = new;
+        if n as usize >= w.nr {
+            // A register beyond the counted ones: grow the file.
+            w.nr = n as usize + 1;
+            w.regs.resize(32 * w.nr, 0);
         }
-        let nr = w.nr;
-        w.regs[l * nr + n as usize] = v;
+        w.regs[32 * n as usize + l] = v;
     }
 }
 

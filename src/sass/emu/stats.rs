@@ -65,38 +65,58 @@ impl SassStats {
         s.accesses += n;
         s.bytes += n * u64::from(bytes);
         if space == Space::Shared {
-            let mut words: Vec<u64> = Vec::with_capacity(32 * 4);
+            // Fixed buffers: no allocation per request (at most 32 lanes × 4 words).
+            let mut words = [0u64; 128];
+            let mut nw = 0;
             for (l, &a) in addrs.iter().enumerate() {
                 if mask >> l & 1 == 1 {
                     let a = a & 0xffff_ffff;
-                    for k in 0..u64::from(bytes.div_ceil(4)) {
-                        words.push(a / 4 + k);
+                    for k in 0..u64::from(bytes.div_ceil(4)).min(4) {
+                        words[nw] = a / 4 + k;
+                        nw += 1;
                     }
                 }
             }
+            let words = &mut words[..nw];
             words.sort_unstable();
-            words.dedup();
             let mut per_bank = [0u64; 32];
-            for wd in &words {
-                per_bank[(wd % 32) as usize] += 1;
+            let mut last = None;
+            for &wd in words.iter() {
+                if last != Some(wd) {
+                    per_bank[(wd % 32) as usize] += 1;
+                    last = Some(wd);
+                }
             }
             let min = (n * u64::from(bytes)).div_ceil(128);
             let wave = per_bank.iter().copied().max().unwrap_or(1).max(min).max(1);
             s.transactions += wave;
             s.bank_conflicts += wave - min.max(1);
         } else {
-            let mut sectors: Vec<u64> = Vec::with_capacity(64);
+            // At most 32 lanes × 2 sectors (accesses of ≤ 16 bytes, aligned).
+            let mut sectors = [0u64; 64];
+            let mut ns = 0;
             for (l, &a) in addrs.iter().enumerate() {
                 if mask >> l & 1 == 1 {
                     let last = a + u64::from(bytes) - 1;
                     for sct in a / 32..=last / 32 {
-                        sectors.push(sct);
+                        if ns < sectors.len() {
+                            sectors[ns] = sct;
+                            ns += 1;
+                        }
                     }
                 }
             }
+            let sectors = &mut sectors[..ns];
             sectors.sort_unstable();
-            sectors.dedup();
-            s.transactions += sectors.len() as u64;
+            let mut distinct = 0u64;
+            let mut prev = None;
+            for &x in sectors.iter() {
+                if prev != Some(x) {
+                    distinct += 1;
+                    prev = Some(x);
+                }
+            }
+            s.transactions += distinct;
         }
     }
 
