@@ -1029,10 +1029,7 @@ impl<'a> Machine<'a> {
         match o {
             Opnd::R { n, sel, .. } => {
                 if *n == RZ {
-                    let z = fix(0);
-                    for l in lanes(exec) {
-                        v[l] = z;
-                    }
+                    v = [fix(0); 32];
                 } else if (*n as usize) < w.nr {
                     let n = *n as usize;
                     let row = &w.regs[32 * n..32 * n + 32];
