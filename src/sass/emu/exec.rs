@@ -2015,14 +2015,14 @@ impl<'a> Machine<'a> {
             [p, d, a, b, c] => (p, d, a, b, c),
             _ => return Err("SHFL operands".into()),
         };
-        let mut src = [0u32; 32];
-        for (l, s) in src.iter_mut().enumerate() {
-            *s = self.rd(w, l, a).unwrap_or(0);
-        }
-        let mut out = Vec::new();
+        // Every lane's source value (lanes not taking part give their current register value).
+        let src = self.vals(w, u32::MAX, a, false)?;
+        let bvals = self.vals(w, exec, b, false)?;
+        let cvals = self.vals(w, exec, c, false)?;
+        let mut out: Lanes = [0; 32];
+        let mut okm = 0u32;
         for l in lanes(exec) {
-            let bv = self.rd(w, l, b)?;
-            let cv = self.rd(w, l, c)?;
+            let (bv, cv) = (bvals[l], cvals[l]);
             let clamp = cv & 0x1f;
             let seg = (cv >> 8) & 0x1f;
             let lane = l as u32;
@@ -2047,13 +2047,11 @@ impl<'a> Machine<'a> {
                 }
             };
             let from = if ok { j as usize } else { l };
-            out.push((l, src[from], ok));
+            out[l] = src[from];
+            okm |= u32::from(ok) << l;
         }
-        for (l, v, ok) in out {
-            self.wr(w, l, d, v)?;
-            self.wp(w, l, po, ok)?;
-        }
-        Ok(())
+        self.wvals(w, exec, d, &out)?;
+        self.wpmask(w, exec, po, okm)
     }
 
     fn vote(&mut self, i: &DInst, w: &mut Warp, exec: u32, mode: u8, uniform: bool) -> R<()> {

@@ -151,6 +151,15 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
     if let Some(m) = spec.max_instructions {
         limits.max_warp_insts = m;
     }
+    if k.local_size > limits.max_local_bytes {
+        return Err(EmuError::Limit {
+            at: None,
+            what: format!(
+                "kernel `{}` needs {} bytes of local memory per thread (limit {})",
+                k.name, k.local_size, limits.max_local_bytes
+            ),
+        });
+    }
     let file = if opts.file.is_empty() {
         "<cubin>"
     } else {

@@ -131,8 +131,9 @@ impl SassProgram {
             params.sort_by_key(|p| p.ordinal);
             let param_base = param_base.unwrap_or(if sm >= 90 { 0x210 } else { 0x160 });
             let mut cbanks = HashMap::new();
+            // A constant bank is at most 64 KiB (a corrupt size must not allocate more).
             let mut c0data = c0.data.clone();
-            c0data.resize(c0.header.sh_size as usize, 0);
+            c0data.resize((c0.header.sh_size as usize).min(0x10000), 0);
             cbanks.insert(0u8, c0data);
             for s in &cubin.sections {
                 let Some(rest) = s.name.strip_prefix(".nv.constant") else {
@@ -149,7 +150,7 @@ impl SassProgram {
                     continue;
                 }
                 let mut d = s.data.clone();
-                d.resize(s.header.sh_size as usize, 0);
+                d.resize((s.header.sh_size as usize).min(0x10000), 0);
                 cbanks.insert(bank, d);
             }
             let mut code = Vec::new();
