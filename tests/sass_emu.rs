@@ -265,7 +265,10 @@ struct Row {
 fn run_file(path: &Path, arch: &'static str, clang: &Path, ptxas: &Path) -> Vec<Row> {
     let stem = path.file_stem().unwrap().to_string_lossy().to_string();
     let mut rows = Vec::new();
-    let text = match tools::cuda::cuda_to_ptx(clang, path, arch, "O3") {
+    // `SASS_EMU_OPT=O0` runs the same comparison on -O0 builds (not part of the default run: the
+    // MUST_PASS list is for -O3).
+    let opt = std::env::var("SASS_EMU_OPT").unwrap_or_else(|_| "O3".into());
+    let text = match tools::cuda::cuda_to_ptx(clang, path, arch, &opt) {
         Ok(t) => t,
         Err(e) => panic!("clang failed on {}: {e}", path.display()),
     };

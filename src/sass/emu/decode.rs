@@ -411,6 +411,13 @@ pub enum Kind {
         /// Signed.
         signed: bool,
     },
+    /// `MATCH.ANY` / `MATCH.ALL` (32 or 64 bits).
+    Match {
+        /// `.ALL`
+        all: bool,
+        /// `.U64`
+        wide: bool,
+    },
     /// `BAR.SYNC`, `BAR.RED.*`, `BAR.ARV`.
     Bar {
         /// 0 sync, 1 popc, 2 and, 3 or, 4 arrive.
@@ -858,6 +865,10 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
                 signed: m("S32"),
             }
         }
+        "MATCH" => Kind::Match {
+            all: m("ALL"),
+            wide: m("U64") || m("64"),
+        },
         "BAR" => {
             let red = if m("SYNC") {
                 0
@@ -1058,7 +1069,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         | Kind::Call
         | Kind::Brx
         | Kind::Ret => Class::Control,
-        Kind::Shfl(_) | Kind::Vote { .. } | Kind::Redux { .. } => Class::Warp,
+        Kind::Shfl(_) | Kind::Vote { .. } | Kind::Redux { .. } | Kind::Match { .. } => Class::Warp,
         Kind::Mov | Kind::S2r { .. } | Kind::Sel | Kind::Plop3 | Kind::P2r | Kind::R2p => {
             Class::Misc
         }

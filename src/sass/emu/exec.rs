@@ -761,6 +761,11 @@ impl<'a> Machine<'a> {
                     .map_err(|m| Stop::Msg(m, None))?;
                 next(w, act);
             }
+            Kind::Match { all, wide } => {
+                self.match_(i, w, exec, *all, *wide)
+                    .map_err(|m| Stop::Msg(m, None))?;
+                next(w, act);
+            }
             Kind::Redux { op, signed } => {
                 self.redux(i, w, exec, *op, *signed)
                     .map_err(|m| Stop::Msg(m, None))?;
@@ -2086,6 +2091,44 @@ impl<'a> Machine<'a> {
                     self.wr(w, l, d, ballot)?;
                 }
                 self.wp(w, l, po, res)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `MATCH.ANY Rd, Ra`: the executing lanes whose `Ra` equals this lane's;
+    /// `MATCH.ALL [Pd,] Rd, Ra`: all executing lanes when they all agree, else 0.
+    fn match_(&mut self, i: &DInst, w: &mut Warp, exec: u32, all: bool, wide: bool) -> R<()> {
+        let (p, d, a) = match i.ops.as_slice() {
+            [p @ Opnd::P { .. }, d, a] => (Some(p), d, a),
+            [d, a] => (None, d, a),
+            _ => return Err("MATCH operands".into()),
+        };
+        let mut v = [0u64; 32];
+        for l in lanes(exec) {
+            v[l] = if wide {
+                self.rd64(w, l, a, false)?
+            } else {
+                u64::from(self.rd(w, l, a)?)
+            };
+        }
+        let first = lanes(exec).next().map_or(0, |l| v[l]);
+        let agree = lanes(exec).all(|l| v[l] == first);
+        for l in lanes(exec) {
+            let r = if all {
+                if agree {
+                    exec
+                } else {
+                    0
+                }
+            } else {
+                lanes(exec)
+                    .filter(|&j| v[j] == v[l])
+                    .fold(0, |m, j| m | 1 << j)
+            };
+            self.wr(w, l, d, r)?;
+            if let Some(p) = p {
+                self.wp(w, l, p, agree)?;
             }
         }
         Ok(())

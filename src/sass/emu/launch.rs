@@ -4,14 +4,15 @@
 //! [`OutBuffer`]s, so a `.ptx` and a `.cubin` run can be compared byte for byte.
 //!
 //! Constant bank 0 (RegDem §3; `sass-and-cubin-format.md` §8): `c[0x0][0x0..0xc]` = `ntid.xyz`,
-//! `c[0x0][0xc..0x18]` = `nctaid.xyz`, `c[0x0][0x20]` (64-bit) = the generic base of the local
+//! `c[0x0][0xc..0x18]` = `nctaid.xyz`, `c[0x0][0x18]` (64-bit, read on sm_80–89) = the generic
+//! base of the shared window, `c[0x0][0x20]` (64-bit) = the generic base of the local
 //! window, `c[0x0][0x28]` = the initial stack pointer (the local stack size), and the parameters
 //! at the offset `EIATTR_PARAM_CBANK` gives (0x160 on sm_80/86/89, 0x210 on sm_90 in practice),
 //! each at its `EIATTR_KPARAM_INFO` offset.
 
 use crate::emu::error::{EmuError, EmuResult};
 use crate::emu::launch::{buffer_bytes, scalar_bytes, ArgSpec, ElemType, LaunchSpec, OutBuffer};
-use crate::emu::memory::{GlobalMem, LOCAL_BASE};
+use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
 use crate::emu::RunOptions;
 
 use super::exec::{Machine, Shape};
@@ -103,6 +104,9 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
     for (i, v) in block.iter().chain(grid.iter()).enumerate() {
         put(&mut c0, 4 * i, &v.to_le_bytes());
     }
+    // sm_80-89 read the generic base of the shared window from c[0x0][0x18] (sm_90 from
+    // `SR_SWINHI`); both give the PTX emulator's shared window.
+    put(&mut c0, 0x18, &SHARED_BASE.to_le_bytes());
     put(&mut c0, 0x20, &LOCAL_BASE.to_le_bytes());
     put(&mut c0, 0x28, &(k.local_size as u32).to_le_bytes());
     let mut outs = Vec::new();
