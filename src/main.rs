@@ -152,7 +152,7 @@ enum Command {
     /// module .global variable to DIR/<name>.bin, and prints instruction counts and time. The
     /// spec format is in docs/emulator.md.
     Emulate {
-        /// The PTX file.
+        /// The PTX file, or a cubin (sm_80/86/89/90; the SASS emulator, which needs nvdisasm).
         input: PathBuf,
         /// The launch spec (JSON).
         #[arg(long, value_name = "SPEC.json")]
@@ -160,6 +160,10 @@ enum Command {
         /// Output directory for the buffers.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Cubins: write the run's statistics (instructions by class, memory requests,
+        /// transactions, bank conflicts) as JSON to this file.
+        #[arg(long, value_name = "FILE.json")]
+        stats: Option<PathBuf>,
     },
     /// Affine divergence analysis: for every register of every function, whether it is the
     /// same on all lanes of a warp (uniform; block scope: in the whole thread block), an affine
@@ -196,9 +200,9 @@ enum Command {
     /// Exit status 0 when every output buffer is byte-identical for every seed, 1 when not (the
     /// first differing buffer, element and values are printed), 2 on an error.
     Equiv {
-        /// The reference PTX file.
+        /// The reference kernel: a PTX file or a cubin.
         a: PathBuf,
-        /// The PTX file to compare with it.
+        /// The kernel to compare with it: a PTX file or a cubin.
         b: PathBuf,
         /// The launch spec (JSON).
         #[arg(long, value_name = "SPEC.json")]
@@ -370,7 +374,12 @@ fn main() -> ExitCode {
             ),
             Err(e) => Err(cli::CliError::Shuffle(e)),
         },
-        Command::Emulate { input, launch, out } => cli::emulate::run(input, launch, out.as_deref()),
+        Command::Emulate {
+            input,
+            launch,
+            out,
+            stats,
+        } => cli::emulate::run(input, launch, out.as_deref(), stats.as_deref()),
         Command::Divergence {
             input,
             json,

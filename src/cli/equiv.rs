@@ -1,4 +1,5 @@
-//! `warpsmith equiv`: runs two PTX files on identical inputs and compares every output byte.
+//! `warpsmith equiv`: runs two kernels — PTX files or cubins, in any mix — on identical inputs
+//! and compares every output byte.
 //! Exit status 0 when equal, 1 when not (the first difference is printed), 2 on error.
 
 use std::path::Path;
@@ -14,10 +15,62 @@ macro_rules! say {
     }};
 }
 
-use super::{emulate::load_spec, load_ptx, CliError};
+use super::{
+    emulate::{is_cubin, load_spec},
+    load_ptx, CliError,
+};
+
+/// Prints a verdict; the exit status.
+fn print_verdict(verdict: &Verdict, b: &Path) -> Option<ExitCode> {
+    match verdict {
+        Verdict::Equal => None,
+        Verdict::Differ(d) => {
+            say!(
+                "DIFFERENT: seed {}: {} element {} (byte {}): {} vs {} ({} element(s) differ)",
+                d.seed,
+                d.buffer,
+                d.index,
+                d.byte_offset,
+                d.a,
+                d.b,
+                d.count
+            );
+            Some(ExitCode::from(1))
+        }
+        Verdict::SecondFailed { seed, error } => {
+            say!("DIFFERENT: seed {seed}: {} failed: {error}", b.display());
+            Some(ExitCode::from(1))
+        }
+    }
+}
+
+/// A `.ptx`/`.cubin` mix: the PTX emulator for PTX, the SASS emulator for cubins.
+fn run_mixed(a: &Path, b: &Path, launch: &Path, seeds: u64) -> Result<ExitCode, CliError> {
+    use warpsmith::sass::emu::equiv as sequiv;
+    let sa = sequiv::load(a).map_err(|e| CliError::Emu(e.to_string()))?;
+    let sb = sequiv::load(b).map_err(|e| CliError::Emu(e.to_string()))?;
+    let spec = load_spec(launch)?;
+    let (fa, fb) = (a.display().to_string(), b.display().to_string());
+    let rep = sequiv::check(&sa, &sb, &spec, seeds, (&fa, &fb), Default::default())
+        .map_err(|e| CliError::Emu(e.to_string()))?;
+    if let Some(code) = print_verdict(&rep.verdict, b) {
+        return Ok(code);
+    }
+    say!(
+        "equivalent: {} seed(s), kernel {}: {} and {} lane-instructions",
+        rep.seeds_run,
+        spec.kernel,
+        rep.lane_insts.0,
+        rep.lane_insts.1
+    );
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Runs the command.
 pub fn run(a: &Path, b: &Path, launch: &Path, seeds: u64) -> Result<ExitCode, CliError> {
+    if is_cubin(a) || is_cubin(b) {
+        return run_mixed(a, b, launch, seeds);
+    }
     let ma = load_ptx(a)?;
     let mb = load_ptx(b)?;
     let spec = load_spec(launch)?;
@@ -39,22 +92,6 @@ pub fn run(a: &Path, b: &Path, launch: &Path, seeds: u64) -> Result<ExitCode, Cl
             );
             Ok(ExitCode::SUCCESS)
         }
-        Verdict::Differ(d) => {
-            say!(
-                "DIFFERENT: seed {}: {} element {} (byte {}): {} vs {} ({} element(s) differ)",
-                d.seed,
-                d.buffer,
-                d.index,
-                d.byte_offset,
-                d.a,
-                d.b,
-                d.count
-            );
-            Ok(ExitCode::from(1))
-        }
-        Verdict::SecondFailed { seed, error } => {
-            say!("DIFFERENT: seed {seed}: {} failed: {error}", b.display());
-            Ok(ExitCode::from(1))
-        }
+        v => Ok(print_verdict(v, b).unwrap_or(ExitCode::from(1))),
     }
 }

@@ -13,7 +13,7 @@ use crate::ptx::ir::Module;
 use super::decode::Program;
 use super::error::{EmuError, EmuResult};
 use super::exec::{Limits, Stats};
-use super::launch::{run_program, ElemType, LaunchSpec, RunOptions};
+use super::launch::{run_program, ElemType, LaunchSpec, OutBuffer, RunOptions};
 
 /// The first difference found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,64 +144,72 @@ pub fn check_with(
         report.stats_b.warp_insts += rb.stats.warp_insts;
         report.stats_b.lane_insts += rb.stats.lane_insts;
         report.stats_b.global_loads += rb.stats.global_loads;
-        for ba in &ra.buffers {
-            let Some(bb) = rb.buffers.iter().find(|x| x.name == ba.name) else {
-                if ba.arg.is_none() {
-                    // A module variable the second module does not define: not comparable.
-                    continue;
-                }
-                report.verdict = Verdict::Differ(Diff {
-                    seed: s,
-                    buffer: ba.name.clone(),
-                    index: 0,
-                    byte_offset: 0,
-                    ty: ba.ty,
-                    a: format!("{} bytes", ba.data.len()),
-                    b: "missing".into(),
-                    count: 1,
-                });
-                return Ok(report);
-            };
-            if ba.data == bb.data {
-                continue;
-            }
-            let es = ba.ty.size();
-            let n = ba.data.len().max(bb.data.len()).div_ceil(es);
-            let elem = |d: &[u8], i: usize| -> Vec<u8> {
-                d.get(i * es..((i + 1) * es).min(d.len()))
-                    .map(<[u8]>::to_vec)
-                    .unwrap_or_default()
-            };
-            let mut first = None;
-            let mut count = 0;
-            for i in 0..n {
-                let (x, y) = (elem(&ba.data, i), elem(&bb.data, i));
-                if x != y {
-                    count += 1;
-                    first.get_or_insert((i, x, y));
-                }
-            }
-            if let Some((i, x, y)) = first {
-                let show = |v: &[u8]| {
-                    if v.len() == es {
-                        ba.ty.format(v)
-                    } else {
-                        "missing".to_string()
-                    }
-                };
-                report.verdict = Verdict::Differ(Diff {
-                    seed: s,
-                    buffer: ba.name.clone(),
-                    index: i,
-                    byte_offset: i * es,
-                    ty: ba.ty,
-                    a: show(&x),
-                    b: show(&y),
-                    count,
-                });
-                return Ok(report);
-            }
+        if let Some(d) = compare_outputs(s, &ra.buffers, &rb.buffers) {
+            report.verdict = Verdict::Differ(d);
+            return Ok(report);
         }
     }
     Ok(report)
+}
+
+/// Compares the buffers of two runs (seed offset `seed`, for the report): the first difference,
+/// or `None` when every buffer of `a` that `b` also has is byte-equal (a module variable only
+/// `a` defines is not comparable; a missing argument buffer is a difference).
+pub fn compare_outputs(seed: u64, a: &[OutBuffer], b: &[OutBuffer]) -> Option<Diff> {
+    for ba in a {
+        let Some(bb) = b.iter().find(|x| x.name == ba.name) else {
+            if ba.arg.is_none() {
+                continue;
+            }
+            return Some(Diff {
+                seed,
+                buffer: ba.name.clone(),
+                index: 0,
+                byte_offset: 0,
+                ty: ba.ty,
+                a: format!("{} bytes", ba.data.len()),
+                b: "missing".into(),
+                count: 1,
+            });
+        };
+        if ba.data == bb.data {
+            continue;
+        }
+        let es = ba.ty.size();
+        let n = ba.data.len().max(bb.data.len()).div_ceil(es);
+        let elem = |d: &[u8], i: usize| -> Vec<u8> {
+            d.get(i * es..((i + 1) * es).min(d.len()))
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default()
+        };
+        let mut first = None;
+        let mut count = 0;
+        for i in 0..n {
+            let (x, y) = (elem(&ba.data, i), elem(&bb.data, i));
+            if x != y {
+                count += 1;
+                first.get_or_insert((i, x, y));
+            }
+        }
+        if let Some((i, x, y)) = first {
+            let show = |v: &[u8]| {
+                if v.len() == es {
+                    ba.ty.format(v)
+                } else {
+                    "missing".to_string()
+                }
+            };
+            return Some(Diff {
+                seed,
+                buffer: ba.name.clone(),
+                index: i,
+                byte_offset: i * es,
+                ty: ba.ty,
+                a: show(&x),
+                b: show(&y),
+                count,
+            });
+        }
+    }
+    None
 }

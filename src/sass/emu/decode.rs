@@ -1,0 +1,1078 @@
+//! Pre-decoding: a parsed SASS instruction's mnemonic and modifiers become one [`Kind`] with its
+//! flags, once per instruction, so the interpreter never compares strings. Mnemonics or modifier
+//! combinations the emulator does not implement become [`Kind::Unsupported`] with the reason; the
+//! run stops with that reason only if a thread executes the instruction (RegDem §3: the oracle
+//! never skips an instruction silently).
+
+use super::operand::Parsed;
+
+/// Comparison of `ISETP`/`FSETP`/`DSETP`/`FSET`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `F` (false)
+    F,
+    /// `LT`
+    Lt,
+    /// `EQ`
+    Eq,
+    /// `LE`
+    Le,
+    /// `GT`
+    Gt,
+    /// `NE`
+    Ne,
+    /// `GE`
+    Ge,
+    /// `NUM` (both ordered)
+    Num,
+    /// `NAN` (either unordered)
+    Nan,
+    /// `LTU`
+    Ltu,
+    /// `EQU`
+    Equ,
+    /// `LEU`
+    Leu,
+    /// `GTU`
+    Gtu,
+    /// `NEU`
+    Neu,
+    /// `GEU`
+    Geu,
+    /// `T` (true)
+    T,
+}
+
+/// Boolean combination with the extra predicate of a compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    /// `AND`
+    And,
+    /// `OR`
+    Or,
+    /// `XOR`
+    Xor,
+}
+
+/// Rounding of float instructions (`.RZ`, `.RM`, `.RP`, default RN).
+pub use crate::emu::float::Rnd;
+
+/// Float modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FMods {
+    /// Rounding.
+    pub rnd: Rnd,
+    /// `.FTZ`
+    pub ftz: bool,
+    /// `.SAT`
+    pub sat: bool,
+}
+
+/// Memory state spaces of loads and stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// `LDG`/`STG`/`ATOMG`/`RED`
+    Global,
+    /// `LDS`/`STS`/`ATOMS`
+    Shared,
+    /// `LDL`/`STL`
+    Local,
+    /// `LD`/`ST`/`ATOM`
+    Generic,
+}
+
+/// Access width and extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Width {
+    /// Bytes (1, 2, 4, 8, 16).
+    pub bytes: u32,
+    /// Sign-extend sub-word loads.
+    pub signed: bool,
+}
+
+/// Atomic operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    /// `ADD`
+    Add,
+    /// `MIN`
+    Min,
+    /// `MAX`
+    Max,
+    /// `EXCH`
+    Exch,
+    /// `CAS`
+    Cas,
+    /// `AND`
+    And,
+    /// `OR`
+    Or,
+    /// `XOR`
+    Xor,
+    /// `INC`
+    Inc,
+    /// `DEC`
+    Dec,
+}
+
+/// Atomic operand type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomTy {
+    /// 32-bit unsigned
+    U32,
+    /// 32-bit signed
+    S32,
+    /// 64-bit unsigned
+    U64,
+    /// 64-bit signed
+    S64,
+    /// f32
+    F32,
+    /// f64
+    F64,
+}
+
+/// `MUFU` functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mufu {
+    /// `RCP`
+    Rcp,
+    /// `RSQ`
+    Rsq,
+    /// `EX2`
+    Ex2,
+    /// `LG2`
+    Lg2,
+    /// `SIN`
+    Sin,
+    /// `COS`
+    Cos,
+    /// `SQRT`
+    Sqrt,
+    /// `RCP64H`
+    Rcp64h,
+    /// `RSQ64H`
+    Rsq64h,
+    /// `TANH`
+    Tanh,
+}
+
+/// Shuffle modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shfl {
+    /// `IDX`
+    Idx,
+    /// `UP`
+    Up,
+    /// `DOWN`
+    Down,
+    /// `BFLY`
+    Bfly,
+}
+
+/// What an instruction does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// `MOV`, `UMOV`, `IMAD.MOV` (handled as IMAD), `R2UR`, `S2R`/`S2UR`/`CS2R`, `LDC`/`ULDC`.
+    Mov,
+    /// `S2R`, `S2UR`, `CS2R`
+    S2r {
+        /// `CS2R` of a 64-bit pair.
+        wide: bool,
+    },
+    /// `LDC`, `ULDC`
+    Ldc {
+        /// Width.
+        w: Width,
+    },
+    /// `IMAD` family.
+    Imad {
+        /// `.HI`
+        hi: bool,
+        /// `.WIDE`
+        wide: bool,
+        /// signed (not `.U32`)
+        signed: bool,
+        /// `.X`
+        x: bool,
+    },
+    /// `IADD3`, `UIADD3`
+    Iadd3 {
+        /// `.X`
+        x: bool,
+    },
+    /// `VIADD`
+    Viadd,
+    /// `LEA`
+    Lea {
+        /// `.HI`
+        hi: bool,
+        /// `.X`
+        x: bool,
+        /// `.SX32`
+        sx32: bool,
+    },
+    /// `LOP3.LUT`, `ULOP3.LUT`
+    Lop3,
+    /// `PLOP3.LUT`
+    Plop3,
+    /// `SHF`
+    Shf {
+        /// Left.
+        left: bool,
+        /// 64-bit type.
+        w64: bool,
+        /// Signed.
+        signed: bool,
+        /// `.HI`
+        hi: bool,
+        /// `.W` (wrap the amount).
+        wrap: bool,
+    },
+    /// `PRMT`
+    Prmt,
+    /// `SEL`, `FSEL`, `USEL`
+    Sel,
+    /// `ISETP`
+    Isetp {
+        /// Comparison.
+        cmp: Cmp,
+        /// Unsigned.
+        unsigned: bool,
+        /// Combination.
+        bop: BoolOp,
+        /// `.EX`
+        ex: bool,
+    },
+    /// `FSETP`, `DSETP`
+    Fsetp {
+        /// Comparison.
+        cmp: Cmp,
+        /// Combination.
+        bop: BoolOp,
+        /// `.FTZ`
+        ftz: bool,
+        /// f64
+        f64: bool,
+    },
+    /// `FSET`
+    Fset {
+        /// Comparison.
+        cmp: Cmp,
+        /// Combination.
+        bop: BoolOp,
+        /// `.BF`: 1.0 instead of all ones.
+        bf: bool,
+        /// `.FTZ`
+        ftz: bool,
+    },
+    /// `FADD`
+    Fadd(FMods),
+    /// `FMUL`
+    Fmul(FMods),
+    /// `FFMA`
+    Ffma(FMods),
+    /// `FMNMX`
+    Fmnmx {
+        /// `.FTZ`
+        ftz: bool,
+    },
+    /// `DADD`
+    Dadd(Rnd),
+    /// `DMUL`
+    Dmul(Rnd),
+    /// `DFMA`
+    Dfma(Rnd),
+    /// `FCHK`
+    Fchk,
+    /// `MUFU`
+    Mufu(Mufu),
+    /// `F2I`
+    F2i {
+        /// Source f64.
+        src64: bool,
+        /// Destination bits.
+        bits: u32,
+        /// Signed destination.
+        signed: bool,
+        /// Rounding (TRUNC = Rz, FLOOR = Rm, CEIL = Rp, default Rn).
+        rnd: Rnd,
+        /// `.FTZ`
+        ftz: bool,
+    },
+    /// `I2F`, `I2FP`
+    I2f {
+        /// Destination f64.
+        dst64: bool,
+        /// Source bits.
+        bits: u32,
+        /// Signed source.
+        signed: bool,
+        /// Rounding.
+        rnd: Rnd,
+    },
+    /// `F2F`
+    F2f {
+        /// Destination format bits (16, 32, 64).
+        dst: u32,
+        /// Source format bits.
+        src: u32,
+        /// Rounding.
+        rnd: Rnd,
+        /// `.FTZ`
+        ftz: bool,
+    },
+    /// `F2FP.PACK_AB` (f16 unless `.BF16`).
+    F2fp {
+        /// f16 (else bf16).
+        f16: bool,
+    },
+    /// `HADD2`, `HMUL2`, `HFMA2` (f16x2), with `.F32` for HADD2 (f32 result).
+    H2 {
+        /// 0 add, 1 mul, 2 fma.
+        op: u8,
+        /// `.F32` result.
+        f32: bool,
+        /// Modifiers.
+        m: FMods,
+    },
+    /// `IABS`
+    Iabs,
+    /// `POPC`, `UPOPC`
+    Popc,
+    /// `FLO`
+    Flo {
+        /// Signed.
+        signed: bool,
+        /// `.SH`
+        sh: bool,
+    },
+    /// `BREV`
+    Brev,
+    /// `SGXT`
+    Sgxt {
+        /// Signed.
+        signed: bool,
+    },
+    /// `IMNMX`, `VIMNMX`
+    Imnmx {
+        /// Unsigned.
+        unsigned: bool,
+    },
+    /// `VIADDMNMX`
+    Viaddmnmx {
+        /// Unsigned.
+        unsigned: bool,
+    },
+    /// `P2R`
+    P2r,
+    /// `R2P`
+    R2p,
+    /// Loads.
+    Ld {
+        /// Space.
+        space: Space,
+        /// Width.
+        w: Width,
+    },
+    /// Stores.
+    St {
+        /// Space.
+        space: Space,
+        /// Width.
+        w: Width,
+    },
+    /// Atomics (`ATOMG`, `ATOM`, `ATOMS`) and reductions (`RED`, `REDG`: `red`).
+    Atom {
+        /// Space.
+        space: Space,
+        /// Operation.
+        op: AtomOp,
+        /// Type.
+        ty: AtomTy,
+        /// No result (RED).
+        red: bool,
+        /// `ATOMS.POPC.INC.32`: every executing lane adds 1.
+        popc_inc: bool,
+    },
+    /// `SHFL`
+    Shfl(Shfl),
+    /// `VOTE`, `VOTEU`: 0 ALL, 1 ANY, 2 EQ.
+    Vote {
+        /// Mode.
+        mode: u8,
+        /// `VOTEU`
+        uniform: bool,
+    },
+    /// `REDUX`
+    Redux {
+        /// 0 sum, 1 min, 2 max, 3 and, 4 or, 5 xor.
+        op: u8,
+        /// Signed.
+        signed: bool,
+    },
+    /// `MATCH.ANY` / `MATCH.ALL` (32 or 64 bits).
+    Match {
+        /// `.ALL`
+        all: bool,
+        /// `.U64`
+        wide: bool,
+    },
+    /// `BAR.SYNC`, `BAR.RED.*`, `BAR.ARV`.
+    Bar {
+        /// 0 sync, 1 popc, 2 and, 3 or, 4 arrive.
+        red: u8,
+    },
+    /// `B2R.RESULT`
+    B2r,
+    /// `BSSY`
+    Bssy,
+    /// `BSYNC`
+    Bsync,
+    /// `BREAK`
+    Break,
+    /// `BMOV.32` (to a barrier register) / `BMOV.32.CLEAR` (from one).
+    Bmov {
+        /// Clear after reading.
+        clear: bool,
+    },
+    /// `WARPSYNC`
+    Warpsync,
+    /// `BRA`
+    Bra,
+    /// `BRA.DIV`
+    BraDiv,
+    /// `EXIT`
+    Exit,
+    /// `CALL.REL.NOINC` (direct, or through a register relative to the next instruction)
+    Call,
+    /// `BRX Ra imm`: indirect branch (jump tables)
+    Brx,
+    /// `RET.REL.NODEC`
+    Ret,
+    /// Instructions without architectural effect here (`NOP`, `YIELD`, `MEMBAR`, `ERRBAR`,
+    /// `CCTL`, `DEPBAR`, `FENCE`, …).
+    Nop,
+    /// Not implemented.
+    Unsupported(String),
+}
+
+fn cmp_of(mods: &[String]) -> Option<Cmp> {
+    mods.iter().find_map(|m| {
+        Some(match m.as_str() {
+            "F" => Cmp::F,
+            "LT" => Cmp::Lt,
+            "EQ" => Cmp::Eq,
+            "LE" => Cmp::Le,
+            "GT" => Cmp::Gt,
+            "NE" => Cmp::Ne,
+            "GE" => Cmp::Ge,
+            "NUM" => Cmp::Num,
+            "NAN" => Cmp::Nan,
+            "LTU" => Cmp::Ltu,
+            "EQU" => Cmp::Equ,
+            "LEU" => Cmp::Leu,
+            "GTU" => Cmp::Gtu,
+            "NEU" => Cmp::Neu,
+            "GEU" => Cmp::Geu,
+            "T" => Cmp::T,
+            _ => return None,
+        })
+    })
+}
+
+fn bop_of(mods: &[String]) -> BoolOp {
+    if mods.iter().any(|m| m == "OR") {
+        BoolOp::Or
+    } else if mods.iter().any(|m| m == "XOR") {
+        BoolOp::Xor
+    } else {
+        BoolOp::And
+    }
+}
+
+fn rnd_of(p: &Parsed) -> Rnd {
+    if p.has("RZ") || p.has("TRUNC") {
+        Rnd::Rz
+    } else if p.has("RM") || p.has("FLOOR") {
+        Rnd::Rm
+    } else if p.has("RP") || p.has("CEIL") {
+        Rnd::Rp
+    } else {
+        Rnd::Rn
+    }
+}
+
+fn fmods(p: &Parsed) -> FMods {
+    FMods {
+        rnd: rnd_of(p),
+        ftz: p.has("FTZ"),
+        sat: p.has("SAT"),
+    }
+}
+
+fn width(p: &Parsed) -> Width {
+    let mut w = Width {
+        bytes: 4,
+        signed: false,
+    };
+    for m in &p.mods {
+        match m.as_str() {
+            "U8" => w.bytes = 1,
+            "S8" => {
+                w.bytes = 1;
+                w.signed = true;
+            }
+            "U16" => w.bytes = 2,
+            "S16" => {
+                w.bytes = 2;
+                w.signed = true;
+            }
+            "64" => w.bytes = 8,
+            "128" => w.bytes = 16,
+            _ => {}
+        }
+    }
+    w
+}
+
+fn int_ty(p: &Parsed, default_signed: bool) -> (u32, bool) {
+    let mut r = (32, default_signed);
+    for m in &p.mods {
+        match m.as_str() {
+            "U32" => r = (32, false),
+            "S32" => r = (32, true),
+            "U64" => r = (64, false),
+            "S64" => r = (64, true),
+            "U16" => r = (16, false),
+            "S16" => r = (16, true),
+            "U8" => r = (8, false),
+            "S8" => r = (8, true),
+            _ => {}
+        }
+    }
+    r
+}
+
+/// Modifiers that only concern caching, scheduling or scope: accepted on memory instructions.
+const MEM_HINTS: &[&str] = &[
+    "E", "CONSTANT", "STRONG", "GPU", "SYS", "SM", "CTA", "EF", "EL", "LU", "EU", "NA", "LTC128B",
+    "U", "ZD", "PRIVATE", "WEAK", "MMIO", "BYPASS",
+];
+
+fn mem_mods_ok(p: &Parsed, extra: &[&str]) -> Result<(), String> {
+    for m in &p.mods {
+        let known = MEM_HINTS.contains(&m.as_str())
+            || extra.contains(&m.as_str())
+            || matches!(
+                m.as_str(),
+                "U8" | "S8" | "U16" | "S16" | "32" | "64" | "128"
+            );
+        if !known {
+            return Err(format!("memory modifier .{m}"));
+        }
+    }
+    Ok(())
+}
+
+/// Decodes a parsed instruction.
+pub fn decode(p: &Parsed) -> Kind {
+    match decode_inner(p) {
+        Ok(k) => k,
+        Err(why) => Kind::Unsupported(why),
+    }
+}
+
+fn decode_inner(p: &Parsed) -> Result<Kind, String> {
+    let m = |s: &str| p.has(s);
+    Ok(match p.op.as_str() {
+        "MOV" | "UMOV" | "R2UR" => Kind::Mov,
+        "S2R" | "S2UR" => Kind::S2r { wide: false },
+        "CS2R" => Kind::S2r { wide: !m("32") },
+        "LDC" | "ULDC" => Kind::Ldc { w: width(p) },
+        "IMAD" | "UIMAD" => Kind::Imad {
+            hi: m("HI"),
+            wide: m("WIDE"),
+            signed: !m("U32"),
+            x: m("X"),
+        },
+        "IADD3" | "UIADD3" => Kind::Iadd3 { x: m("X") },
+        "VIADD" => Kind::Viadd,
+        "LEA" | "ULEA" => Kind::Lea {
+            hi: m("HI"),
+            x: m("X"),
+            sx32: m("SX32"),
+        },
+        "LOP3" | "ULOP3" => {
+            if !m("LUT") {
+                return Err("LOP3 without .LUT".into());
+            }
+            Kind::Lop3
+        }
+        "PLOP3" | "UPLOP3" => Kind::Plop3,
+        "SHF" | "USHF" => {
+            let (bits, signed) = int_ty(p, false);
+            Kind::Shf {
+                left: m("L"),
+                w64: bits == 64,
+                signed,
+                hi: m("HI"),
+                wrap: m("W"),
+            }
+        }
+        "PRMT" | "UPRMT" => {
+            if p.mods.iter().any(|x| x != "reuse") {
+                return Err(format!("PRMT mode .{}", p.mods.join(".")));
+            }
+            Kind::Prmt
+        }
+        "SEL" | "FSEL" | "USEL" => Kind::Sel,
+        "ISETP" | "UISETP" => Kind::Isetp {
+            cmp: cmp_of(&p.mods).ok_or("ISETP without comparison")?,
+            unsigned: m("U32"),
+            bop: bop_of(&p.mods),
+            ex: m("EX"),
+        },
+        "FSETP" | "DSETP" => Kind::Fsetp {
+            cmp: cmp_of(&p.mods).ok_or("FSETP without comparison")?,
+            bop: bop_of(&p.mods),
+            ftz: m("FTZ"),
+            f64: p.op == "DSETP",
+        },
+        "FSET" => Kind::Fset {
+            cmp: cmp_of(&p.mods).ok_or("FSET without comparison")?,
+            bop: bop_of(&p.mods),
+            bf: m("BF"),
+            ftz: m("FTZ"),
+        },
+        "FADD" | "FMUL" | "FFMA" => {
+            for x in &p.mods {
+                if !matches!(x.as_str(), "FTZ" | "SAT" | "RZ" | "RM" | "RP" | "RN") {
+                    return Err(format!("{} modifier .{x}", p.op));
+                }
+            }
+            let f = fmods(p);
+            match p.op.as_str() {
+                "FADD" => Kind::Fadd(f),
+                "FMUL" => Kind::Fmul(f),
+                _ => Kind::Ffma(f),
+            }
+        }
+        "FMNMX" => Kind::Fmnmx { ftz: m("FTZ") },
+        "DADD" => Kind::Dadd(rnd_of(p)),
+        "DMUL" => Kind::Dmul(rnd_of(p)),
+        "DFMA" => Kind::Dfma(rnd_of(p)),
+        "FCHK" => Kind::Fchk,
+        "MUFU" => Kind::Mufu(match p.mods.first().map(String::as_str) {
+            Some("RCP") => Mufu::Rcp,
+            Some("RSQ") => Mufu::Rsq,
+            Some("EX2") => Mufu::Ex2,
+            Some("LG2") => Mufu::Lg2,
+            Some("SIN") => Mufu::Sin,
+            Some("COS") => Mufu::Cos,
+            Some("SQRT") => Mufu::Sqrt,
+            Some("RCP64H") => Mufu::Rcp64h,
+            Some("RSQ64H") => Mufu::Rsq64h,
+            Some("TANH") => Mufu::Tanh,
+            other => return Err(format!("MUFU.{}", other.unwrap_or(""))),
+        }),
+        "F2I" => {
+            let (bits, signed) = int_ty(p, true);
+            Kind::F2i {
+                src64: m("F64"),
+                bits,
+                signed,
+                rnd: rnd_of(p),
+                ftz: m("FTZ"),
+            }
+        }
+        "I2F" | "I2FP" => {
+            // `I2F.F64.S64`: the first type is the destination when two are given.
+            let mut dst64 = m("F64");
+            let mut bits = 32;
+            let mut signed = true;
+            for x in &p.mods {
+                match x.as_str() {
+                    "U32" => (bits, signed) = (32, false),
+                    "S32" => (bits, signed) = (32, true),
+                    "U64" => (bits, signed) = (64, false),
+                    "S64" => (bits, signed) = (64, true),
+                    "U16" => (bits, signed) = (16, false),
+                    "S16" => (bits, signed) = (16, true),
+                    "U8" => (bits, signed) = (8, false),
+                    "S8" => (bits, signed) = (8, true),
+                    "F16" => return Err("I2F to f16".into()),
+                    "F32" => dst64 = false,
+                    _ => {}
+                }
+            }
+            Kind::I2f {
+                dst64,
+                bits,
+                signed,
+                rnd: rnd_of(p),
+            }
+        }
+        "F2F" => {
+            let tys: Vec<u32> = p
+                .mods
+                .iter()
+                .filter_map(|x| match x.as_str() {
+                    "F16" => Some(16),
+                    "F32" => Some(32),
+                    "F64" => Some(64),
+                    _ => None,
+                })
+                .collect();
+            if tys.len() != 2 || p.has("BF16") {
+                return Err(format!("F2F.{}", p.mods.join(".")));
+            }
+            Kind::F2f {
+                dst: tys[0],
+                src: tys[1],
+                rnd: rnd_of(p),
+                ftz: m("FTZ"),
+            }
+        }
+        "F2FP" => {
+            if !m("PACK_AB") || m("BF16") && m("F16") {
+                return Err(format!("F2FP.{}", p.mods.join(".")));
+            }
+            // sm_80 prints `F2FP.PACK_AB` (f16) and `F2FP.BF16.PACK_AB`; sm_90 names both types.
+            Kind::F2fp { f16: !m("BF16") }
+        }
+        "HADD2" | "HMUL2" | "HFMA2" => {
+            for x in &p.mods {
+                if !matches!(x.as_str(), "MMA" | "F32" | "FTZ" | "SAT") {
+                    return Err(format!("{} modifier .{x}", p.op));
+                }
+            }
+            Kind::H2 {
+                op: match p.op.as_str() {
+                    "HADD2" => 0,
+                    "HMUL2" => 1,
+                    _ => 2,
+                },
+                f32: m("F32"),
+                m: fmods(p),
+            }
+        }
+        "IABS" => Kind::Iabs,
+        "POPC" | "UPOPC" => Kind::Popc,
+        "FLO" | "UFLO" => Kind::Flo {
+            signed: !m("U32"),
+            sh: m("SH"),
+        },
+        "BREV" | "UBREV" => Kind::Brev,
+        "SGXT" | "USGXT" => Kind::Sgxt { signed: !m("U32") },
+        "IMNMX" | "VIMNMX" | "UIMNMX" => Kind::Imnmx { unsigned: m("U32") },
+        "VIADDMNMX" => Kind::Viaddmnmx { unsigned: m("U32") },
+        "P2R" => {
+            if p.mods.iter().any(|x| x.starts_with('B')) {
+                return Err("P2R with a byte selector".into());
+            }
+            Kind::P2r
+        }
+        "R2P" => {
+            if p.mods.iter().any(|x| x.starts_with('B')) {
+                return Err("R2P with a byte selector".into());
+            }
+            Kind::R2p
+        }
+        "LDG" | "LDS" | "LDL" | "LD" => {
+            mem_mods_ok(p, &[])?;
+            Kind::Ld {
+                space: space_of(&p.op),
+                w: width(p),
+            }
+        }
+        "STG" | "STS" | "STL" | "ST" => {
+            mem_mods_ok(p, &[])?;
+            Kind::St {
+                space: space_of(&p.op),
+                w: width(p),
+            }
+        }
+        "ATOMG" | "ATOM" | "ATOMS" | "RED" | "REDG" => {
+            let mut op = None;
+            let mut ty = AtomTy::U32;
+            if m("POPC") && !m("INC") {
+                return Err("ATOMS.POPC without .INC".into());
+            }
+            for x in &p.mods {
+                match x.as_str() {
+                    "ADD" => op = Some(AtomOp::Add),
+                    "MIN" => op = Some(AtomOp::Min),
+                    "MAX" => op = Some(AtomOp::Max),
+                    "EXCH" => op = Some(AtomOp::Exch),
+                    "CAS" => op = Some(AtomOp::Cas),
+                    "AND" => op = Some(AtomOp::And),
+                    "OR" => op = Some(AtomOp::Or),
+                    "XOR" => op = Some(AtomOp::Xor),
+                    "INC" => op = Some(AtomOp::Inc),
+                    "DEC" => op = Some(AtomOp::Dec),
+                    "S32" => ty = AtomTy::S32,
+                    "U32" => ty = AtomTy::U32,
+                    "64" | "U64" => ty = AtomTy::U64,
+                    "S64" => ty = AtomTy::S64,
+                    "F32" => ty = AtomTy::F32,
+                    "F64" => ty = AtomTy::F64,
+                    "FTZ" | "RN" | "E" | "STRONG" | "GPU" | "SYS" | "CTA" | "SM" | "32" => {}
+                    "POPC" => {}
+                    other => return Err(format!("{} modifier .{other}", p.op)),
+                }
+            }
+            // `ATOMS.POPC.INC` is an add of one per lane, not `atom.inc`'s wrapping increment.
+            if m("POPC") {
+                op = Some(AtomOp::Add);
+            }
+            Kind::Atom {
+                space: space_of(&p.op),
+                op: op.ok_or("atomic without operation")?,
+                ty,
+                red: p.op.starts_with("RED"),
+                popc_inc: m("POPC") && m("INC"),
+            }
+        }
+        "SHFL" => Kind::Shfl(match p.mods.first().map(String::as_str) {
+            Some("IDX") => Shfl::Idx,
+            Some("UP") => Shfl::Up,
+            Some("DOWN") => Shfl::Down,
+            Some("BFLY") => Shfl::Bfly,
+            _ => return Err("SHFL mode".into()),
+        }),
+        "VOTE" | "VOTEU" => Kind::Vote {
+            mode: match p.mods.first().map(String::as_str) {
+                Some("ALL") => 0,
+                Some("ANY") => 1,
+                Some("EQ") => 2,
+                _ => return Err("VOTE mode".into()),
+            },
+            uniform: p.op == "VOTEU",
+        },
+        "REDUX" => {
+            let op = match p.mods.first().map(String::as_str) {
+                Some("SUM") => 0,
+                Some("MIN") => 1,
+                Some("MAX") => 2,
+                Some("AND") => 3,
+                Some("OR") => 4,
+                Some("XOR") => 5,
+                _ => return Err("REDUX operation".into()),
+            };
+            Kind::Redux {
+                op,
+                signed: m("S32"),
+            }
+        }
+        "MATCH" => Kind::Match {
+            all: m("ALL"),
+            wide: m("U64") || m("64"),
+        },
+        "BAR" => {
+            let red = if m("SYNC") {
+                0
+            } else if m("RED") && m("POPC") {
+                1
+            } else if m("RED") && m("AND") {
+                2
+            } else if m("RED") && m("OR") {
+                3
+            } else if m("ARV") {
+                4
+            } else {
+                return Err(format!("BAR.{}", p.mods.join(".")));
+            };
+            Kind::Bar { red }
+        }
+        "B2R" => {
+            if !m("RESULT") {
+                return Err("B2R without .RESULT".into());
+            }
+            Kind::B2r
+        }
+        "BSSY" => Kind::Bssy,
+        "BSYNC" => Kind::Bsync,
+        "BREAK" => Kind::Break,
+        "BMOV" => Kind::Bmov { clear: m("CLEAR") },
+        "WARPSYNC" => {
+            if m("COLLECTIVE") {
+                return Err("WARPSYNC.COLLECTIVE (collective in divergent code)".into());
+            }
+            Kind::Warpsync
+        }
+        "BRA" => {
+            if m("DIV") {
+                Kind::BraDiv
+            } else if p.mods.is_empty() || m("U") {
+                Kind::Bra
+            } else {
+                return Err(format!("BRA.{}", p.mods.join(".")));
+            }
+        }
+        "EXIT" => Kind::Exit,
+        "CALL" => {
+            if m("ABS") {
+                return Err("CALL.ABS".into());
+            }
+            Kind::Call
+        }
+        "BRX" => Kind::Brx,
+        "RET" => Kind::Ret,
+        "NOP" | "YIELD" | "MEMBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "DEPBAR" | "FENCE"
+        | "ENDCOLLECTIVE" => {
+            if p.op == "ENDCOLLECTIVE" {
+                return Err("ENDCOLLECTIVE (collective in divergent code)".into());
+            }
+            Kind::Nop
+        }
+        other => return Err(format!("mnemonic {other}")),
+    })
+}
+
+fn space_of(op: &str) -> Space {
+    match op {
+        "LDG" | "STG" | "ATOMG" | "RED" | "REDG" => Space::Global,
+        "LDS" | "STS" | "ATOMS" => Space::Shared,
+        "LDL" | "STL" => Space::Local,
+        _ => Space::Generic,
+    }
+}
+
+/// The statistics class of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// Integer ALU.
+    Int,
+    /// f32 / f16 arithmetic.
+    Fp32,
+    /// f64 arithmetic.
+    Fp64,
+    /// Special functions (`MUFU`).
+    Sfu,
+    /// Conversions.
+    Conv,
+    /// Global memory (loads, stores, atomics).
+    Global,
+    /// Shared memory.
+    Shared,
+    /// Local memory.
+    Local,
+    /// Generic memory.
+    Generic,
+    /// Constant loads.
+    Const,
+    /// Control flow and synchronisation.
+    Control,
+    /// Warp collectives (shuffle, vote, redux).
+    Warp,
+    /// Uniform datapath.
+    Uniform,
+    /// Moves, special registers, predicates and no-ops.
+    Misc,
+}
+
+impl Class {
+    /// All classes in order.
+    pub const ALL: [Class; 14] = [
+        Class::Int,
+        Class::Fp32,
+        Class::Fp64,
+        Class::Sfu,
+        Class::Conv,
+        Class::Global,
+        Class::Shared,
+        Class::Local,
+        Class::Generic,
+        Class::Const,
+        Class::Control,
+        Class::Warp,
+        Class::Uniform,
+        Class::Misc,
+    ];
+    /// A short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Int => "int",
+            Class::Fp32 => "fp32",
+            Class::Fp64 => "fp64",
+            Class::Sfu => "sfu",
+            Class::Conv => "conv",
+            Class::Global => "global",
+            Class::Shared => "shared",
+            Class::Local => "local",
+            Class::Generic => "generic",
+            Class::Const => "const",
+            Class::Control => "control",
+            Class::Warp => "warp",
+            Class::Uniform => "uniform",
+            Class::Misc => "misc",
+        }
+    }
+}
+
+/// The class of a decoded instruction (`uniform`: its mnemonic starts with `U`).
+pub fn class_of(k: &Kind, op: &str) -> Class {
+    if op.starts_with('U') || op == "R2UR" || op == "S2UR" {
+        return Class::Uniform;
+    }
+    match k {
+        Kind::Imad { .. }
+        | Kind::Iadd3 { .. }
+        | Kind::Viadd
+        | Kind::Lea { .. }
+        | Kind::Lop3
+        | Kind::Shf { .. }
+        | Kind::Prmt
+        | Kind::Isetp { .. }
+        | Kind::Iabs
+        | Kind::Popc
+        | Kind::Flo { .. }
+        | Kind::Brev
+        | Kind::Sgxt { .. }
+        | Kind::Imnmx { .. }
+        | Kind::Viaddmnmx { .. } => Class::Int,
+        Kind::Fadd(_)
+        | Kind::Fmul(_)
+        | Kind::Ffma(_)
+        | Kind::Fmnmx { .. }
+        | Kind::Fset { .. }
+        | Kind::Fchk
+        | Kind::H2 { .. } => Class::Fp32,
+        Kind::Fsetp { f64, .. } => {
+            if *f64 {
+                Class::Fp64
+            } else {
+                Class::Fp32
+            }
+        }
+        Kind::Dadd(_) | Kind::Dmul(_) | Kind::Dfma(_) => Class::Fp64,
+        Kind::Mufu(_) => Class::Sfu,
+        Kind::F2i { .. } | Kind::I2f { .. } | Kind::F2f { .. } | Kind::F2fp { .. } => Class::Conv,
+        Kind::Ld { space, .. } | Kind::St { space, .. } | Kind::Atom { space, .. } => match space {
+            Space::Global => Class::Global,
+            Space::Shared => Class::Shared,
+            Space::Local => Class::Local,
+            Space::Generic => Class::Generic,
+        },
+        Kind::Ldc { .. } => Class::Const,
+        Kind::Bar { .. }
+        | Kind::B2r
+        | Kind::Bssy
+        | Kind::Bsync
+        | Kind::Break
+        | Kind::Bmov { .. }
+        | Kind::Warpsync
+        | Kind::Bra
+        | Kind::BraDiv
+        | Kind::Exit
+        | Kind::Call
+        | Kind::Brx
+        | Kind::Ret => Class::Control,
+        Kind::Shfl(_) | Kind::Vote { .. } | Kind::Redux { .. } | Kind::Match { .. } => Class::Warp,
+        Kind::Mov | Kind::S2r { .. } | Kind::Sel | Kind::Plop3 | Kind::P2r | Kind::R2p => {
+            Class::Misc
+        }
+        Kind::Nop | Kind::Unsupported(_) => Class::Misc,
+    }
+}

@@ -1,0 +1,593 @@
+//! Cross-validation of the SASS emulator against the PTX emulator (issue 15): every bench kernel
+//! (bench/kernels/**/*.cu) is compiled by clang 22 to PTX (-O3) for sm_80 and sm_90, assembled by
+//! ptxas with `--fmad=false` (so ptxas contracts nothing the PTX did not), and each kernel runs on
+//! both emulators on two launch shapes with the same generated inputs. Every output byte must be
+//! equal — or, for kernels built on approximate instructions (`.approx`: the SASS runs `MUFU`,
+//! whose model differs from the PTX emulator's libm in the last bits), within the stated
+//! tolerance: |x − y| ≤ 10⁻⁴ · max(1, |x|, |y|) per f32 element (MUFU.SIN/COS take an argument
+//! already rounded toward zero by `FMUL.RZ x, 1/2π`, and the kernels amplify that error).
+//!
+//! Outcomes per kernel and shape: `pass`, `pass~` (within tolerance), `UNSUPPORTED` (the SASS
+//! emulator stopped at an instruction it does not implement: named, counted, visible), `ptx-n/a`
+//! (the PTX emulator itself cannot run this generated launch: the kernel needs a specific spec).
+//! The test fails on any byte mismatch, on a SASS-emulator fault or error where the PTX run
+//! succeeded, and when a kernel of [`MUST_PASS`] does not pass.
+//!
+//! Prints `SKIPPED: <tool> not found` and passes when clang, ptxas or nvdisasm is absent.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use warpsmith::emu::decode::Program;
+use warpsmith::emu::launch::{run_program, spec_for, Hints, LaunchSpec, OutBuffer};
+use warpsmith::emu::EmuError;
+use warpsmith::emu::RunOptions;
+use warpsmith::ptx::ir::{FuncKind, Type};
+use warpsmith::sass::emu::SassProgram;
+use warpsmith::tools::{self, Tool};
+
+/// (file stem, kernel) pairs that must pass (exactly or within the tolerance) on both
+/// architectures: no run of theirs may be a mismatch, an error or unsupported, and at least one
+/// shape must run on each architecture (the others may be `ptx-n/a` or `bad-launch`). The
+/// regression guard: 93 of the 101 bench kernels at the time of writing.
+const MUST_PASS: &[(&str, &str)] = &[
+    ("atomics_cas", "cas_add_double"),
+    ("atomics_cas", "cas_list_push"),
+    ("atomics_cas", "cas_max_float"),
+    ("bigregs", "many_accumulators128"),
+    ("bigregs", "nbody_8_per_thread"),
+    ("bitonic", "bitonic_sort_1024"),
+    ("bitonic", "bitonic_warp_sort32"),
+    ("calls", "call_noinline_triple"),
+    ("calls", "call_recursive"),
+    ("conv1d", "conv1d"),
+    ("conv2d", "conv2d_5x5_const"),
+    ("conv2d", "conv_row_param_taps"),
+    ("divergence", "divergence"),
+    ("divergent", "collatz_steps"),
+    ("dynsmem", "dynsmem_reverse"),
+    ("dynsmem", "dynsmem_two_arrays"),
+    ("divergent", "divergent_trip_count"),
+    ("divergent", "mandelbrot"),
+    ("fp64", "daxpy"),
+    ("fp64", "ddot_atomic"),
+    ("fp64", "dpoly_horner"),
+    ("fpforms", "_Z10div_by_regPKfS0_Pfi"),
+    ("fpforms", "_Z10double_divPKdS0_Pddi"),
+    ("fpforms", "_Z10minmax_absPKfS0_Pffi"),
+    ("fpforms", "_Z11conversionsPKfPKDF16_PKdPdPfPDF16_Pii"),
+    ("fpforms", "_Z12div_by_paramPKfPffi"),
+    ("fpforms", "_Z13int_div_paramPKiPiPxijxi"),
+    ("fpforms", "_Z14rounding_modesPKfS0_Pffi"),
+    ("fpforms", "_Z15compare_to_predPKfS0_Pifi"),
+    ("fpforms", "_Z16compare_to_floatPKfS0_Pffi"),
+    ("fpforms", "_Z25const_div_and_imm_comparePKfPfi"),
+    ("fpforms", "_Z8fast_divPKfS0_Pffi"),
+    ("fpforms", "_Z8rcp_sqrtPKfPffi"),
+    ("gameoflife", "gameoflife"),
+    ("gaussblur", "gaussblur"),
+    ("gemm", "sgemm_naive"),
+    ("gemm", "sgemm_regtile_4x4"),
+    ("gemm", "sgemm_tiled16"),
+    ("gradient", "gradient"),
+    ("half", "half_roundtrip"),
+    ("half", "hgemv_half2"),
+    ("heavy", "heavy_accumulators96"),
+    ("heavy", "heavy_dgemm_4x4"),
+    ("heavy", "heavy_fft_radix8"),
+    ("heavy", "heavy_lu8x8"),
+    ("heavy", "heavy_nbody12"),
+    ("heavy", "heavy_sgemm_8x8"),
+    ("heavy", "heavy_stencil25"),
+    ("histogram", "histogram_global_atomic"),
+    ("histogram", "histogram_shared_atomic"),
+    ("int64", "divmod64"),
+    ("int64", "hash_splitmix64"),
+    ("int64", "powmod64"),
+    ("jacobi", "jacobi"),
+    ("lapgsrb", "lapgsrb"),
+    ("laplacian", "laplacian"),
+    ("launch_bounds", "lb_1024"),
+    ("launch_bounds", "lb_256x4"),
+    ("launch_bounds", "lb_none"),
+    ("localmem", "local_dynamic_index"),
+    ("localmem", "local_insertion_sort16"),
+    ("localmem", "local_private_bins"),
+    ("matmul", "matmul"),
+    ("matvec", "matvec"),
+    ("reduce", "reduce_rows_shfl_xor"),
+    ("reduce", "reduce_sum_shfl_down"),
+    ("reduce", "reduce_sum_smem_tree"),
+    ("scan", "block_scan_exclusive"),
+    ("scan", "warp_scan_inclusive"),
+    ("sincos", "sincos_kernel"),
+    ("softmax", "layernorm_warp_row"),
+    ("softmax", "softmax_warp_row"),
+    ("stencil1d", "stencil1d_naive"),
+    ("stencil1d", "stencil1d_tiled"),
+    ("stencil2d", "jacobi2d_5pt"),
+    ("stencil2d", "stencil2d_tiled_9pt"),
+    ("stencil3d", "stencil3d_25pt_zmarch"),
+    ("stencil3d", "stencil3d_7pt"),
+    ("switch", "switch_interpreter"),
+    ("switch", "switch_per_lane"),
+    ("sync", "smem_iterative_smooth"),
+    ("sync", "syncthreads_count_or"),
+    ("transpose", "transpose_naive"),
+    ("transpose", "transpose_padded"),
+    ("tricubic", "tricubic"),
+    ("uxx1", "uxx1"),
+    ("vecadd", "vecadd"),
+    ("vote", "all_sync_sorted"),
+    ("vote", "any_sync_search"),
+    ("vote", "ballot_compact"),
+    ("vpair", "vpair"),
+    ("wave13pt", "wave13pt"),
+    ("whispering", "whispering"),
+    ("zmarch", "zmarch"),
+];
+
+/// (kernel, shape) pairs whose generated launch is invalid for the kernel, with the reason: they
+/// are reported as `bad-launch` and not run.
+const INVALID_SHAPES: &[(&str, &str, &str)] = &[(
+    "sgemm_tiled16",
+    "grid 2 x block 64, n=64",
+    "needs 16x16 blocks: threadIdx.x reaches 63 and indexes past the 16x16 shared tiles (the PTX \
+     emulator lays out the shared variables of all kernels of the module, so only the cubin \
+     run faults)",
+)];
+
+/// (kernel, shape) pairs whose float results depend on the interleaving of warps (racy stores
+/// or float atomics whose order differs between the two emulators' schedules): compared with the
+/// tolerance, with the reason.
+const ORDER_DEPENDENT: &[(&str, &str, &str)] = &[(
+    "reduce_sum_shfl_down",
+    "grid 3x2 x block 16x3, n=13",
+    "blockDim.x = 16: three threads of a block have lane 0 and warp 0, race on warp_sums[0] and \
+     add to the output with float atomics in schedule order",
+)];
+
+#[derive(Debug, Clone, PartialEq)]
+enum Outcome {
+    BadLaunch(&'static str),
+    Pass,
+    PassTol,
+    Unsupported(String),
+    PtxNa(String),
+    Mismatch(String),
+    SassError(String),
+}
+
+fn bench_files() -> Vec<PathBuf> {
+    let root = common::repo_root().join("bench/kernels");
+    let mut v = Vec::new();
+    for d in [root.clone(), root.join("loops"), root.join("stencils")] {
+        if let Ok(rd) = std::fs::read_dir(&d) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "cu") {
+                    v.push(p);
+                }
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+fn shapes(f: &warpsmith::ptx::ir::Function) -> Vec<(Hints, &'static str)> {
+    // Integer parameters get small sizes so that n×n and n³ layouts fit the buffers.
+    let mut out = Vec::new();
+    for (grid, block, n, tag) in [
+        (vec![2u32], vec![64u32], 64u64, "grid 2 x block 64, n=64"),
+        (vec![3, 2], vec![16, 3], 13, "grid 3x2 x block 16x3, n=13"),
+    ] {
+        let mut h = Hints::new()
+            .grid(&grid)
+            .block(&block)
+            .len(4096)
+            .dynamic_smem(4096);
+        for (i, p) in f.param_list().iter().enumerate() {
+            if matches!(p.ty, Type::S32 | Type::U32 | Type::B32) && p.dims.is_empty() {
+                h = h.scalar(i, n);
+            }
+        }
+        out.push((h, tag));
+    }
+    out
+}
+
+fn close(ty: warpsmith::emu::launch::ElemType, a: &[u8], b: &[u8]) -> bool {
+    use warpsmith::emu::launch::ElemType;
+    if a.len() != b.len() {
+        return false;
+    }
+    match ty {
+        ElemType::F32 => a.chunks(4).zip(b.chunks(4)).all(|(x, y)| {
+            let x = f32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+            let y = f32::from_le_bytes([y[0], y[1], y[2], y[3]]);
+            x.to_bits() == y.to_bits()
+                || (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= 1e-4 * x.abs().max(y.abs()).max(1.0)
+        }),
+        _ => a == b,
+    }
+}
+
+fn compare(a: &[OutBuffer], b: &[OutBuffer], approx: bool) -> Result<bool, String> {
+    let mut exact = true;
+    for x in a.iter().filter(|x| x.arg.is_some()) {
+        let Some(y) = b.iter().find(|y| y.name == x.name) else {
+            return Err(format!("{} missing", x.name));
+        };
+        if x.data == y.data {
+            continue;
+        }
+        if approx && close(x.ty, &x.data, &y.data) {
+            exact = false;
+            continue;
+        }
+        let es = x.ty.size();
+        let i = (0..x.data.len() / es)
+            .find(|&i| x.data[i * es..(i + 1) * es] != y.data[i * es..(i + 1) * es])
+            .unwrap_or(0);
+        return Err(format!(
+            "{} element {i}: ptx {} vs sass {}",
+            x.name,
+            x.ty.format(&x.data[i * es..(i + 1) * es]),
+            x.ty.format(&y.data[i * es..(i + 1) * es])
+        ));
+    }
+    Ok(exact)
+}
+
+/// The PTX text of entry `name` (up to the next `.entry`).
+fn entry_text<'t>(text: &'t str, name: &str) -> &'t str {
+    let key = format!(".entry {name}(");
+    let Some(start) = text.find(&key) else {
+        return text;
+    };
+    let rest = &text[start + key.len()..];
+    let end = rest.find(".entry ").unwrap_or(rest.len());
+    &rest[..end]
+}
+
+struct Row {
+    file: String,
+    arch: &'static str,
+    kernel: String,
+    shape: &'static str,
+    outcome: Outcome,
+    lane_insts: u64,
+}
+
+fn run_file(path: &Path, arch: &'static str, clang: &Path, ptxas: &Path) -> Vec<Row> {
+    let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+    let mut rows = Vec::new();
+    // `SASS_EMU_OPT=O0` runs the same comparison on -O0 builds (not part of the default run: the
+    // MUST_PASS list is for -O3).
+    let opt = std::env::var("SASS_EMU_OPT").unwrap_or_else(|_| "O3".into());
+    let text = match tools::cuda::cuda_to_ptx(clang, path, arch, &opt) {
+        Ok(t) => t,
+        Err(e) => panic!("clang failed on {}: {e}", path.display()),
+    };
+    let module = warpsmith::ptx::parse_module(&text, &format!("{stem}.ptx"))
+        .unwrap_or_else(|e| panic!("{stem}: {e}"));
+    let dir = std::env::temp_dir().join(format!("warpsmith-sass-emu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx_path = dir.join(format!("{stem}.{arch}.ptx"));
+    let cubin_path = dir.join(format!("{stem}.{arch}.cubin"));
+    std::fs::write(&ptx_path, &text).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(["--fmad=false", "-arch", arch, "-o"])
+        .arg(&cubin_path)
+        .arg(&ptx_path)
+        .output()
+        .expect("ptxas runs");
+    assert!(
+        out.status.success(),
+        "ptxas failed on {stem} {arch}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&cubin_path).unwrap();
+    let prog = SassProgram::from_cubin(&bytes).unwrap_or_else(|e| panic!("{stem} {arch}: {e}"));
+    let ptx_prog = Program::new(&module, &format!("{stem}.ptx")).expect("decodes");
+    for f in module.functions() {
+        if f.kind != FuncKind::Entry || f.body.is_none() {
+            continue;
+        }
+        let name = f.name.to_string();
+        let approx = entry_text(&text, &name).contains(".approx");
+        for (h, tag) in shapes(f) {
+            if let Some((.., why)) = INVALID_SHAPES
+                .iter()
+                .find(|(k, s, _)| *k == name && *s == tag)
+            {
+                rows.push(Row {
+                    file: stem.clone(),
+                    arch,
+                    kernel: name.clone(),
+                    shape: tag,
+                    outcome: Outcome::BadLaunch(why),
+                    lane_insts: 0,
+                });
+                continue;
+            }
+            let mut spec: LaunchSpec = match spec_for(f, &h) {
+                Ok(s) => s,
+                Err(e) => {
+                    rows.push(Row {
+                        file: stem.clone(),
+                        arch,
+                        kernel: name.clone(),
+                        shape: tag,
+                        outcome: Outcome::PtxNa(e.to_string()),
+                        lane_insts: 0,
+                    });
+                    continue;
+                }
+            };
+            spec.max_instructions = Some(3_000_000);
+            let opts = RunOptions {
+                file: format!("{stem}.ptx"),
+                ..RunOptions::default()
+            };
+            let mut lane_insts = 0;
+            let outcome = match run_program(&ptx_prog, &spec, &opts) {
+                Err(e) => Outcome::PtxNa(e.to_string()),
+                Ok(pr) => {
+                    let so = RunOptions {
+                        file: format!("{stem}.{arch}.cubin"),
+                        ..RunOptions::default()
+                    };
+                    match warpsmith::sass::emu::run(&prog, &spec, &so) {
+                        Err(EmuError::Unsupported { at, why }) => {
+                            Outcome::Unsupported(format!("{why}: `{}` at {}", at.text, at.at))
+                        }
+                        Err(e) => Outcome::SassError(e.to_string()),
+                        Ok(sr) => {
+                            lane_insts = sr.stats.lane_insts;
+                            let tol = approx
+                                || ORDER_DEPENDENT
+                                    .iter()
+                                    .any(|(k, s, _)| *k == name && *s == tag);
+                            match compare(&pr.buffers, &sr.buffers, tol) {
+                                Ok(true) => Outcome::Pass,
+                                Ok(false) => Outcome::PassTol,
+                                Err(m) => Outcome::Mismatch(m),
+                            }
+                        }
+                    }
+                }
+            };
+            rows.push(Row {
+                file: stem.clone(),
+                arch,
+                kernel: name.clone(),
+                shape: tag,
+                outcome,
+                lane_insts,
+            });
+        }
+    }
+    let _ = std::fs::remove_file(&ptx_path);
+    let _ = std::fs::remove_file(&cubin_path);
+    rows
+}
+
+#[test]
+fn bench_kernels_ptx_vs_cubin() {
+    let mut found = Vec::new();
+    for t in [Tool::Clang, Tool::Ptxas, Tool::Nvdisasm] {
+        match tools::find(t) {
+            Ok(p) => found.push(p),
+            Err(_) => {
+                eprintln!("SKIPPED: {} not found", t.name());
+                return;
+            }
+        }
+    }
+    let (clang, ptxas) = (found[0].clone(), found[1].clone());
+    let t0 = std::time::Instant::now();
+    let mut jobs = Vec::new();
+    for f in bench_files() {
+        for arch in ["sm_80", "sm_90"] {
+            jobs.push((f.clone(), arch));
+        }
+    }
+    let rows: Vec<Row> = common::parallel_map(&jobs, |(f, arch)| run_file(f, arch, &clang, &ptxas))
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut failures = Vec::new();
+    let mut count = std::collections::BTreeMap::<(&str, &str), usize>::new();
+    for r in &rows {
+        let (tag, detail) = match &r.outcome {
+            Outcome::Pass => ("pass", String::new()),
+            Outcome::BadLaunch(why) => ("bad-launch", why.to_string()),
+            Outcome::PassTol => ("pass~", String::new()),
+            Outcome::Unsupported(m) => ("UNSUPPORTED", m.clone()),
+            Outcome::PtxNa(m) => ("ptx-n/a", m.chars().take(100).collect()),
+            Outcome::Mismatch(m) => ("MISMATCH", m.clone()),
+            Outcome::SassError(m) => ("SASS-ERROR", m.clone()),
+        };
+        *count.entry((r.arch, tag)).or_default() += 1;
+        println!(
+            "{:<12} {:<6} {:<28} {:<30} {:<12} {:>9} {}",
+            r.file, r.arch, r.kernel, r.shape, tag, r.lane_insts, detail
+        );
+        // An unsupported instruction is named with its kernel offset, never skipped.
+        if let Outcome::Unsupported(m) = &r.outcome {
+            if !(m.contains('`') && m.contains("+0x")) {
+                failures.push(format!(
+                    "{} {}: unsupported without the instruction: {m}",
+                    r.file, r.kernel
+                ));
+            }
+        }
+        if matches!(r.outcome, Outcome::Mismatch(_) | Outcome::SassError(_)) {
+            failures.push(format!(
+                "{} {} {} ({}): {tag} {detail}",
+                r.file, r.arch, r.kernel, r.shape
+            ));
+        }
+    }
+    for &(file, kernel) in MUST_PASS {
+        for arch in ["sm_80", "sm_90"] {
+            let mine: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.file == file && r.kernel == kernel && r.arch == arch)
+                .collect();
+            let ran = mine
+                .iter()
+                .any(|r| matches!(r.outcome, Outcome::Pass | Outcome::PassTol));
+            let bad = mine.iter().find(|r| {
+                matches!(
+                    r.outcome,
+                    Outcome::Unsupported(_) | Outcome::Mismatch(_) | Outcome::SassError(_)
+                )
+            });
+            if let Some(r) = bad {
+                failures.push(format!(
+                    "{file} {arch} {kernel} ({}): must pass, got {:?}",
+                    r.shape, r.outcome
+                ));
+            } else if !ran {
+                failures.push(format!("{file} {arch} {kernel}: must pass, no shape ran"));
+            }
+        }
+    }
+    println!("summary (kernel x shape runs): {count:?}");
+    println!("time: {:.1} s", t0.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The commands on a cubin: `emulate --stats` writes the counters, `equiv` of a PTX file and
+/// ptxas's cubin of it says equivalent (exit 0), and `equiv` of the cubin against a PTX file whose
+/// addition became a subtraction says DIFFERENT (exit 1).
+#[test]
+fn cli_emulate_and_equiv_on_a_cubin() {
+    let mut found = Vec::new();
+    for t in [Tool::Ptxas, Tool::Nvdisasm] {
+        match tools::find(t) {
+            Ok(p) => found.push(p),
+            Err(_) => {
+                eprintln!("SKIPPED: {} not found", t.name());
+                return;
+            }
+        }
+    }
+    let ptx = r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry addk(.param .u64 a, .param .u64 b, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [b];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.s32 %r5, %r3, %r4, %r2;
+	setp.ge.s32 %p1, %r5, %r1;
+	@%p1 bra DONE;
+	cvta.to.global.u64 %rd3, %rd1;
+	cvta.to.global.u64 %rd4, %rd2;
+	mul.wide.s32 %rd5, %r5, 4;
+	add.s64 %rd6, %rd3, %rd5;
+	add.s64 %rd7, %rd4, %rd5;
+	ld.global.f32 %f1, [%rd6];
+	ld.global.f32 %f2, [%rd7];
+	add.rn.f32 %f3, %f1, %f2;
+	st.global.f32 [%rd7], %f3;
+DONE:
+	ret;
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("warpsmith-sass-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("addk.ptx");
+    let bad = dir.join("subk.ptx");
+    let c = dir.join("addk.cubin");
+    let spec = dir.join("spec.json");
+    let stats = dir.join("stats.json");
+    std::fs::write(&p, ptx).unwrap();
+    std::fs::write(&bad, ptx.replace("add.rn.f32", "sub.rn.f32")).unwrap();
+    std::fs::write(
+        &spec,
+        r#"{"kernel":"addk","grid":[3],"block":[40],"args":[
+            {"buffer":{"type":"f32","len":100,"init":"random"}},
+            {"buffer":{"type":"f32","len":100,"init":"random"}},
+            {"scalar":{"type":"s32","value":100}}]}"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(&found[0])
+        .args(["--fmad=false", "-arch", "sm_90", "-o"])
+        .arg(&c)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let bin = env!("CARGO_BIN_EXE_warpsmith");
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
+    let o = run(&[
+        "emulate".as_ref(),
+        c.as_os_str(),
+        "--launch".as_ref(),
+        spec.as_os_str(),
+        "--stats".as_ref(),
+        stats.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(sm_90)") && text.contains("global:"),
+        "{text}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    // 100 threads load two floats and store one: 300 lane accesses.
+    assert_eq!(j["global"]["accesses"], 300, "{j}");
+    assert_eq!(j["sm"], 90);
+    let o = run(&[
+        "equiv".as_ref(),
+        p.as_os_str(),
+        c.as_os_str(),
+        "--launch".as_ref(),
+        spec.as_os_str(),
+        "--seeds".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = run(&[
+        "equiv".as_ref(),
+        bad.as_os_str(),
+        c.as_os_str(),
+        "--launch".as_ref(),
+        spec.as_os_str(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("DIFFERENT"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
