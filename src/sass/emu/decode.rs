@@ -583,13 +583,61 @@ pub fn decode(p: &Parsed) -> Kind {
     }
 }
 
+/// One class's answer: its kind, `None` for a mnemonic of another class, or why it is unsupported.
+type Decoded = Result<Option<Kind>, String>;
+
+/// The instruction classes [`decode_inner`] tries in turn: each decodes the mnemonics of its
+/// class and answers `None` for the others.
+const DECODERS: [fn(&Parsed) -> Decoded; 9] = [
+    decode_move,
+    decode_int,
+    decode_bits,
+    decode_compare,
+    decode_float,
+    decode_convert,
+    decode_memory,
+    decode_collective,
+    decode_control,
+];
+
 fn decode_inner(p: &Parsed) -> Result<Kind, String> {
+    for decoder in DECODERS {
+        if let Some(k) = decoder(p)? {
+            return Ok(k);
+        }
+    }
+    Err(format!("mnemonic {}", p.op))
+}
+
+/// Moves: registers, special registers, constant banks, selects, predicate-register transfers.
+fn decode_move(p: &Parsed) -> Decoded {
     let m = |s: &str| p.has(s);
-    Ok(match p.op.as_str() {
+    Ok(Some(match p.op.as_str() {
         "MOV" | "UMOV" | "R2UR" => Kind::Mov,
         "S2R" | "S2UR" => Kind::S2r { wide: false },
         "CS2R" => Kind::S2r { wide: !m("32") },
         "LDC" | "ULDC" => Kind::Ldc { w: width(p) },
+        "SEL" | "FSEL" | "USEL" => Kind::Sel,
+        "P2R" => {
+            if p.mods.iter().any(|x| x.starts_with('B')) {
+                return Err("P2R with a byte selector".into());
+            }
+            Kind::P2r
+        }
+        "R2P" => {
+            if p.mods.iter().any(|x| x.starts_with('B')) {
+                return Err("R2P with a byte selector".into());
+            }
+            Kind::R2p
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Integer arithmetic: multiply-add, adds, `LEA`, absolute value, min/max.
+fn decode_int(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "IMAD" | "UIMAD" => Kind::Imad {
             hi: m("HI"),
             wide: m("WIDE"),
@@ -603,6 +651,17 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             x: m("X"),
             sx32: m("SX32"),
         },
+        "IABS" => Kind::Iabs,
+        "IMNMX" | "VIMNMX" | "UIMNMX" => Kind::Imnmx { unsigned: m("U32") },
+        "VIADDMNMX" => Kind::Viaddmnmx { unsigned: m("U32") },
+        _ => return Ok(None),
+    }))
+}
+
+/// Logic, shifts and bit operations.
+fn decode_bits(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "LOP3" | "ULOP3" => {
             if !m("LUT") {
                 return Err("LOP3 without .LUT".into());
@@ -626,7 +685,21 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             }
             Kind::Prmt
         }
-        "SEL" | "FSEL" | "USEL" => Kind::Sel,
+        "POPC" | "UPOPC" => Kind::Popc,
+        "FLO" | "UFLO" => Kind::Flo {
+            signed: !m("U32"),
+            sh: m("SH"),
+        },
+        "BREV" | "UBREV" => Kind::Brev,
+        "SGXT" | "USGXT" => Kind::Sgxt { signed: !m("U32") },
+        _ => return Ok(None),
+    }))
+}
+
+/// Comparisons setting predicates (or, for `FSET`, a register).
+fn decode_compare(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "ISETP" | "UISETP" => Kind::Isetp {
             cmp: cmp_of(&p.mods).ok_or("ISETP without comparison")?,
             unsigned: m("U32"),
@@ -645,6 +718,14 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             bf: m("BF"),
             ftz: m("FTZ"),
         },
+        _ => return Ok(None),
+    }))
+}
+
+/// f32/f64 arithmetic, `MUFU`, packed half precision.
+fn decode_float(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "FADD" | "FMUL" | "FFMA" => {
             for x in &p.mods {
                 if !matches!(x.as_str(), "FTZ" | "SAT" | "RZ" | "RM" | "RP" | "RN") {
@@ -676,6 +757,30 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             Some("TANH") => Mufu::Tanh,
             other => return Err(format!("MUFU.{}", other.unwrap_or(""))),
         }),
+        "HADD2" | "HMUL2" | "HFMA2" => {
+            for x in &p.mods {
+                if !matches!(x.as_str(), "MMA" | "F32" | "FTZ" | "SAT") {
+                    return Err(format!("{} modifier .{x}", p.op));
+                }
+            }
+            Kind::H2 {
+                op: match p.op.as_str() {
+                    "HADD2" => 0,
+                    "HMUL2" => 1,
+                    _ => 2,
+                },
+                f32: m("F32"),
+                m: fmods(p),
+            }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Conversions between integers and floats.
+fn decode_convert(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "F2I" => {
             let (bits, signed) = int_ty(p, true);
             Kind::F2i {
@@ -741,44 +846,14 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             // sm_80 prints `F2FP.PACK_AB` (f16) and `F2FP.BF16.PACK_AB`; sm_90 names both types.
             Kind::F2fp { f16: !m("BF16") }
         }
-        "HADD2" | "HMUL2" | "HFMA2" => {
-            for x in &p.mods {
-                if !matches!(x.as_str(), "MMA" | "F32" | "FTZ" | "SAT") {
-                    return Err(format!("{} modifier .{x}", p.op));
-                }
-            }
-            Kind::H2 {
-                op: match p.op.as_str() {
-                    "HADD2" => 0,
-                    "HMUL2" => 1,
-                    _ => 2,
-                },
-                f32: m("F32"),
-                m: fmods(p),
-            }
-        }
-        "IABS" => Kind::Iabs,
-        "POPC" | "UPOPC" => Kind::Popc,
-        "FLO" | "UFLO" => Kind::Flo {
-            signed: !m("U32"),
-            sh: m("SH"),
-        },
-        "BREV" | "UBREV" => Kind::Brev,
-        "SGXT" | "USGXT" => Kind::Sgxt { signed: !m("U32") },
-        "IMNMX" | "VIMNMX" | "UIMNMX" => Kind::Imnmx { unsigned: m("U32") },
-        "VIADDMNMX" => Kind::Viaddmnmx { unsigned: m("U32") },
-        "P2R" => {
-            if p.mods.iter().any(|x| x.starts_with('B')) {
-                return Err("P2R with a byte selector".into());
-            }
-            Kind::P2r
-        }
-        "R2P" => {
-            if p.mods.iter().any(|x| x.starts_with('B')) {
-                return Err("R2P with a byte selector".into());
-            }
-            Kind::R2p
-        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Loads, stores, atomics and reductions.
+fn decode_memory(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "LDG" | "LDS" | "LDL" | "LD" => {
             mem_mods_ok(p, &[])?;
             Kind::Ld {
@@ -834,6 +909,14 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
                 popc_inc: m("POPC") && m("INC"),
             }
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// Warp collectives: shuffles, votes, reductions, matches.
+fn decode_collective(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "SHFL" => Kind::Shfl(match p.mods.first().map(String::as_str) {
             Some("IDX") => Shfl::Idx,
             Some("UP") => Shfl::Up,
@@ -869,6 +952,14 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             all: m("ALL"),
             wide: m("U64") || m("64"),
         },
+        _ => return Ok(None),
+    }))
+}
+
+/// Control flow, convergence and CTA barriers, and instructions without effect here.
+fn decode_control(p: &Parsed) -> Decoded {
+    let m = |s: &str| p.has(s);
+    Ok(Some(match p.op.as_str() {
         "BAR" => {
             let red = if m("SYNC") {
                 0
@@ -926,8 +1017,8 @@ fn decode_inner(p: &Parsed) -> Result<Kind, String> {
             }
             Kind::Nop
         }
-        other => return Err(format!("mnemonic {other}")),
-    })
+        _ => return Ok(None),
+    }))
 }
 
 fn space_of(op: &str) -> Space {

@@ -16,6 +16,13 @@
 //! addresses use the PTX emulator's windows (shared at `0x0200_0000_0000`, whose high word
 //! `SR_SWINHI` gives, local at `0x0300_0000_0000` = `c[0x0][0x20]`). Every access is bounds- and
 //! alignment-checked and a violation stops the run with a fault naming the instruction.
+//!
+//! **Layout.** This file holds the scheduler (`run_cta`, `step`), the dispatch of one instruction
+//! (`exec`, `alu`), operand access, memory and warp collectives; the rest is by instruction class:
+//! `control` (branches, calls, `EXIT`, convergence and CTA barriers), and the lane-by-lane datapath
+//! in `alu_move` (moves, special registers, constants, comparisons), `alu_int` (integer
+//! arithmetic, logic, shifts, bit operations) and `alu_float` (f32/f64, conversions, half
+//! precision).
 
 use std::collections::HashMap;
 
@@ -29,6 +36,11 @@ use super::decode::{self, AtomOp, AtomTy, Class, Kind, Shfl, Space, Width};
 use super::operand::{Addr, Opnd, Sel, Special, PT, RZ, URZ};
 use super::program::Kernel;
 use super::stats::SassStats;
+
+mod alu_float;
+mod alu_int;
+mod alu_move;
+mod control;
 
 /// A decoded instruction.
 struct DInst {
@@ -494,6 +506,8 @@ impl<'a> Machine<'a> {
         code.get(pc as usize).and_then(|i| i.ops.first().cloned())
     }
 
+    /// One instruction for the lanes `act` at its PC (`exec`: those whose guard holds), handed to
+    /// the function of its class; lanes move on to their next PC.
     #[allow(clippy::too_many_arguments)]
     fn exec(
         &mut self,
@@ -505,241 +519,32 @@ impl<'a> Machine<'a> {
         _cta: [u32; 3],
         shared: &mut [u8],
     ) -> Result<(), Stop> {
-        let next = |w: &mut Warp, m: u32| {
-            if m == u32::MAX {
-                for p in w.pc.iter_mut() {
-                    *p += 1;
-                }
-            } else {
-                for l in lanes(m) {
-                    w.pc[l] += 1;
-                }
-            }
-        };
-        let target = |o: Option<&Opnd>| -> Result<u32, Stop> {
-            match o {
-                Some(Opnd::Target(t)) => Ok((*t / 16) as u32),
-                _ => Err(Stop::Msg("branch without a target".into(), None)),
-            }
-        };
         match &i.kind {
             Kind::Unsupported(why) => {
                 if exec == 0 {
-                    next(w, act);
+                    advance(w, act);
                     return Ok(());
                 }
                 return Err(Stop::Msg(why.clone(), None));
             }
-            Kind::Nop => next(w, act),
-            Kind::Bra => {
-                // `BRA P0, target`: taken where the guard and the predicate operand hold.
-                let t = target(i.ops.last())?;
-                let cond = i
-                    .ops
-                    .iter()
-                    .find(|o| matches!(o, Opnd::P { .. } | Opnd::Up { .. }));
-                for l in lanes(act) {
-                    let mut take = exec >> l & 1 == 1;
-                    if let (true, Some(c)) = (take, cond) {
-                        take = self.pred(w, l, c).map_err(|m| Stop::Msg(m, Some(l)))?;
-                    }
-                    w.pc[l] = if take { t } else { pc + 1 };
-                }
+            Kind::Nop => advance(w, act),
+            Kind::Bra | Kind::BraDiv | Kind::Exit | Kind::Call | Kind::Brx | Kind::Ret => {
+                self.exec_branch(i, w, act, exec, pc)?
             }
-            Kind::BraDiv => {
-                // Taken when the executing lanes are not all of the warp's live lanes (the
-                // warp is diverged): ptxas's slow path then handles partial warps.
-                let t = target(i.ops.last())?;
-                let mut live = 0u32;
-                for l in 0..32 {
-                    if !matches!(w.st[l], St::Exited | St::Absent) {
-                        live |= 1 << l;
-                    }
-                }
-                let div = exec != live;
-                for l in lanes(act) {
-                    w.pc[l] = if exec >> l & 1 == 1 && div { t } else { pc + 1 };
-                }
-            }
-            Kind::Exit => {
-                for l in lanes(act) {
-                    if exec >> l & 1 == 1 {
-                        w.st[l] = St::Exited;
-                    } else {
-                        w.pc[l] += 1;
-                    }
-                }
-            }
-            Kind::Call | Kind::Brx => {
-                // CALL `(f)`: direct. BRX Ra imm / CALL.REL Ra: the target is the 64-bit pair
-                // Ra + imm relative to the next instruction.
-                let direct = match i.ops.first() {
-                    Some(Opnd::Target(t)) => Some((*t / 16) as u32),
-                    _ => None,
-                };
-                let off = match i.ops.get(1) {
-                    Some(Opnd::Imm(v)) => *v,
-                    _ => 0,
-                };
-                for l in lanes(act) {
-                    w.pc[l] = if exec >> l & 1 == 1 {
-                        match (direct, i.ops.first()) {
-                            (Some(t), _) => t,
-                            (None, Some(r @ Opnd::R { .. })) => {
-                                let v = self
-                                    .rd64(w, l, r, false)
-                                    .map_err(|m| Stop::Msg(m, Some(l)))?;
-                                let t = (u64::from(pc) * 16 + 16)
-                                    .wrapping_add(v)
-                                    .wrapping_add(off as u64);
-                                if t % 16 != 0 || t / 16 >= self.k.code.len() as u64 {
-                                    return Err(Stop::Msg(
-                                        format!(
-                                            "indirect branch or call to {t:#x}, outside the \
-                                             kernel's code section (calls into other sections \
-                                             are not supported)"
-                                        ),
-                                        Some(l),
-                                    ));
-                                }
-                                (t / 16) as u32
-                            }
-                            _ => return Err(Stop::Msg("branch target".into(), None)),
-                        }
-                    } else {
-                        pc + 1
-                    };
-                }
-            }
-            Kind::Ret => {
-                let Some(Opnd::R { n, .. }) = i.ops.first() else {
-                    return Err(Stop::Msg("RET without a register".into(), None));
-                };
-                for l in lanes(act) {
-                    if exec >> l & 1 == 1 {
-                        let a = reg(w, l, *n);
-                        w.pc[l] = a / 16;
-                    } else {
-                        w.pc[l] += 1;
-                    }
-                }
-            }
-            Kind::Bssy => {
-                let Some(Opnd::B(b)) = i.ops.first() else {
-                    return Err(Stop::Msg("BSSY operand".into(), None));
-                };
-                w.bars[*b as usize] = exec;
-                next(w, act);
-            }
-            Kind::Bsync => {
-                let Some(Opnd::B(b)) = i.ops.first() else {
-                    return Err(Stop::Msg("BSYNC operand".into(), None));
-                };
-                for l in lanes(act) {
-                    if exec >> l & 1 == 1 {
-                        w.st[l] = St::Bsync(*b);
-                    } else {
-                        w.pc[l] += 1;
-                    }
-                }
-                Self::release_warp(w);
-            }
-            Kind::Break => {
-                let Some(Opnd::B(b)) = i.ops.first() else {
-                    return Err(Stop::Msg("BREAK operand".into(), None));
-                };
-                w.bars[*b as usize] &= !exec;
-                next(w, act);
-            }
-            Kind::Bmov { clear } => {
-                match (i.ops.first(), i.ops.get(1)) {
-                    (Some(Opnd::R { n, .. }), Some(Opnd::B(b))) => {
-                        for l in lanes(exec) {
-                            set(w, l, *n, w.bars[*b as usize]);
-                        }
-                        if *clear && exec != 0 {
-                            w.bars[*b as usize] = 0;
-                        }
-                    }
-                    (Some(Opnd::B(b)), Some(src)) => {
-                        if let Some(l) = lanes(exec).next() {
-                            w.bars[*b as usize] =
-                                self.rd(w, l, src).map_err(|m| Stop::Msg(m, None))?;
-                        }
-                    }
-                    _ => return Err(Stop::Msg("BMOV operands".into(), None)),
-                }
-                next(w, act);
-            }
-            Kind::Warpsync => {
-                let mask = match i.ops.first() {
-                    None => u32::MAX,
-                    Some(o) => match lanes(exec).next() {
-                        Some(l) => self.rd(w, l, o).map_err(|m| Stop::Msg(m, None))?,
-                        None => 0,
-                    },
-                };
-                for l in lanes(act) {
-                    if exec >> l & 1 == 1 {
-                        w.st[l] = St::Warpsync(mask);
-                    } else {
-                        w.pc[l] += 1;
-                    }
-                }
-                Self::release_warp(w);
-            }
-            Kind::Bar { red } => {
-                let id = match i.ops.first() {
-                    Some(Opnd::Imm(v)) => *v as u8,
-                    Some(o) => match lanes(exec).next() {
-                        Some(l) => self.rd(w, l, o).map_err(|m| Stop::Msg(m, None))? as u8,
-                        None => 0,
-                    },
-                    None => 0,
-                };
-                if *red == 4 || i.ops.len() > 1 && *red == 0 {
-                    return Err(Stop::Msg(
-                        "BAR.ARV / barriers with a thread count".into(),
-                        None,
-                    ));
-                }
-                for l in lanes(act) {
-                    if exec >> l & 1 == 1 {
-                        let p = if *red > 0 {
-                            let po = i
-                                .ops
-                                .get(1)
-                                .ok_or(Stop::Msg("BAR.RED predicate".into(), None))?;
-                            u32::from(self.pred(w, l, po).map_err(|m| Stop::Msg(m, None))?)
-                        } else {
-                            0
-                        };
-                        w.b2r[l] = u32::from(*red) << 8 | p;
-                        w.st[l] = St::Bar(id & 15);
-                    } else {
-                        w.pc[l] += 1;
-                    }
-                }
-            }
-            Kind::B2r => {
-                for l in lanes(exec) {
-                    let v = w.b2r[l];
-                    if let Some(Opnd::R { n, .. }) = i.ops.first() {
-                        set(w, l, *n, v);
-                    }
-                    if let Some(Opnd::P { n, .. }) = i.ops.get(1) {
-                        set_p(w, l, *n, v != 0);
-                    }
-                }
-                next(w, act);
-            }
+            Kind::Bssy
+            | Kind::Bsync
+            | Kind::Break
+            | Kind::Bmov { .. }
+            | Kind::Warpsync
+            | Kind::Bar { .. }
+            | Kind::B2r => self.exec_convergence(i, w, act, exec)?,
             Kind::Ld { space, w: wd } => {
                 self.ld(i, w, exec, *space, *wd, shared)?;
-                next(w, act);
+                advance(w, act);
             }
             Kind::St { space, w: wd } => {
                 self.st(i, w, exec, *space, *wd, shared)?;
-                next(w, act);
+                advance(w, act);
             }
             Kind::Atom {
                 space,
@@ -749,27 +554,27 @@ impl<'a> Machine<'a> {
                 popc_inc,
             } => {
                 self.atom(i, w, exec, *space, *op, *ty, *red, *popc_inc, shared)?;
-                next(w, act);
+                advance(w, act);
             }
             Kind::Shfl(mode) => {
                 self.shfl(i, w, exec, *mode)
                     .map_err(|m| Stop::Msg(m, None))?;
-                next(w, act);
+                advance(w, act);
             }
             Kind::Vote { mode, uniform } => {
                 self.vote(i, w, exec, *mode, *uniform)
                     .map_err(|m| Stop::Msg(m, None))?;
-                next(w, act);
+                advance(w, act);
             }
             Kind::Match { all, wide } => {
                 self.match_(i, w, exec, *all, *wide)
                     .map_err(|m| Stop::Msg(m, None))?;
-                next(w, act);
+                advance(w, act);
             }
             Kind::Redux { op, signed } => {
                 self.redux(i, w, exec, *op, *signed)
                     .map_err(|m| Stop::Msg(m, None))?;
-                next(w, act);
+                advance(w, act);
             }
             _ => {
                 if i.uniform {
@@ -783,7 +588,7 @@ impl<'a> Machine<'a> {
                         self.alu(i, w, l).map_err(|m| Stop::Msg(m, Some(l)))?;
                     }
                 }
-                next(w, act);
+                advance(w, act);
             }
         }
         Ok(())
@@ -1164,545 +969,44 @@ impl<'a> Machine<'a> {
 
     // ---- the datapath ----
 
+    /// One datapath instruction for lane `l`, handed to the function of its class.
     fn alu(&mut self, i: &DInst, w: &mut Warp, l: usize) -> R<()> {
-        let o = &i.ops;
-        let op =
-            |k: usize| -> R<&Opnd> { o.get(k).ok_or_else(|| format!("missing operand {}", k + 1)) };
-        let is_p = |x: &Opnd| matches!(x, Opnd::P { .. } | Opnd::Up { .. });
         match &i.kind {
-            Kind::Mov => {
-                let v = self.rd(w, l, op(1)?)?;
-                self.wr(w, l, op(0)?, v)?;
+            Kind::Mov | Kind::S2r { .. } | Kind::Ldc { .. } | Kind::Sel | Kind::P2r | Kind::R2p => {
+                self.alu_move(i, w, l)
             }
-            Kind::S2r { wide } => {
-                let s = op(1)?;
-                if *wide {
-                    let v = match s {
-                        Opnd::Srz => 0,
-                        Opnd::Sr(Special::Clock(_)) => w.insts,
-                        Opnd::Sr(Special::GlobalTimer(_)) => w.insts * 32,
-                        other => return Err(format!("CS2R source {other:?}")),
-                    };
-                    self.wr64(w, l, op(0)?, v)?;
-                } else {
-                    let v = self.raw(w, l, s)?;
-                    self.wr(w, l, op(0)?, v)?;
-                }
+            Kind::Isetp { .. } | Kind::Fsetp { .. } | Kind::Fset { .. } | Kind::Plop3 => {
+                self.alu_compare(i, w, l)
             }
-            Kind::Ldc { w: wd } => {
-                let Opnd::C { bank, off, idx, .. } = op(1)? else {
-                    return Err("LDC source".into());
-                };
-                let base = match idx {
-                    None => 0,
-                    Some((false, r)) => i64::from(reg(w, l, *r) as i32),
-                    Some((true, r)) => i64::from(ureg(w, *r) as i32),
-                };
-                let a = off + base;
-                let nb = wd.bytes as usize;
-                if a % nb as i64 != 0 {
-                    return Err(format!("misaligned constant load at {a:#x}"));
-                }
-                let v = self.cload(*bank, a, nb.min(8))?;
-                match nb {
-                    8 => self.wr64(w, l, op(0)?, v)?,
-                    4 => self.wr(w, l, op(0)?, v as u32)?,
-                    _ => {
-                        let v = ext(v, nb as u32, wd.signed);
-                        self.wr(w, l, op(0)?, v)?
-                    }
-                }
+            Kind::Imad { .. }
+            | Kind::Iadd3 { .. }
+            | Kind::Viadd
+            | Kind::Lea { .. }
+            | Kind::Iabs
+            | Kind::Imnmx { .. }
+            | Kind::Viaddmnmx { .. } => self.alu_int(i, w, l),
+            Kind::Lop3
+            | Kind::Shf { .. }
+            | Kind::Prmt
+            | Kind::Popc
+            | Kind::Flo { .. }
+            | Kind::Brev
+            | Kind::Sgxt { .. } => self.alu_bits(i, w, l),
+            Kind::Fadd(_)
+            | Kind::Fmul(_)
+            | Kind::Ffma(_)
+            | Kind::Fmnmx { .. }
+            | Kind::Dadd(_)
+            | Kind::Dmul(_)
+            | Kind::Dfma(_)
+            | Kind::Fchk
+            | Kind::Mufu(_) => self.alu_float(i, w, l),
+            Kind::F2i { .. } | Kind::I2f { .. } | Kind::F2f { .. } | Kind::F2fp { .. } => {
+                self.alu_convert(i, w, l)
             }
-            Kind::Imad {
-                hi,
-                wide,
-                signed,
-                x,
-            } => {
-                let d = op(0)?;
-                let (pout, a_at) = if is_p(op(1)?) && !matches!(op(1)?, Opnd::Imm(_)) {
-                    (Some(op(1)?), 2)
-                } else {
-                    (None, 1)
-                };
-                let a = self.rd(w, l, op(a_at)?)?;
-                let b = self.rd(w, l, op(a_at + 1)?)?;
-                let cin = if *x {
-                    match o.get(a_at + 3) {
-                        Some(p) => u64::from(self.pred(w, l, p)?),
-                        None => 0,
-                    }
-                } else {
-                    0
-                };
-                if *wide {
-                    let c = self.rd64(w, l, op(a_at + 2)?, false)?;
-                    let prod = if *signed {
-                        (i64::from(a as i32) * i64::from(b as i32)) as u64
-                    } else {
-                        u64::from(a) * u64::from(b)
-                    };
-                    let (s1, c1) = prod.overflowing_add(c);
-                    let (s, c2) = s1.overflowing_add(cin);
-                    self.wr64(w, l, d, s)?;
-                    if let Some(p) = pout {
-                        self.wp(w, l, p, c1 || c2)?;
-                    }
-                } else {
-                    let r = if *hi {
-                        // IMAD.HI: the high word of a·b + the 64-bit pair {c+1:c}.
-                        let c = self.rd64(w, l, op(a_at + 2)?, false)?;
-                        let prod = if *signed {
-                            (i64::from(a as i32) * i64::from(b as i32)) as u64
-                        } else {
-                            u64::from(a) * u64::from(b)
-                        };
-                        let s = u128::from(prod) + u128::from(c) + u128::from(cin << 32);
-                        if let Some(p) = pout {
-                            self.wp(w, l, p, s >> 64 != 0)?;
-                        }
-                        (s >> 32) as u32
-                    } else {
-                        let c = self.rd(w, l, op(a_at + 2)?)?;
-                        let s = u64::from(a.wrapping_mul(b)) + u64::from(c) + cin;
-                        if let Some(p) = pout {
-                            self.wp(w, l, p, s >> 32 != 0)?;
-                        }
-                        s as u32
-                    };
-                    self.wr(w, l, d, r)?;
-                }
-            }
-            Kind::Iadd3 { x } => {
-                // IADD3 d, [P0, [P1,]] a, b, c [, Pin0 [, Pin1]]
-                let mut k = 1;
-                let mut pouts = Vec::new();
-                while k < o.len() && is_p(&o[k]) && pouts.len() < 2 && k + 3 <= o.len() {
-                    // Leading predicates are carry outputs only when three values follow.
-                    if o.len() - k > 3 {
-                        pouts.push(k);
-                        k += 1;
-                    } else {
-                        break;
-                    }
-                }
-                let mut sum: u64 = 0;
-                for j in 0..3 {
-                    let x = op(k + j)?;
-                    let (neg, _, _) = decor(x);
-                    if neg {
-                        // -v as 2^32 - v (carry of a subtraction means "no borrow").
-                        let v = self.raw(w, l, x)?;
-                        sum += (1u64 << 32) - u64::from(v);
-                    } else {
-                        sum += u64::from(self.rd(w, l, x)?);
-                    }
-                }
-                if *x {
-                    for p in &o[k + 3..] {
-                        sum += u64::from(self.pred(w, l, p)?);
-                    }
-                }
-                self.wr(w, l, op(0)?, sum as u32)?;
-                // Two carry outputs carry the count (0, 1 or 2) as thermometer code: both are
-                // added back by the next word's IADD3.X.
-                let carry = sum >> 32;
-                for (j, &pk) in pouts.iter().enumerate() {
-                    self.wp(w, l, &o[pk], carry > j as u64)?;
-                }
-            }
-            Kind::Viadd => {
-                let a = self.rd(w, l, op(1)?)?;
-                let b = self.rd(w, l, op(2)?)?;
-                self.wr(w, l, op(0)?, a.wrapping_add(b))?;
-            }
-            Kind::Lea { hi, x, sx32 } => {
-                let (pout, k) = if is_p(op(1)?) {
-                    (Some(1), 2)
-                } else {
-                    (None, 1)
-                };
-                let a = self.rd(w, l, op(k)?)?;
-                let b = self.rd(w, l, op(k + 1)?)?;
-                let (c, s_at) = if *hi && !*sx32 {
-                    (self.rd(w, l, op(k + 2)?)?, k + 3)
-                } else if *sx32 {
-                    (if (a as i32) < 0 { u32::MAX } else { 0 }, k + 2)
-                } else {
-                    (0, k + 2)
-                };
-                let s = self.rd(w, l, op(s_at)?)? & 63;
-                let cin = if *x {
-                    match o.get(s_at + 1) {
-                        Some(p) => u64::from(self.pred(w, l, p)?),
-                        None => 0,
-                    }
-                } else {
-                    0
-                };
-                let v = u64::from(c) << 32 | u64::from(a);
-                let sh = (u128::from(v) << s) as u64;
-                let part = if *hi { (sh >> 32) as u32 } else { sh as u32 };
-                let sum = u64::from(part) + u64::from(b) + cin;
-                self.wr(w, l, op(0)?, sum as u32)?;
-                if let Some(p) = pout {
-                    self.wp(w, l, &o[p], sum >> 32 != 0)?;
-                }
-            }
-            Kind::Lop3 => {
-                // LOP3.LUT [Pout,] d, a, b, c, lut, Pin: Pout = (result != 0) OR Pin (ptxas
-                // chains wide "!= 0" tests through Pin).
-                let (pout, d, k) = if is_p(op(0)?) {
-                    (Some(0), 1, 2)
-                } else {
-                    (None, 0, 1)
-                };
-                let pin = match o.get(k + 4) {
-                    Some(p) => self.pred(w, l, p)?,
-                    None => false,
-                };
-                let a = self.rd(w, l, op(k)?)?;
-                let b = self.rd(w, l, op(k + 1)?)?;
-                let c = self.rd(w, l, op(k + 2)?)?;
-                let lut = self.rd(w, l, op(k + 3)?)? as u8;
-                let r = alu::lop3(a, b, c, lut);
-                self.wr(w, l, op(d)?, r)?;
-                if let Some(p) = pout {
-                    self.wp(w, l, &o[p], r != 0 || pin)?;
-                }
-            }
-            Kind::Plop3 => {
-                let a = self.pred(w, l, op(2)?)?;
-                let b = self.pred(w, l, op(3)?)?;
-                let c = self.pred(w, l, op(4)?)?;
-                let f = |lut: u32| {
-                    let idx = u32::from(a) << 2 | u32::from(b) << 1 | u32::from(c);
-                    lut >> idx & 1 == 1
-                };
-                let l0 = self.rd(w, l, op(5)?)?;
-                let l1 = self.rd(w, l, op(6)?)?;
-                let (r0, r1) = (f(l0), f(l1));
-                self.wp(w, l, op(0)?, r0)?;
-                self.wp(w, l, op(1)?, r1)?;
-            }
-            Kind::Shf {
-                left,
-                w64,
-                signed,
-                hi,
-                wrap,
-            } => {
-                let a = self.rd(w, l, op(1)?)?;
-                let s = self.rd(w, l, op(2)?)?;
-                let c = self.rd(w, l, op(3)?)?;
-                let m = alu::ShfMode {
-                    left: *left,
-                    w64: *w64,
-                    signed: *signed,
-                    hi: *hi,
-                    wrap: *wrap,
-                };
-                let r = alu::shf(a, s, c, m);
-                self.wr(w, l, op(0)?, r)?;
-            }
-            Kind::Prmt => {
-                let a = self.rd(w, l, op(1)?)?;
-                let s = self.rd(w, l, op(2)?)?;
-                let b = self.rd(w, l, op(3)?)?;
-                self.wr(w, l, op(0)?, alu::prmt(a, s, b))?;
-            }
-            Kind::Sel => {
-                let p = self.pred(w, l, op(3)?)?;
-                let v = if p {
-                    self.rd(w, l, op(1)?)?
-                } else {
-                    self.rd(w, l, op(2)?)?
-                };
-                self.wr(w, l, op(0)?, v)?;
-            }
-            Kind::Isetp {
-                cmp,
-                unsigned,
-                bop,
-                ex,
-            } => {
-                let a = self.rd(w, l, op(2)?)?;
-                let b = self.rd(w, l, op(3)?)?;
-                let c = self.pred(w, l, op(4)?)?;
-                let pin = if *ex {
-                    Some(self.pred(w, l, op(5)?)?)
-                } else {
-                    None
-                };
-                let r = alu::icmp(*cmp, a, b, *unsigned, pin);
-                let p0 = alu::combine(r, *bop, c);
-                let p1 = alu::combine(!r, *bop, c);
-                self.wp(w, l, op(0)?, p0)?;
-                self.wp(w, l, op(1)?, p1)?;
-            }
-            Kind::Fsetp { cmp, bop, ftz, f64 } => {
-                let (x, y) = if *f64 {
-                    (
-                        f64::from_bits(self.rd64(w, l, op(2)?, true)?),
-                        f64::from_bits(self.rd64(w, l, op(3)?, true)?),
-                    )
-                } else {
-                    (
-                        alu::f32cmp_val(self.rf(w, l, op(2)?)?, *ftz),
-                        alu::f32cmp_val(self.rf(w, l, op(3)?)?, *ftz),
-                    )
-                };
-                let c = self.pred(w, l, op(4)?)?;
-                let r = alu::fcmp(*cmp, x, y);
-                self.wp(w, l, op(0)?, alu::combine(r, *bop, c))?;
-                self.wp(w, l, op(1)?, alu::combine(!r, *bop, c))?;
-            }
-            Kind::Fset { cmp, bop, bf, ftz } => {
-                let x = alu::f32cmp_val(self.rf(w, l, op(1)?)?, *ftz);
-                let y = alu::f32cmp_val(self.rf(w, l, op(2)?)?, *ftz);
-                let c = self.pred(w, l, op(3)?)?;
-                let r = alu::combine(alu::fcmp(*cmp, x, y), *bop, c);
-                let v = match (r, bf) {
-                    (true, true) => 1.0f32.to_bits(),
-                    (true, false) => u32::MAX,
-                    _ => 0,
-                };
-                self.wr(w, l, op(0)?, v)?;
-            }
-            Kind::Fadd(m) => {
-                let a = self.rf(w, l, op(1)?)?;
-                let b = self.rf(w, l, op(2)?)?;
-                self.wr(w, l, op(0)?, alu::fadd(a, b, *m))?;
-            }
-            Kind::Fmul(m) => {
-                let a = self.rf(w, l, op(1)?)?;
-                let b = self.rf(w, l, op(2)?)?;
-                self.wr(w, l, op(0)?, alu::fmul(a, b, *m))?;
-            }
-            Kind::Ffma(m) => {
-                let a = self.rf(w, l, op(1)?)?;
-                let b = self.rf(w, l, op(2)?)?;
-                let c = self.rf(w, l, op(3)?)?;
-                self.wr(w, l, op(0)?, alu::ffma(a, b, c, *m))?;
-            }
-            Kind::Fmnmx { ftz } => {
-                let a = self.rf(w, l, op(1)?)?;
-                let b = self.rf(w, l, op(2)?)?;
-                let p = self.pred(w, l, op(3)?)?;
-                self.wr(w, l, op(0)?, alu::fmnmx(a, b, p, *ftz))?;
-            }
-            Kind::Dadd(r) | Kind::Dmul(r) => {
-                let a = self.rd64(w, l, op(1)?, true)?;
-                let b = self.rd64(w, l, op(2)?, true)?;
-                let k = u8::from(matches!(i.kind, Kind::Dmul(_)));
-                self.wr64(w, l, op(0)?, alu::darith(k, a, b, *r))?;
-            }
-            Kind::Dfma(r) => {
-                let a = self.rd64(w, l, op(1)?, true)?;
-                let b = self.rd64(w, l, op(2)?, true)?;
-                let c = self.rd64(w, l, op(3)?, true)?;
-                self.wr64(w, l, op(0)?, alu::dfma(a, b, c, *r))?;
-            }
-            Kind::Fchk => {
-                let a = self.rf(w, l, op(1)?)?;
-                let b = self.rf(w, l, op(2)?)?;
-                self.wp(w, l, op(0)?, alu::fchk(a, b))?;
-            }
-            Kind::Mufu(f) => {
-                let a = self.rf(w, l, op(1)?)?;
-                self.wr(w, l, op(0)?, alu::mufu(*f, a))?;
-            }
-            Kind::F2i {
-                src64,
-                bits,
-                signed,
-                rnd,
-                ftz,
-            } => {
-                let x = if *src64 {
-                    f64::from_bits(self.rd64(w, l, op(1)?, true)?)
-                } else {
-                    let mut b = self.rf(w, l, op(1)?)?;
-                    if *ftz {
-                        b = alu::ftz32(b);
-                    }
-                    f64::from(f32::from_bits(b))
-                };
-                let v = alu::f2i(x, *bits, *signed, *rnd);
-                if *bits == 64 {
-                    self.wr64(w, l, op(0)?, v)?;
-                } else {
-                    self.wr(w, l, op(0)?, v as u32)?;
-                }
-            }
-            Kind::I2f {
-                dst64,
-                bits,
-                signed,
-                rnd,
-            } => {
-                let v = if *bits == 64 {
-                    self.rd64(w, l, op(1)?, false)?
-                } else {
-                    u64::from(self.rd(w, l, op(1)?)?)
-                };
-                if *dst64 {
-                    let r = alu::i2f(v, *bits, *signed, crate::emu::float::F64, *rnd);
-                    self.wr64(w, l, op(0)?, r)?;
-                } else {
-                    let r = alu::i2f(v, *bits, *signed, F32, *rnd);
-                    self.wr(w, l, op(0)?, r as u32)?;
-                }
-            }
-            Kind::F2f { dst, src, rnd, ftz } => {
-                let x = match src {
-                    64 => f64::from_bits(self.rd64(w, l, op(1)?, true)?),
-                    32 => {
-                        let mut b = self.rf(w, l, op(1)?)?;
-                        if *ftz {
-                            b = alu::ftz32(b);
-                        }
-                        f64::from(f32::from_bits(b))
-                    }
-                    _ => F16.to_f64(u64::from(self.rf(w, l, op(1)?)? & 0xffff)),
-                };
-                let r = if x.is_nan() {
-                    alu::fmt_of(*dst).canonical_nan()
-                } else {
-                    float::from_f64(x, alu::fmt_of(*dst), *rnd)
-                };
-                match dst {
-                    64 => self.wr64(w, l, op(0)?, r)?,
-                    32 => {
-                        let mut r = r as u32;
-                        if *ftz {
-                            r = alu::ftz32(r);
-                        }
-                        self.wr(w, l, op(0)?, r)?
-                    }
-                    _ => self.wr(w, l, op(0)?, r as u32 & 0xffff)?,
-                }
-            }
-            Kind::F2fp { f16 } => {
-                // F2FP.PACK_AB d, a, b: d = {hi: cvt(a), lo: cvt(b)}.
-                let fmt = if *f16 { F16 } else { float::BF16 };
-                let a = self.rf(w, l, op(1)?)?;
-                let b = self.rf(w, l, op(2)?)?;
-                let cv = |x: u32| -> u32 {
-                    let v = f64::from(f32::from_bits(x));
-                    (if v.is_nan() {
-                        fmt.canonical_nan()
-                    } else {
-                        float::from_f64(v, fmt, Rnd::Rn)
-                    }) as u32
-                        & 0xffff
-                };
-                self.wr(w, l, op(0)?, cv(a) << 16 | cv(b))?;
-            }
-            Kind::H2 { op: hop, f32, m } => {
-                // An immediate pair is printed as two tokens (`1.875, 0`: high half first).
-                let want = if *hop == 2 { 4 } else { 3 };
-                let pair = o.len() > want;
-                let get = |s: &Self, k: usize| -> R<u32> {
-                    if pair && k == want - 1 {
-                        let h = |x: &Opnd| -> R<u32> {
-                            match x {
-                                Opnd::FImm(f) => {
-                                    Ok(float::from_f64(*f, F16, Rnd::Rn) as u32 & 0xffff)
-                                }
-                                Opnd::Imm(v) => Ok(*v as u32 & 0xffff),
-                                other => Err(format!("half immediate {other:?}")),
-                            }
-                        };
-                        Ok(h(op(k)?)? << 16 | h(op(k + 1)?)?)
-                    } else {
-                        s.rh(w, l, op(k)?)
-                    }
-                };
-                let a = get(self, 1)?;
-                let b = get(self, 2)?;
-                if *f32 {
-                    // HADD2.F32 d, a, b: f32 of the low halves' sum.
-                    let x = F16.to_f64(u64::from(a & 0xffff));
-                    let y = F16.to_f64(u64::from(b & 0xffff));
-                    let r = float::arith(float::FOp::Add, x, y, F32, m.rnd) as u32;
-                    self.wr(w, l, op(0)?, r)?;
-                } else {
-                    let c = if *hop == 2 { get(self, 3)? } else { 0 };
-                    self.wr(w, l, op(0)?, alu::h2(*hop, a, b, c, *m))?;
-                }
-            }
-            Kind::Iabs => {
-                let a = self.rd(w, l, op(1)?)?;
-                self.wr(w, l, op(0)?, (a as i32).unsigned_abs())?;
-            }
-            Kind::Popc => {
-                let a = self.rd(w, l, op(1)?)?;
-                self.wr(w, l, op(0)?, a.count_ones())?;
-            }
-            Kind::Flo { signed, sh } => {
-                let mut a = self.rd(w, l, op(1)?)?;
-                if *signed && (a as i32) < 0 {
-                    a = !a;
-                }
-                let r = if a == 0 {
-                    u32::MAX
-                } else if *sh {
-                    a.leading_zeros()
-                } else {
-                    31 - a.leading_zeros()
-                };
-                self.wr(w, l, op(0)?, r)?;
-            }
-            Kind::Brev => {
-                let a = self.rd(w, l, op(1)?)?;
-                self.wr(w, l, op(0)?, a.reverse_bits())?;
-            }
-            Kind::Sgxt { signed } => {
-                let a = self.rd(w, l, op(1)?)?;
-                let n = self.rd(w, l, op(2)?)?.min(32);
-                let r = if n == 0 {
-                    0
-                } else if n >= 32 {
-                    a
-                } else if *signed {
-                    (((a << (32 - n)) as i32) >> (32 - n)) as u32
-                } else {
-                    a & ((1u32 << n) - 1)
-                };
-                self.wr(w, l, op(0)?, r)?;
-            }
-            Kind::Imnmx { unsigned } => {
-                let a = self.rd(w, l, op(1)?)?;
-                let b = self.rd(w, l, op(2)?)?;
-                let pmin = self.pred(w, l, op(3)?)?;
-                self.wr(w, l, op(0)?, imnmx(a, b, pmin, *unsigned))?;
-            }
-            Kind::Viaddmnmx { unsigned } => {
-                let a = self.rd(w, l, op(1)?)?;
-                let b = self.rd(w, l, op(2)?)?;
-                let c = self.rd(w, l, op(3)?)?;
-                let pmin = self.pred(w, l, op(4)?)?;
-                self.wr(w, l, op(0)?, imnmx(a.wrapping_add(b), c, pmin, *unsigned))?;
-            }
-            Kind::P2r => {
-                let a = self.rd(w, l, op(2)?)?;
-                let mask = self.rd(w, l, op(3)?)?;
-                let pr = u32::from(w.preds[l] & 0x7f);
-                self.wr(w, l, op(0)?, (a & !mask) | (pr & mask))?;
-            }
-            Kind::R2p => {
-                let a = self.rd(w, l, op(1)?)?;
-                let mask = self.rd(w, l, op(2)?)?;
-                for n in 0..7u8 {
-                    if mask >> n & 1 == 1 {
-                        set_p(w, l, n, a >> n & 1 == 1);
-                    }
-                }
-            }
-            other => return Err(format!("{other:?} is not an ALU instruction")),
+            Kind::H2 { .. } => self.alu_half(i, w, l),
+            other => Err(format!("{other:?} is not an ALU instruction")),
         }
-        Ok(())
     }
 
     /// A half-precision operand: `.H0_H0`/`.H1_H1` selections, `-`/`|x|` per half; immediates
@@ -2170,6 +1474,37 @@ impl<'a> Machine<'a> {
 enum Stop {
     Msg(String, Option<usize>),
     Fault(String, Option<usize>),
+}
+
+/// Moves the lanes of `m` to their next instruction.
+fn advance(w: &mut Warp, m: u32) {
+    if m == u32::MAX {
+        for p in w.pc.iter_mut() {
+            *p += 1;
+        }
+    } else {
+        for l in lanes(m) {
+            w.pc[l] += 1;
+        }
+    }
+}
+
+/// The instruction index a branch operand names.
+fn branch_target(o: Option<&Opnd>) -> Result<u32, Stop> {
+    match o {
+        Some(Opnd::Target(t)) => Ok((*t / 16) as u32),
+        _ => Err(Stop::Msg("branch without a target".into(), None)),
+    }
+}
+
+/// Operand `k` of an instruction (errors count operands from 1).
+fn operand(o: &[Opnd], k: usize) -> R<&Opnd> {
+    o.get(k).ok_or_else(|| format!("missing operand {}", k + 1))
+}
+
+/// Whether an operand is a predicate (`P0`, `UP0`, `PT`).
+fn is_p(x: &Opnd) -> bool {
+    matches!(x, Opnd::P { .. } | Opnd::Up { .. })
 }
 
 fn space_name(s: Space) -> &'static str {

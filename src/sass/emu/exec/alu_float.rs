@@ -1,0 +1,200 @@
+//! Floating-point operations of the lane-by-lane datapath: f32 and f64 arithmetic, `MUFU`,
+//! conversions between integers and floats of every width, and packed half precision (RegDem §3:
+//! the oracle for binary rewrites).
+
+use super::*;
+
+impl Machine<'_> {
+    /// f32 and f64 arithmetic: add, multiply, fused multiply-add, min/max, `FCHK`, `MUFU`.
+    pub(super) fn alu_float(&self, i: &DInst, w: &mut Warp, l: usize) -> R<()> {
+        let o = &i.ops;
+        let op = |k: usize| operand(o, k);
+        match &i.kind {
+            Kind::Fadd(m) => {
+                let a = self.rf(w, l, op(1)?)?;
+                let b = self.rf(w, l, op(2)?)?;
+                self.wr(w, l, op(0)?, alu::fadd(a, b, *m))?;
+            }
+            Kind::Fmul(m) => {
+                let a = self.rf(w, l, op(1)?)?;
+                let b = self.rf(w, l, op(2)?)?;
+                self.wr(w, l, op(0)?, alu::fmul(a, b, *m))?;
+            }
+            Kind::Ffma(m) => {
+                let a = self.rf(w, l, op(1)?)?;
+                let b = self.rf(w, l, op(2)?)?;
+                let c = self.rf(w, l, op(3)?)?;
+                self.wr(w, l, op(0)?, alu::ffma(a, b, c, *m))?;
+            }
+            Kind::Fmnmx { ftz } => {
+                let a = self.rf(w, l, op(1)?)?;
+                let b = self.rf(w, l, op(2)?)?;
+                let p = self.pred(w, l, op(3)?)?;
+                self.wr(w, l, op(0)?, alu::fmnmx(a, b, p, *ftz))?;
+            }
+            Kind::Dadd(r) | Kind::Dmul(r) => {
+                let a = self.rd64(w, l, op(1)?, true)?;
+                let b = self.rd64(w, l, op(2)?, true)?;
+                let k = u8::from(matches!(i.kind, Kind::Dmul(_)));
+                self.wr64(w, l, op(0)?, alu::darith(k, a, b, *r))?;
+            }
+            Kind::Dfma(r) => {
+                let a = self.rd64(w, l, op(1)?, true)?;
+                let b = self.rd64(w, l, op(2)?, true)?;
+                let c = self.rd64(w, l, op(3)?, true)?;
+                self.wr64(w, l, op(0)?, alu::dfma(a, b, c, *r))?;
+            }
+            Kind::Fchk => {
+                let a = self.rf(w, l, op(1)?)?;
+                let b = self.rf(w, l, op(2)?)?;
+                self.wp(w, l, op(0)?, alu::fchk(a, b))?;
+            }
+            Kind::Mufu(f) => {
+                let a = self.rf(w, l, op(1)?)?;
+                self.wr(w, l, op(0)?, alu::mufu(*f, a))?;
+            }
+            other => return Err(format!("{other:?} is not an ALU instruction")),
+        }
+        Ok(())
+    }
+
+    /// Conversions: float to integer, integer to float, float to float, f32 pairs packed to f16/bf16.
+    pub(super) fn alu_convert(&self, i: &DInst, w: &mut Warp, l: usize) -> R<()> {
+        let o = &i.ops;
+        let op = |k: usize| operand(o, k);
+        match &i.kind {
+            Kind::F2i {
+                src64,
+                bits,
+                signed,
+                rnd,
+                ftz,
+            } => {
+                let x = if *src64 {
+                    f64::from_bits(self.rd64(w, l, op(1)?, true)?)
+                } else {
+                    let mut b = self.rf(w, l, op(1)?)?;
+                    if *ftz {
+                        b = alu::ftz32(b);
+                    }
+                    f64::from(f32::from_bits(b))
+                };
+                let v = alu::f2i(x, *bits, *signed, *rnd);
+                if *bits == 64 {
+                    self.wr64(w, l, op(0)?, v)?;
+                } else {
+                    self.wr(w, l, op(0)?, v as u32)?;
+                }
+            }
+            Kind::I2f {
+                dst64,
+                bits,
+                signed,
+                rnd,
+            } => {
+                let v = if *bits == 64 {
+                    self.rd64(w, l, op(1)?, false)?
+                } else {
+                    u64::from(self.rd(w, l, op(1)?)?)
+                };
+                if *dst64 {
+                    let r = alu::i2f(v, *bits, *signed, crate::emu::float::F64, *rnd);
+                    self.wr64(w, l, op(0)?, r)?;
+                } else {
+                    let r = alu::i2f(v, *bits, *signed, F32, *rnd);
+                    self.wr(w, l, op(0)?, r as u32)?;
+                }
+            }
+            Kind::F2f { dst, src, rnd, ftz } => {
+                let x = match src {
+                    64 => f64::from_bits(self.rd64(w, l, op(1)?, true)?),
+                    32 => {
+                        let mut b = self.rf(w, l, op(1)?)?;
+                        if *ftz {
+                            b = alu::ftz32(b);
+                        }
+                        f64::from(f32::from_bits(b))
+                    }
+                    _ => F16.to_f64(u64::from(self.rf(w, l, op(1)?)? & 0xffff)),
+                };
+                let r = if x.is_nan() {
+                    alu::fmt_of(*dst).canonical_nan()
+                } else {
+                    float::from_f64(x, alu::fmt_of(*dst), *rnd)
+                };
+                match dst {
+                    64 => self.wr64(w, l, op(0)?, r)?,
+                    32 => {
+                        let mut r = r as u32;
+                        if *ftz {
+                            r = alu::ftz32(r);
+                        }
+                        self.wr(w, l, op(0)?, r)?
+                    }
+                    _ => self.wr(w, l, op(0)?, r as u32 & 0xffff)?,
+                }
+            }
+            Kind::F2fp { f16 } => {
+                // F2FP.PACK_AB d, a, b: d = {hi: cvt(a), lo: cvt(b)}.
+                let fmt = if *f16 { F16 } else { float::BF16 };
+                let a = self.rf(w, l, op(1)?)?;
+                let b = self.rf(w, l, op(2)?)?;
+                let cv = |x: u32| -> u32 {
+                    let v = f64::from(f32::from_bits(x));
+                    (if v.is_nan() {
+                        fmt.canonical_nan()
+                    } else {
+                        float::from_f64(v, fmt, Rnd::Rn)
+                    }) as u32
+                        & 0xffff
+                };
+                self.wr(w, l, op(0)?, cv(a) << 16 | cv(b))?;
+            }
+            other => return Err(format!("{other:?} is not an ALU instruction")),
+        }
+        Ok(())
+    }
+
+    /// Packed half precision: `HADD2`, `HMUL2`, `HFMA2` (and their `.F32` forms).
+    pub(super) fn alu_half(&self, i: &DInst, w: &mut Warp, l: usize) -> R<()> {
+        let o = &i.ops;
+        let op = |k: usize| operand(o, k);
+        match &i.kind {
+            Kind::H2 { op: hop, f32, m } => {
+                // An immediate pair is printed as two tokens (`1.875, 0`: high half first).
+                let want = if *hop == 2 { 4 } else { 3 };
+                let pair = o.len() > want;
+                let get = |s: &Self, k: usize| -> R<u32> {
+                    if pair && k == want - 1 {
+                        let h = |x: &Opnd| -> R<u32> {
+                            match x {
+                                Opnd::FImm(f) => {
+                                    Ok(float::from_f64(*f, F16, Rnd::Rn) as u32 & 0xffff)
+                                }
+                                Opnd::Imm(v) => Ok(*v as u32 & 0xffff),
+                                other => Err(format!("half immediate {other:?}")),
+                            }
+                        };
+                        Ok(h(op(k)?)? << 16 | h(op(k + 1)?)?)
+                    } else {
+                        s.rh(w, l, op(k)?)
+                    }
+                };
+                let a = get(self, 1)?;
+                let b = get(self, 2)?;
+                if *f32 {
+                    // HADD2.F32 d, a, b: f32 of the low halves' sum.
+                    let x = F16.to_f64(u64::from(a & 0xffff));
+                    let y = F16.to_f64(u64::from(b & 0xffff));
+                    let r = float::arith(float::FOp::Add, x, y, F32, m.rnd) as u32;
+                    self.wr(w, l, op(0)?, r)?;
+                } else {
+                    let c = if *hop == 2 { get(self, 3)? } else { 0 };
+                    self.wr(w, l, op(0)?, alu::h2(*hop, a, b, c, *m))?;
+                }
+            }
+            other => return Err(format!("{other:?} is not an ALU instruction")),
+        }
+        Ok(())
+    }
+}
