@@ -3,10 +3,9 @@
 //! lanes at once (one match on the operand per warp-instruction, not per lane), the operation is
 //! a tight loop over all 32 lanes (the `alu` functions are pure, so computing inactive lanes is
 //! harmless and lets the loops vectorise), and the destination is written back once for the
-//! executing lanes. Forms this module does
-//! not take (carry chains, predicate outputs, 64-bit immediates, uniform instructions …) return
-//! `None` and go through the lane-by-lane path in `exec.rs`, which defines the semantics; both
-//! paths share the `alu` functions.
+//! executing lanes. Forms this module does not take (carry chains, predicate outputs, 64-bit
+//! immediates, uniform instructions …) return `None` and go through the lane-by-lane path in
+//! `exec` (`exec/alu_*.rs`), which defines the semantics; both paths share the `alu` functions.
 
 use super::alu;
 use super::decode::Kind;
@@ -81,7 +80,7 @@ impl Machine<'_> {
                 self.wpair(w, exec, &o[0], &lo, &hi)
             })(),
             Kind::Iadd3 { x } if o.len() != 4 || is_p(&o[1]) => (|| {
-                // IADD3 d, [P0, [P1,]] a, b, c [, Pin0 [, Pin1]]: as in exec.rs.
+                // IADD3 d, [P0, [P1,]] a, b, c [, Pin0 [, Pin1]]: as in exec/alu_int.rs.
                 let mut k = 1;
                 let mut pouts = [0usize; 2];
                 let mut np = 0;
@@ -308,7 +307,7 @@ impl Machine<'_> {
                 signed,
                 x,
             } if matches!(o[0], Opnd::R { .. }) => (|| {
-                // IMAD[.WIDE][.X] d, [Pout,] a, b, c [, Pin]: as in exec.rs.
+                // IMAD[.WIDE][.X] d, [Pout,] a, b, c [, Pin]: as in exec/alu_int.rs.
                 let (pout, k) = if o.len() > 1 && is_p(&o[1]) {
                     (Some(1), 2)
                 } else {
