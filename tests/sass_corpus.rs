@@ -804,7 +804,14 @@ fn encoders_match_nvdisasm() {
         cases.push((encode::nop(arch, ctl), "NOP", vec![], vec![]));
         let cases: Vec<_> = cases
             .into_iter()
-            .map(|(i, want, d, u)| (i, want.replace("BRANCH_TARGET", &format!("{:#x}", pc + 0x30)), d, u))
+            .map(|(i, want, d, u)| {
+                (
+                    i,
+                    want.replace("BRANCH_TARGET", &format!("{:#x}", pc + 0x30)),
+                    d,
+                    u,
+                )
+            })
             .collect();
         let mut raw = Vec::new();
         for (i, ..) in &cases {

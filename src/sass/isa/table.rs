@@ -386,8 +386,14 @@ mod tests {
         assert!(t.lookup(0x344).unwrap().call);
         // CALL 0x944 has no guard field: only unguarded words (PT = 7 in [12:14]) match.
         assert!(!t.lookup(0x944 | 0x7000).unwrap().call);
-        assert!(t.lookup(0x944).is_none(), "guarded by P0, a guard the form never saw");
-        assert!(t.lookup(0x344).is_some(), "a call reads its guard by the convention");
+        assert!(
+            t.lookup(0x944).is_none(),
+            "guarded by P0, a guard the form never saw"
+        );
+        assert!(
+            t.lookup(0x344).is_some(),
+            "a call reads its guard by the convention"
+        );
         let lds = (0x984u128) | (1u128 << 73);
         let f = t.lookup(lds).unwrap();
         assert_eq!(
