@@ -1006,7 +1006,10 @@ class Kernel:
         if r.random() < 0.4:
             head.append(".maxntid %d, 1, 1" % r.choice([128, 256, 1024]))
         if r.random() < 0.3:
-            head.append(".maxnreg %d" % r.choice([32, 40, 64, 128]))
+            cap = r.choice([32, 40, 64, 128])
+            if any(".m64n64k16." in line for line in self.body):
+                cap = 128  # a 32-register wgmma accumulator does not fit a small cap
+            head.append(".maxnreg %d" % cap)
         head.append("{")
         decl = ["\t.reg .b32 %%r<%d>;" % (self.n["r"] + 1), "\t.reg .b64 %%rd<%d>;" % (self.n["rd"] + 1),
                 "\t.reg .f32 %%f<%d>;" % (self.n["f"] + 1), "\t.reg .f64 %%fd<%d>;" % (self.n["fd"] + 1),
