@@ -731,7 +731,88 @@ fn encoders_match_nvdisasm() {
                 vec!["R5", "R6"],
             ),
             (encode::nop(arch, ctl), "NOP", vec![], vec![]),
+            (
+                encode::ldl(arch, 5, 1, 0x180, Width::B32, lds_ctl, Pred::PT).unwrap(),
+                "LDL R5, [R1+0x180]",
+                vec!["R5"],
+                vec!["R1"],
+            ),
+            (
+                encode::ldl(arch, 6, 1, 0x8, Width::B64, lds_ctl, p1).unwrap(),
+                "@!P1 LDL.64 R6, [R1+0x8]",
+                vec!["R6", "R7"],
+                vec!["R1"],
+            ),
+            (
+                encode::ldl(arch, 8, 3, -16, Width::B128, lds_ctl, Pred::PT).unwrap(),
+                "LDL.128 R8, [R3+-0x10]",
+                vec!["R8", "R9", "R10", "R11"],
+                vec!["R3"],
+            ),
+            (
+                encode::stl(arch, 1, 0x188, 12, Width::B32, sts_ctl, Pred::PT).unwrap(),
+                "STL [R1+0x188], R12",
+                vec![],
+                vec!["R1", "R12"],
+            ),
+            (
+                encode::stl(arch, 1, 0x20, 10, Width::B64, sts_ctl, Pred::PT).unwrap(),
+                "STL.64 [R1+0x20], R10",
+                vec![],
+                vec!["R1", "R10", "R11"],
+            ),
+            (
+                encode::stl(arch, 2, 0, 12, Width::B128, sts_ctl, p1).unwrap(),
+                "@!P1 STL.128 [R2], R12",
+                vec![],
+                vec!["R2", "R12", "R13", "R14", "R15"],
+            ),
+            (
+                encode::lop3(arch, 7, 31, 0, rz, 0xc0, ctl).unwrap(),
+                "LOP3.LUT R7, R31, R0, RZ, 0xc0, !PT",
+                vec!["R7"],
+                vec!["R0", "R31"],
+            ),
+            (
+                encode::lop3(arch, 4, 5, 6, 7, 0x96, ctl).unwrap(),
+                "LOP3.LUT R4, R5, R6, R7, 0x96, !PT",
+                vec!["R4"],
+                vec!["R5", "R6", "R7"],
+            ),
         ];
+        // Branches at their place in the listing (index · 16), to a target in it.
+        let mut cases = cases;
+        let pc = cases.len() as u64 * 16;
+        cases.push((
+            encode::bssy(arch, 1, pc, pc + 0x30, ctl).unwrap(),
+            "BSSY B1, BRANCH_TARGET",
+            vec![],
+            vec![],
+        ));
+        cases.push((
+            encode::bra(arch, pc + 16, 0x10, ctl, p1).unwrap(),
+            "@!P1 BRA 0x10",
+            vec![],
+            vec![],
+        ));
+        cases.push((
+            encode::bra(arch, pc + 32, pc + 0x30, ctl, Pred::PT).unwrap(),
+            "BRA BRANCH_TARGET",
+            vec![],
+            vec![],
+        ));
+        cases.push((encode::nop(arch, ctl), "NOP", vec![], vec![]));
+        let cases: Vec<_> = cases
+            .into_iter()
+            .map(|(i, want, d, u)| {
+                (
+                    i,
+                    want.replace("BRANCH_TARGET", &format!("{:#x}", pc + 0x30)),
+                    d,
+                    u,
+                )
+            })
+            .collect();
         let mut raw = Vec::new();
         for (i, ..) in &cases {
             raw.extend_from_slice(&i.encode().to_le_bytes());

@@ -1,5 +1,6 @@
-//! Encoders for the instructions the register demoter inserts: LDS/STS (32, 64, 128 bits), S2R,
-//! IMAD, LEA, IADD3, MOV and NOP, each with explicit control bits.
+//! Encoders for the instructions the register demoter inserts: LDS/STS and LDL/STL (32, 64, 128
+//! bits), S2R, IMAD, LEA, IADD3, LOP3, MOV, NOP and the branches BRA/BSSY, each with explicit
+//! control bits.
 //!
 //! Reference: `sass-and-cubin-format.md` §0 item 4 (LDS 0x984 / STS 0x388: Rd/Ra/Rb fields,
 //! simm24 at [40:63], size at [73:75]: 32 = 4, 64 = 5, 128 = 6), §6.1 (ALU forms: 1 = R,R,R;
@@ -137,6 +138,97 @@ pub fn sts(
     x = with_bits(x, 40, 24, simm24(offset)?);
     x = with_bits(x, 73, 3, width.size_field());
     Ok(finish(arch, x, control, guard))
+}
+
+/// `LDL[.64|.128] Rd, [Ra + offset]` (local memory; `Ra` is usually R1, the stack pointer).
+pub fn ldl(
+    arch: Arch,
+    rd: u32,
+    ra: u32,
+    offset: i32,
+    width: Width,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    // ptxas's spill refill `LDL R4, [R1+0x180]`: 0x0001800001047983 0x...00100800.
+    let mut x = w(0x7983, 0x10_0000);
+    x = with_bits(x, 16, 8, aligned(rd, width)?);
+    x = with_bits(x, 24, 8, reg(ra)?);
+    x = with_bits(x, 40, 24, simm24(offset)?);
+    x = with_bits(x, 73, 3, width.size_field());
+    Ok(finish(arch, x, control, guard))
+}
+
+/// `STL[.64|.128] [Ra + offset], Rb` (local memory).
+pub fn stl(
+    arch: Arch,
+    ra: u32,
+    offset: i32,
+    rb: u32,
+    width: Width,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    // ptxas's spill `STL [R1+0x188], R12`: 0x0001880c01007387 0x...00100800.
+    let mut x = w(0x7387, 0x10_0000);
+    x = with_bits(x, 24, 8, reg(ra)?);
+    x = with_bits(x, 32, 8, aligned(rb, width)?);
+    x = with_bits(x, 40, 24, simm24(offset)?);
+    x = with_bits(x, 73, 3, width.size_field());
+    Ok(finish(arch, x, control, guard))
+}
+
+/// `LOP3.LUT Rd, Ra, Rb, Rc, lut, !PT` (no predicate output).
+pub fn lop3(
+    arch: Arch,
+    rd: u32,
+    ra: u32,
+    rb: u32,
+    rc: u32,
+    lut: u8,
+    control: Control,
+) -> Result<Instruction, IsaError> {
+    // `LOP3.LUT R7, R31, R0, RZ, 0xc0, !PT`: 0x000000001f077212 0x...078ec0ff.
+    let mut x = w(0x7212, 0x078e_0000);
+    x = with_bits(x, 16, 8, reg(rd)?);
+    x = with_bits(x, 24, 8, reg(ra)?);
+    x = with_bits(x, 32, 8, reg(rb)?);
+    x = with_bits(x, 64, 8, reg(rc)?);
+    x = with_bits(x, 72, 8, lut as u64);
+    Ok(finish(arch, x, control, Pred::PT))
+}
+
+/// `BRA target` at code offset `pc` (relative branch; `guard` makes it conditional).
+pub fn bra(
+    arch: Arch,
+    pc: u64,
+    target: u64,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    // `BRA` with PT in its second predicate [87:89]: 0x...7947 0x...03800000.
+    let mut i = finish(arch, w(0x7947, 0x0380_0000), control, guard);
+    i.set_branch_target(pc, target)?;
+    Ok(i)
+}
+
+/// `BSSY Bn, target` at code offset `pc` (the reconvergence point of a divergent region).
+pub fn bssy(
+    arch: Arch,
+    barrier: u32,
+    pc: u64,
+    target: u64,
+    control: Control,
+) -> Result<Instruction, IsaError> {
+    if barrier > 15 {
+        return Err(IsaError::Register(barrier));
+    }
+    // `BSSY B1, target`: 0x000001e000017945 0x...03800000.
+    let mut x = w(0x7945, 0x0380_0000);
+    x = with_bits(x, 16, 4, barrier as u64);
+    let mut i = finish(arch, x, control, Pred::PT);
+    i.set_branch_target(pc, target)?;
+    Ok(i)
 }
 
 /// `S2R Rd, SR_*`.

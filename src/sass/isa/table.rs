@@ -135,9 +135,26 @@ pub struct Form {
 }
 
 impl Form {
-    /// Whether `w` has this form's selector values.
+    /// Whether the form says how the guard [12:14] is read: a `p12` or (uniform datapath) `q12`
+    /// read field, any predicate (`p:implicit`/`q:implicit`), or the calling convention
+    /// (`call`, which reads the guard).
+    pub fn knows_guard(&self) -> bool {
+        let pred = |f: &RegFile| matches!(f, RegFile::Pred | RegFile::Upred);
+        self.call
+            || self.implicit.iter().any(pred)
+            || self
+                .operands
+                .iter()
+                .any(|o| pred(&o.file) && o.lo == 12 && o.read > 0)
+    }
+
+    /// Whether `w` has this form's selector values and lies inside its envelope. A form learned
+    /// only from unguarded words (no `p12` field: e.g. a `RET` the corpus never guards) does
+    /// not match a guarded word: nothing showed how that guard is read, so such a word is
+    /// unknown rather than decoded as reading no predicate.
     pub fn matches(&self, w: u128) -> bool {
         w & self.fixed.0 == self.fixed.1
+            && (self.knows_guard() || super::word::bits(w, 12, 3) == 7)
             && self
                 .selector
                 .iter()
@@ -367,7 +384,16 @@ mod tests {
         .unwrap();
         assert_eq!(t.len(), 4);
         assert!(t.lookup(0x344).unwrap().call);
-        assert!(!t.lookup(0x944).unwrap().call);
+        // CALL 0x944 has no guard field: only unguarded words (PT = 7 in [12:14]) match.
+        assert!(!t.lookup(0x944 | 0x7000).unwrap().call);
+        assert!(
+            t.lookup(0x944).is_none(),
+            "guarded by P0, a guard the form never saw"
+        );
+        assert!(
+            t.lookup(0x344).is_some(),
+            "a call reads its guard by the convention"
+        );
         let lds = (0x984u128) | (1u128 << 73);
         let f = t.lookup(lds).unwrap();
         assert_eq!(

@@ -1,0 +1,1120 @@
+#!/usr/bin/env python3
+"""Generates random, well-formed PTX kernels that exercise the SASS instruction families ptxas
+emits, so that the operand tables (learn_tables.py) are learned — and checked — beyond the bench
+corpus. Deterministic: the same seed and target give the same PTX.
+
+    gen_ptx.py --seed N --target sm_80|sm_90|sm_90a [--kernels K] -o OUT.ptx
+    gen_ptx.py --build DIR --seeds A-B --ptxas PTXAS [--archs sm_80,sm_86,...]
+
+`--build` writes the PTX of every seed in A..B and compiles it with ptxas for every arch
+(sm_80/86/89 from the sm_80 PTX, sm_90 and sm_90a from their own): DIR/g<seed>.O<n>.<arch>.cubin.
+The ptxas options vary with the seed (-O0..-O3 by seed % 4; -maxrregcount none/32/64/128 by
+seed // 4 % 4), so a range of seeds covers every optimisation level and register limit. Seeds
+1-999 are the learning seeds (learn_tables.py); 1000 and up are holdout seeds (tests/sass_holdout.rs).
+
+Each kernel is a random sequence of snippets over pools of live values (b32, b64, f32, f64,
+f16x2/bf16x2 in b32, predicates), each value marked uniform (derived only from parameters,
+%ctaid, %ntid and loop counters) or not. Uniform values feed the uniform datapath (UIMAD.WIDE,
+ULEA, UISETP with immediates, UPLOP3, USEL, UMOV, …), in particular loop-invariant 64-bit
+address arithmetic inside loops bounded by a parameter. Families: integer (add/sub/mul/mad,
+.hi/.wide, carries, shifts, funnel shifts, bfe/bfi/prmt/brev/popc/clz/bfind, dp4a/dp2a, sad,
+min/max, lop3), float and double (rounding modes, .ftz/.sat, approximate transcendentals,
+compares, conversions), half and bfloat16 pairs (HADD2/HFMA2/HMNMX2/HSET2/HSETP2, F2FP),
+predicates (setp with combining operations, and/or/xor/not), memory (global/shared/local loads
+and stores of every width, .nc, volatile, atomics and reductions in global and shared memory),
+warp operations (shfl, vote, match, redux, activemask), barriers and fences, and tensor cores:
+mma.sync (f16, bf16, tf32, s8, f64), ldmatrix, cp.async with commit/wait groups, mbarriers;
+on sm_90: stmatrix, elect, cluster special registers; on sm_90a: wgmma and
+cp.async.bulk(.tensor). Every result is stored to global memory so nothing is dead.
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+CMP_I = ["eq", "ne", "lt", "le", "gt", "ge"]
+CMP_U = ["eq", "ne", "lo", "ls", "hi", "hs"]
+CMP_F = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"]
+BOOL = ["and", "or", "xor"]
+
+
+class Kernel:
+    def __init__(self, rng, target, name):
+        self.rng = rng
+        self.target = target
+        self.sm = int(target[3:5])
+        self.name = name
+        self.n = {"r": 0, "rd": 0, "f": 0, "fd": 0, "p": 0, "h": 0}
+        self.body = []
+        # pools: kind -> list of (name, uniform)
+        self.pool = {"b32": [], "b64": [], "f32": [], "f64": [], "h2": [], "pred": []}
+        self.stores = 0
+        self.labels = 0
+
+    # -- registers ---------------------------------------------------------------------------
+    def new(self, kind):
+        pre = {"b32": "r", "h2": "r", "b64": "rd", "f32": "f", "f64": "fd", "pred": "p",
+               "b16": "h"}[kind]
+        self.n[pre] += 1
+        return "%%%s%d" % (pre, self.n[pre])
+
+    def emit(self, s):
+        self.body.append("\t" + s)
+
+    def pick(self, kind, uniform=None):
+        c = [v for v in self.pool[kind] if uniform is None or v[1] == uniform]
+        if not c:
+            return None
+        # prefer recent values, so that chains form
+        return self.rng.choice(c[-8:] if self.rng.random() < 0.7 else c)[0]
+
+    def put(self, kind, name, uniform):
+        self.pool[kind].append((name, uniform))
+        return name
+
+    def imm32(self):
+        return self.rng.choice([str(self.rng.randint(1, 31)), str(self.rng.randint(32, 4095)),
+                                "0x%x" % self.rng.getrandbits(32), str(-self.rng.randint(1, 200))])
+
+    def any_b32(self, uniform=None):
+        v = self.pick("b32", uniform)
+        return v if v else self.pick("b32")
+
+    def operand(self, uniform, imm_ok=True):
+        if imm_ok and self.rng.random() < 0.3:
+            return self.imm32()
+        return self.any_b32(uniform)
+
+    def uni(self):
+        """Whether the next snippet works on uniform values only."""
+        return self.rng.random() < 0.45
+
+    # -- snippets ---------------------------------------------------------------------------
+    def s_int(self):
+        r, u = self.rng, self.uni()
+        a, b, c = self.any_b32(u), self.operand(u), self.any_b32(u)
+        d = self.new("b32")
+        t = r.choice(["u32", "s32"])
+        op = r.choice(["add", "sub", "mul.lo", "mul.hi", "mad.lo", "mad.hi", "and", "or", "xor",
+                       "shl", "shr", "min", "max", "mul24.lo", "mad24.lo", "sad", "rem", "div",
+                       "not", "neg", "abs", "popc", "clz", "brev", "bfind", "bfind.shiftamt",
+                       "cnot", "selp", "prmt", "bfe", "bfi", "shf", "lop3", "dp4a", "dp2a",
+                       "addc", "mul.wide", "cvt.pack", "f2i16", "call"] + (["min.relu", "max.relu"] if self.sm >= 90 else []))
+        if op in ("and", "or", "xor", "not", "cnot", "popc", "clz", "brev"):
+            t = "b32"
+        if op == "shl":
+            t = "b32"
+            b = self.rng.choice([str(r.randint(1, 31)), self.any_b32(u)])
+        if op == "shr":
+            b = self.rng.choice([str(r.randint(1, 31)), self.any_b32(u)])
+        if op in ("mul.lo", "mul.hi", "add", "sub", "min", "max", "and", "or", "xor", "mul24.lo",
+                  "rem", "div"):
+            if op in ("rem", "div"):
+                b = self.rng.choice([str(r.choice([3, 7, 10, 16, 100])), self.any_b32(True)])
+            self.emit("%s.%s %s, %s, %s;" % (op, t, d, a, b))
+        elif op in ("min.relu", "max.relu"):
+            self.emit("%s.s32 %s, %s, %s;" % (op, d, a, b))
+        elif op in ("mad.lo", "mad.hi", "mad24.lo", "sad"):
+            self.emit("%s.%s %s, %s, %s, %s;" % (op, t, d, a, b, c))
+        elif op in ("not", "cnot", "popc", "clz", "brev"):
+            self.emit("%s.%s %s, %s;" % (op, t, d, a))
+        elif op in ("neg", "abs"):
+            self.emit("%s.s32 %s, %s;" % (op, d, a))
+        elif op.startswith("bfind"):
+            self.emit("%s.%s %s, %s;" % (op, t, d, a))
+        elif op == "selp":
+            p = self.pick("pred", u) or self.pick("pred")
+            if p is None:
+                return
+            self.emit("selp.b32 %s, %s, %s, %s;" % (d, a, b, p))
+        elif op == "prmt":
+            mode = r.choice(["", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"])
+            self.emit("prmt.b32%s %s, %s, %s, %s;" % (mode, d, a, self.any_b32(u),
+                                                      "0x%04x" % r.getrandbits(16) if not mode or r.random() < 0.5 else c))
+        elif op == "bfe":
+            self.emit("bfe.%s %s, %s, %s, %s;" % (t, d, a, r.choice([str(r.randint(0, 24)), c]),
+                                                  r.choice([str(r.randint(1, 8)), self.any_b32(u)])))
+        elif op == "bfi":
+            self.emit("bfi.b32 %s, %s, %s, %s, %s;" % (d, a, c, r.choice([str(r.randint(0, 24)), self.any_b32(u)]),
+                                                       str(r.randint(1, 8))))
+        elif op == "shf":
+            self.emit("shf.%s.%s.b32 %s, %s, %s, %s;" % (r.choice("lr"), r.choice(["wrap", "clamp"]),
+                                                         d, a, c, r.choice([str(r.randint(1, 31)), self.any_b32(u)])))
+        elif op == "lop3":
+            self.emit("lop3.b32 %s, %s, %s, %s, 0x%02x;" % (d, a, self.any_b32(u), c, r.getrandbits(8)))
+        elif op in ("dp4a", "dp2a"):
+            ta, tb = r.choice(["u32", "s32"]), r.choice(["u32", "s32"])
+            mode = "." + r.choice(["lo", "hi"]) if op == "dp2a" else ""
+            self.emit("%s%s.%s.%s %s, %s, %s, %s;" % (op, mode, ta, tb, d, a, self.any_b32(u), c))
+        elif op == "addc":
+            d2 = self.new("b32")
+            self.emit("add.cc.u32 %s, %s, %s;" % (d, a, b))
+            self.emit("addc.cc.u32 %s, %s, %s;" % (d2, c, self.operand(u)))
+            e = self.new("b32")
+            self.emit("addc.u32 %s, %s, 0;" % (e, a))
+            self.put("b32", d2, u)
+            self.put("b32", e, u)
+        elif op == "cvt.pack":
+            t8 = r.choice(["s8", "u8", "s16", "u16"])
+            if t8.endswith("8"):
+                self.emit("cvt.pack.sat.%s.s32.b32 %s, %s, %s, %s;" % (t8, d, a, self.any_b32(u), c))
+            else:
+                self.emit("cvt.pack.sat.%s.s32 %s, %s, %s;" % (t8, d, a, self.any_b32(u)))
+        elif op == "f2i16":
+            f = self.pick("f32")
+            if f is None:
+                return
+            h = self.new("b16")
+            self.emit("cvt.r%si.%s.f32 %s, %s;" % (r.choice("nzmp"), r.choice(["u16", "s16", "u8", "s8"]), h, f))
+            self.emit("cvt.u32.u16 %s, %s;" % (d, h))
+        elif op == "call":
+            if r.random() < 0.7:
+                return
+            fmt = self.new("b64")
+            self.emit("cvta.global.u64 %s, fmtstr;" % fmt)
+            self.emit("{")
+            self.emit(".param .b64 pa0; .param .b64 pa1; .param .b32 rv;")
+            self.emit("st.param.b64 [pa0], %s;" % fmt)
+            self.emit("st.param.b64 [pa1], 0;")
+            self.emit("call.uni (rv), vprintf, (pa0, pa1);")
+            self.emit("ld.param.b32 %s, [rv];" % d)
+            self.emit("}")
+        elif op == "mul.wide":
+            d64 = self.new("b64")
+            self.emit("mul.wide.%s %s, %s, %s;" % (t, d64, a, b))
+            self.put("b64", d64, u)
+            return
+        self.put("b32", d, u)
+
+    def s_int64(self):
+        r, u = self.rng, self.uni()
+        a = self.pick("b64", u) or self.pick("b64")
+        a32 = self.any_b32(u)
+        d = self.new("b64")
+        op = r.choice(["add", "sub", "mul.lo", "shl", "shr", "and", "or", "xor", "mad.wide",
+                       "cvt.u", "cvt.s", "min", "max", "mul.hi", "mad.lo", "lea", "mov.pack",
+                       "mov.unpack", "neg", "popc", "clz", "brev"])
+        if op in ("add", "sub", "and", "or", "xor", "min", "max", "mul.lo", "mul.hi"):
+            b = r.choice([self.pick("b64", u) or a, str(r.randint(1, 1 << 20))])
+            t = {"and": "b64", "or": "b64", "xor": "b64"}.get(op, r.choice(["u64", "s64"]))
+            self.emit("%s.%s %s, %s, %s;" % (op, t, d, a, b))
+        elif op in ("shl", "shr"):
+            t = "b64" if op == "shl" else r.choice(["u64", "s64"])
+            self.emit("%s.%s %s, %s, %s;" % (op, t, d, a, r.choice([str(r.randint(1, 63)), a32])))
+        elif op == "mad.wide":
+            self.emit("mad.wide.%s %s, %s, %s, %s;" % (r.choice(["u32", "s32"]), d, a32,
+                                                       self.operand(u), a))
+        elif op == "mad.lo":
+            self.emit("mad.lo.u64 %s, %s, %s, %s;" % (d, a, self.pick("b64", u) or a, a))
+        elif op == "cvt.u":
+            self.emit("cvt.u64.u32 %s, %s;" % (d, a32))
+        elif op == "cvt.s":
+            self.emit("cvt.s64.s32 %s, %s;" % (d, a32))
+        elif op == "lea":
+            t = self.new("b64")
+            self.emit("mul.wide.u32 %s, %s, %d;" % (t, a32, r.choice([2, 4, 8, 16, 32])))
+            self.emit("add.s64 %s, %s, %s;" % (d, a, t))
+        elif op == "mov.pack":
+            self.emit("mov.b64 %s, {%s, %s};" % (d, a32, self.any_b32(u)))
+        elif op == "mov.unpack":
+            x, y = self.new("b32"), self.new("b32")
+            self.emit("mov.b64 {%s, %s}, %s;" % (x, y, a))
+            self.put("b32", x, u)
+            self.put("b32", y, u)
+            return
+        elif op == "neg":
+            self.emit("neg.s64 %s, %s;" % (d, a))
+        elif op in ("popc", "clz", "brev"):
+            if op == "brev":
+                self.emit("brev.b64 %s, %s;" % (d, a))
+            else:
+                x = self.new("b32")
+                self.emit("%s.b64 %s, %s;" % (op, x, a))
+                self.put("b32", x, u)
+                return
+        self.put("b64", d, u)
+
+    def s_setp(self):
+        r, u = self.rng, self.uni()
+        p = self.new("pred")
+        kind = r.choice(["i", "i", "u", "f", "f64", "i64", "comb", "logic", "h2"])
+        comb = ""
+        if r.random() < 0.3 and self.pick("pred", u):
+            comb = ".%s" % r.choice(BOOL)
+        q = (", %s%s" % ("!" if r.random() < 0.3 else "", self.pick("pred", u))) if comb else ""
+        if kind in ("i", "u"):
+            cmp_ = r.choice(CMP_I if kind == "i" else CMP_U)
+            t = "s32" if kind == "i" else "u32"
+            self.emit("setp.%s%s.%s %s, %s, %s%s;" % (cmp_, comb, t, p, self.any_b32(u),
+                                                      self.operand(u), q))
+        elif kind == "i64":
+            a = self.pick("b64", u) or self.pick("b64")
+            self.emit("setp.%s.%s %s, %s, %s;" % (r.choice(CMP_U), "u64", p, a,
+                                                  r.choice([self.pick("b64") or a, str(r.randint(0, 9999))])))
+        elif kind == "f":
+            a = self.pick("f32")
+            if a is None:
+                return
+            b = r.choice([self.pick("f32"), "0f3F000000", "0f00000000"])
+            ftz = ".ftz" if r.random() < 0.3 else ""
+            self.emit("setp.%s%s%s.f32 %s, %s, %s%s;" % (r.choice(CMP_F), comb, ftz, p, a, b, q))
+            u = False
+        elif kind == "f64":
+            a = self.pick("f64")
+            if a is None:
+                return
+            self.emit("setp.%s.f64 %s, %s, %s;" % (r.choice(CMP_F), p, a,
+                                                   r.choice([self.pick("f64"), "0d3FE0000000000000"])))
+            u = False
+        elif kind == "h2":
+            a = self.pick("h2")
+            if a is None:
+                return
+            p2 = self.new("pred")
+            t = r.choice(["f16x2", "bf16x2"]) if self.sm >= 90 else "f16x2"
+            self.emit("setp.%s.%s %s|%s, %s, %s;" % (r.choice(CMP_F[:12]), t, p, p2, a,
+                                                     self.pick("h2")))
+            self.put("pred", p2, False)
+            u = False
+        elif kind == "comb":
+            a, b = self.pick("pred", u), self.pick("pred", u)
+            if a is None or b is None:
+                return
+            self.emit("%s.pred %s, %s, %s;" % (r.choice(BOOL), p, a, b))
+        else:
+            a = self.pick("pred", u)
+            if a is None:
+                return
+            self.emit("not.pred %s, %s;" % (p, a))
+        self.put("pred", p, u)
+
+    def s_float(self):
+        r = self.rng
+        a, b, c = self.pick("f32"), self.pick("f32"), self.pick("f32")
+        if a is None:
+            return
+        d = self.new("f32")
+        rnd = r.choice(["rn", "rz", "rm", "rp"])
+        ftz = ".ftz" if r.random() < 0.3 else ""
+        sat = ".sat" if r.random() < 0.15 else ""
+        imm = r.choice([b, "0f3F800000", "0f40490FDB", "0fC1200000"])
+        op = r.choice(["add", "sub", "mul", "fma", "min", "max", "abs", "neg", "rcp", "sqrt",
+                       "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "div", "frnd", "i2f", "f2i",
+                       "selp", "copysign", "testp", "mov.b32", "cvt.f64", "min.nan"])
+        if op in ("add", "sub", "mul"):
+            self.emit("%s.%s%s%s.f32 %s, %s, %s;" % (op, rnd, ftz, sat, d, a, imm))
+        elif op == "fma":
+            self.emit("fma.%s%s%s.f32 %s, %s, %s, %s;" % (rnd, ftz, sat, d, a, imm, c))
+        elif op in ("min", "max"):
+            self.emit("%s%s.f32 %s, %s, %s;" % (op, ftz, d, a, imm))
+        elif op == "min.nan":
+            self.emit("%s.NaN.f32 %s, %s, %s;" % (r.choice(["min", "max"]), d, a, b))
+        elif op in ("abs", "neg"):
+            self.emit("%s%s.f32 %s, %s;" % (op, ftz, d, a))
+        elif op in ("rcp", "sqrt"):
+            self.emit("%s.%s%s.f32 %s, %s;" % (op, r.choice(["approx", rnd]), ftz, d, a))
+        elif op in ("rsqrt", "ex2", "lg2", "sin", "cos"):
+            self.emit("%s.approx%s.f32 %s, %s;" % (op, ".ftz" if op != "rsqrt" or ftz else "", d, a))
+        elif op == "tanh":
+            self.emit("tanh.approx.f32 %s, %s;" % (d, a))
+        elif op == "div":
+            self.emit("div.%s%s.f32 %s, %s, %s;" % (r.choice(["approx", "full", rnd]), ftz, d, a, b))
+        elif op == "frnd":
+            self.emit("cvt.%si%s.f32.f32 %s, %s;" % (rnd, ftz, d, a))
+        elif op == "i2f":
+            src_t = r.choice(["s32", "u32", "s64", "u64", "s16", "u8"])
+            src = self.pick("b64") if src_t.endswith("64") else self.any_b32()
+            if src_t in ("s16", "u8"):
+                h = self.new("b16")
+                self.emit("cvt.u16.u32 %s, %s;" % (h, self.any_b32()))
+                src = h
+            self.emit("cvt.%s.f32.%s %s, %s;" % (rnd, src_t, d, src))
+        elif op == "f2i":
+            t = r.choice(["s32", "u32", "s64", "u64"])
+            x = self.new("b64" if t.endswith("64") else "b32")
+            self.emit("cvt.%si%s.%s.f32 %s, %s;" % (rnd, ftz, t, x, a))
+            self.put("b64" if t.endswith("64") else "b32", x, False)
+            return
+        elif op == "selp":
+            p = self.pick("pred")
+            if p is None:
+                return
+            self.emit("selp.f32 %s, %s, %s, %s;" % (d, a, imm, p))
+        elif op == "copysign":
+            self.emit("copysign.f32 %s, %s, %s;" % (d, a, b))
+        elif op == "testp":
+            p = self.new("pred")
+            self.emit("testp.%s.f32 %s, %s;" % (r.choice(["finite", "infinite", "number", "notanumber",
+                                                          "normal", "subnormal"]), p, a))
+            self.put("pred", p, False)
+            return
+        elif op == "mov.b32":
+            x = self.new("b32")
+            self.emit("mov.b32 %s, %s;" % (x, a))
+            self.put("b32", x, False)
+            return
+        elif op == "cvt.f64":
+            x = self.new("f64")
+            self.emit("cvt.f64.f32 %s, %s;" % (x, a))
+            self.put("f64", x, False)
+            return
+        self.put("f32", d, False)
+
+    def s_double(self):
+        r = self.rng
+        a, b = self.pick("f64"), self.pick("f64")
+        if a is None:
+            x = self.new("f64")
+            self.emit("cvt.rn.f64.s32 %s, %s;" % (x, self.any_b32()))
+            self.put("f64", x, False)
+            return
+        d = self.new("f64")
+        rnd = r.choice(["rn", "rz", "rm", "rp"])
+        op = r.choice(["add", "mul", "fma", "min", "max", "neg", "abs", "cvt.f32", "cvt.i", "rcp",
+                       "sqrt", "div", "frnd", "mov.split"])
+        imm = r.choice([b, "0d4000000000000000"])
+        if op in ("add", "mul"):
+            self.emit("%s.%s.f64 %s, %s, %s;" % (op, rnd, d, a, imm))
+        elif op == "fma":
+            self.emit("fma.%s.f64 %s, %s, %s, %s;" % (rnd, d, a, imm, b))
+        elif op in ("min", "max"):
+            self.emit("%s.f64 %s, %s, %s;" % (op, d, a, b))
+        elif op in ("neg", "abs"):
+            self.emit("%s.f64 %s, %s;" % (op, d, a))
+        elif op == "cvt.f32":
+            x = self.new("f32")
+            self.emit("cvt.%s.f32.f64 %s, %s;" % (rnd, x, a))
+            self.put("f32", x, False)
+            return
+        elif op == "cvt.i":
+            t = r.choice(["s32", "u32", "s64"])
+            x = self.new("b64" if t.endswith("64") else "b32")
+            self.emit("cvt.%si.%s.f64 %s, %s;" % (rnd, t, x, a))
+            self.put("b64" if t.endswith("64") else "b32", x, False)
+            return
+        elif op == "rcp":
+            self.emit("rcp.%s.f64 %s, %s;" % (r.choice(["rn", "approx.ftz"]), d, a))
+        elif op == "sqrt":
+            self.emit("sqrt.rn.f64 %s, %s;" % (d, a))
+        elif op == "div":
+            self.emit("div.rn.f64 %s, %s, %s;" % (d, a, b))
+        elif op == "frnd":
+            self.emit("cvt.%si.f64.f64 %s, %s;" % (rnd, d, a))
+        elif op == "mov.split":
+            x, y = self.new("b32"), self.new("b32")
+            self.emit("mov.b64 {%s, %s}, %s;" % (x, y, a))
+            self.put("b32", x, False)
+            self.put("b32", y, False)
+            return
+        self.put("f64", d, False)
+
+    def s_half(self):
+        r = self.rng
+        a, b, c = self.pick("h2"), self.pick("h2"), self.pick("h2")
+        if a is None or r.random() < 0.2:
+            f1, f2 = self.pick("f32"), self.pick("f32")
+            if f1 is None:
+                return
+            d = self.new("h2")
+            self.emit("cvt.rn%s.%s.f32 %s, %s, %s;" % (r.choice(["", ".relu"]),
+                                                       r.choice(["f16x2", "bf16x2"]), d, f1, f2))
+            self.put("h2", d, False)
+            return
+        d = self.new("h2")
+        t = r.choice(["f16x2", "f16x2", "bf16x2"])
+        if self.sm >= 90 and r.random() < 0.15:
+            f1, f2 = self.pick("f32"), self.pick("f32")
+            if f1 is None:
+                return
+            h = self.new("b16")
+            e = r.choice(["e4m3x2", "e5m2x2"])
+            if r.random() < 0.5:
+                self.emit("cvt.rn.satfinite.%s.f32 %s, %s, %s;" % (e, h, f1, f2))
+            else:
+                self.emit("cvt.rn.satfinite.%s.f16x2 %s, %s;" % (e, h, a))
+            self.emit("cvt.rn.f16x2.%s %s, %s;" % (e, d, h))
+            self.put("h2", d, False)
+            return
+        op = r.choice(["add", "sub", "mul", "fma", "min", "max", "neg", "abs", "set", "unpack",
+                       "cvt.f32", "ex2", "tanh", "fma.relu", "min.nan"])
+        if op in ("add", "sub", "mul"):
+            if t == "bf16x2":
+                self.emit("fma.rn.bf16x2 %s, %s, %s, %s;" % (d, a, b, c))
+            else:
+                self.emit("%s%s%s.f16x2 %s, %s, %s;" % (op, r.choice([".rn", ""]),
+                                                          r.choice(["", ".ftz", ".sat"]), d, a, b))
+        elif op in ("fma", "fma.relu"):
+            mod = ".rn" + (".relu" if op == "fma.relu" else r.choice(["", ".sat", ".ftz"]) if t == "f16x2" else "")
+            self.emit("fma%s.%s %s, %s, %s, %s;" % (mod, t, d, a, b, c))
+        elif op in ("min", "max"):
+            self.emit("%s%s.%s %s, %s, %s;" % (op, "" if t == "bf16x2" else r.choice(["", ".ftz"]),
+                                               t, d, a, b))
+        elif op == "min.nan":
+            self.emit("%s.NaN.%s %s, %s, %s;" % (r.choice(["min", "max"]), t, d, a, b))
+        elif op in ("neg", "abs"):
+            self.emit("%s.%s %s, %s;" % (op, t, d, a))
+        elif op == "set":
+            self.emit("set.%s.%s.f16x2 %s, %s, %s;" % (r.choice(CMP_F[:12]), r.choice(["u32", "f16x2"]),
+                                                       d, a, b))
+        elif op == "ex2":
+            self.emit("ex2.approx.f16x2 %s, %s;" % (d, a))
+        elif op == "tanh":
+            self.emit("tanh.approx.f16x2 %s, %s;" % (d, a))
+        elif op in ("unpack", "cvt.f32"):
+            lo, hi = self.new("b16"), self.new("b16")
+            self.emit("mov.b32 {%s, %s}, %s;" % (lo, hi, a))
+            x = self.new("f32")
+            src = r.choice(["f16", "bf16"]) if self.sm >= 90 else "f16"
+            self.emit("cvt.f32.%s %s, %s;" % (src, x, r.choice([lo, hi])))
+            self.put("f32", x, False)
+            y = self.new("f64")
+            self.emit("cvt.f64.f16 %s, %s;" % (y, lo))
+            self.put("f64", y, False)
+            return
+        self.put("h2", d, False)
+
+    def s_mem(self):
+        r = self.rng
+        kind = r.choice(["ldg", "ldg", "stg", "lds", "sts", "local", "atom", "atom", "red", "atoms", "ldc",
+                         "generic", "generic"])
+        u = self.uni()
+        off = self.rng.choice([0, 4, 8, 16, 64, 256, 4096]) if kind in ("ldg", "stg") else 0
+        if kind in ("ldg", "stg"):
+            base = self.gaddr(u)
+            w = r.choice(["u8", "s8", "u16", "s16", "u32", "u64", "v2.u32", "v4.u32", "v2.u64",
+                          "f32", "v2.f32", "v4.f32", "f64"])
+            cache = r.choice(["", "", ".nc", ".ca", ".cg", ".cs", ".lu", ".volatile", ".relaxed.gpu",
+                              ".acquire.gpu"]) if kind == "ldg" else r.choice(["", ".wb", ".cg", ".cs", ".wt",
+                                                                              ".volatile", ".release.gpu"])
+            if cache in (".volatile", ".relaxed.gpu", ".acquire.gpu", ".release.gpu") and "v" in w[:1]:
+                cache = ""
+            align = {"v2.u32": 8, "v4.u32": 16, "v2.u64": 16, "v2.f32": 8, "v4.f32": 16, "u64": 8, "f64": 8}
+            off -= off % align.get(w, 1)
+            self.mem_op(kind == "ldg", "global" + cache, w, base, off)
+        elif kind in ("lds", "sts"):
+            a = self.saddr()
+            w = r.choice(["u8", "s16", "u32", "u64", "v2.u32", "v4.u32", "f32", "v2.f32"])
+            self.mem_op(kind == "lds", "shared", w, a, r.choice([0, 16, 128]))
+        elif kind == "local":
+            # a local array indexed at run time: STL/LDL
+            w = r.choice(["u32", "u64", "v2.u32", "v4.u32", "u8", "u16"])
+            idx = self.any_b32(False)
+            i2 = self.new("b32")
+            self.emit("and.b32 %s, %s, 15;" % (i2, idx))
+            a = self.new("b32")
+            self.emit("mov.u32 %s, lmem;" % a)
+            self.emit("mad.lo.u32 %s, %s, 16, %s;" % (a, i2, a))
+            self.mem_op(False, "local", w, a, 0)
+            j = self.new("b32")
+            self.emit("and.b32 %s, %s, 7;" % (j, self.any_b32(False)))
+            b = self.new("b32")
+            self.emit("mov.u32 %s, lmem;" % b)
+            self.emit("mad.lo.u32 %s, %s, 16, %s;" % (b, j, b))
+            self.mem_op(True, "local", w, b, 0)
+        elif kind in ("atom", "red", "atoms"):
+            sp = "shared" if kind == "atoms" else "global"
+            a = self.saddr() if sp == "shared" else self.gaddr(u)
+            op, t = r.choice([("add", "u32"), ("add", "s32"), ("add", "f32"), ("add", "u64"), ("exch", "b32"),
+                              ("cas", "b32"), ("cas", "b64"), ("min", "s32"), ("max", "u32"), ("and", "b32"),
+                              ("or", "b32"), ("xor", "b32"), ("inc", "u32"), ("dec", "u32"), ("add", "f64"),
+                              ("min", "u64"), ("max", "s64"), ("exch", "b64"), ("and", "b64")])
+            if sp == "shared" and t in ("f64", "f16x2"):
+                t = "f32"
+            sem = r.choice(["", "", ".relaxed.gpu", ".acq_rel.gpu", ".sys", ".cta"]) if t != "f16x2" else ""
+            is64 = t.endswith("64")
+            if t == "f32":
+                src = self.pick("f32")
+                d = self.new("f32")
+            elif t == "f64":
+                src = self.pick("f64")
+                d = self.new("f64")
+            else:
+                src = self.pick("b64") if is64 else self.any_b32()
+                d = self.new("b64" if is64 else "b32")
+            if src is None:
+                return
+            if kind == "red" and op != "cas" and op != "exch":
+                sem = sem.replace(".acq_rel", ".release")
+                self.emit("red%s.%s.%s.%s [%s], %s;" % (sem, sp, op, t, a, src))
+                return
+            if op == "cas":
+                self.emit("atom%s.%s.cas.%s %s, [%s], %s, %s;" % (sem, sp, t, d, a, src, src))
+            else:
+                self.emit("atom%s.%s.%s.%s %s, [%s], %s;" % (sem, sp, op, t, d, a, src))
+            kindn = {"f32": "f32", "f64": "f64"}.get(t, "b64" if is64 else "b32")
+            self.put(kindn, d, False)
+        elif kind == "generic":
+            # generic addressing (LD/ST/ATOM without .global): the global address made generic
+            g = self.gaddr(u)
+            a = self.new("b64")
+            self.emit("cvta.global.u64 %s, %s;" % (a, g))
+            if r.random() < 0.3:
+                op, t = r.choice([("cas", "b32"), ("inc", "u32"), ("add", "u32"), ("exch", "b64"), ("add", "f32")])
+                d = self.new({"b64": "b64", "f32": "f32"}.get(t, "b32"))
+                src = {"b64": self.pick("b64"), "f32": self.pick("f32")}.get(t) or self.any_b32()
+                extra = ", %s" % src if op == "cas" else ""
+                self.emit("atom%s.%s.%s %s, [%s], %s%s;" % (r.choice(["", ".relaxed.gpu", ".acq_rel.gpu"]), op, t,
+                                                            d, a, src, extra))
+                self.put({"b64": "b64", "f32": "f32"}.get(t, "b32"), d, False)
+                return
+            w = r.choice(["u8", "s16", "u16", "u32", "u64", "v2.u32", "v4.u32", "f32", "v2.u64"])
+            cache = r.choice(["", "", ".volatile", ".relaxed.gpu", ".acquire.gpu", ".relaxed.sys"])
+            if w.startswith("v") and cache not in ("", ".volatile"):
+                cache = ""
+            align = {"v2.u32": 8, "v4.u32": 16, "v2.u64": 16, "u64": 8}
+            if r.random() < 0.5:
+                self.mem_op(True, cache[1:] if cache else "", w, a, 0)
+            else:
+                self.mem_op(False, cache.replace("acquire", "release")[1:] if cache else "", w, a,
+                            align.get(w, 4) * r.randint(0, 4))
+        elif kind == "ldc":
+            d = self.new("b32")
+            self.emit("ld.const.u32 %s, [cdata+%d];" % (d, 4 * r.randint(0, 15)))
+            self.put("b32", d, True)
+
+    def mem_op(self, load, space, w, addr, off):
+        vec = 1
+        t = w
+        if w.startswith("v"):
+            vec, t = int(w[1]), w[3:]
+        kind = {"f32": "f32", "f64": "f64", "u64": "b64"}.get(t, "b32")
+        reg_t = {"u8": "b16", "s8": "b16", "u16": "b16", "s16": "b16"}.get(t)
+        if load:
+            regs = [self.new(kind if not reg_t else "b32") for _ in range(vec)]
+            t2 = t
+            if reg_t:
+                t2 = t  # loading a byte or half into a 32-bit register widens it
+            op = "ld.%s.%s" % (space, (("v%d." % vec) if vec > 1 else "") + t2)
+            op = op.replace("..", ".")
+            dst = regs[0] if vec == 1 else "{%s}" % ", ".join(regs)
+            self.emit("%s %s, [%s+%d];" % (op, dst, addr, off))
+            for x in regs:
+                self.put(kind if not reg_t else "b32", x, False)
+        else:
+            srcs = []
+            for _ in range(vec):
+                if reg_t:
+                    s = self.any_b32()
+                elif kind == "b32":
+                    s = self.any_b32()
+                else:
+                    s = self.pick(kind)
+                if s is None:
+                    return
+                srcs.append(s)
+            op = "st.%s.%s" % (space, (("v%d." % vec) if vec > 1 else "") + t)
+            op = op.replace("..", ".")
+            src = srcs[0] if vec == 1 else "{%s}" % ", ".join(srcs)
+            self.emit("%s [%s+%d], %s;" % (op, addr, off, src))
+
+    def gaddr(self, u):
+        """A global address: the input buffer plus a (uniform or per-thread) offset."""
+        r = self.rng
+        idx = self.any_b32(u)
+        m = self.new("b32")
+        self.emit("and.b32 %s, %s, %d;" % (m, idx, r.choice([63, 255, 1023])))
+        off = self.new("b64")
+        self.emit("mul.wide.u32 %s, %s, %d;" % (off, m, r.choice([4, 8, 16])))
+        a = self.new("b64")
+        self.emit("add.s64 %s, %s, %s;" % (a, r.choice(["%rd_in", "%rd_out"]), off))
+        return a
+
+    def saddr(self):
+        r = self.rng
+        m = self.new("b32")
+        self.emit("and.b32 %s, %s, %d;" % (m, self.any_b32(), r.choice([63, 127])))
+        a = self.new("b32")
+        self.emit("mov.u32 %s, smem;" % a)
+        self.emit("mad.lo.u32 %s, %s, 16, %s;" % (a, m, a))
+        return a
+
+    def s_warp(self):
+        r = self.rng
+        op = r.choice(["shfl", "shfl", "vote", "ballot", "match", "redux", "activemask", "bar",
+                       "barred", "fence", "nanosleep", "syncwarp", "clock", "laneid", "globaltimer"])
+        d = self.new("b32")
+        if op == "shfl":
+            mode = r.choice(["up", "down", "bfly", "idx"])
+            lane = r.choice([str(r.randint(0, 31)), self.any_b32()])
+            c = r.choice(["0x1f", "0", "0x101f", self.any_b32()])
+            p = self.new("pred")
+            self.emit("shfl.sync.%s.b32 %s|%s, %s, %s, %s, 0xffffffff;" % (mode, d, p, self.any_b32(), lane, c))
+            self.put("pred", p, False)
+        elif op == "vote":
+            p = self.pick("pred")
+            if p is None:
+                return
+            q = self.new("pred")
+            self.emit("vote.sync.%s.pred %s, %s, 0xffffffff;" % (r.choice(["all", "any", "uni"]), q, p))
+            self.put("pred", q, False)
+            return
+        elif op == "ballot":
+            p = self.pick("pred")
+            if p is None:
+                return
+            self.emit("vote.sync.ballot.b32 %s, %s%s, 0xffffffff;" % (d, r.choice(["", "!"]), p))
+        elif op == "match":
+            if r.random() < 0.5:
+                self.emit("match.any.sync.b32 %s, %s, 0xffffffff;" % (d, self.any_b32()))
+            else:
+                p = self.new("pred")
+                self.emit("match.all.sync.b64 %s|%s, %s, 0xffffffff;" % (d, p, self.pick("b64")))
+                self.put("pred", p, False)
+        elif op == "redux":
+            o, t = r.choice([("add", "u32"), ("add", "s32"), ("min", "u32"), ("max", "s32"),
+                             ("and", "b32"), ("or", "b32"), ("xor", "b32")])
+            self.emit("redux.sync.%s.%s %s, %s, 0xffffffff;" % (o, t, d, self.any_b32()))
+        elif op == "activemask":
+            self.emit("activemask.b32 %s;" % d)
+        elif op == "bar":
+            self.emit(r.choice(["bar.sync 0;", "barrier.sync 1, 64;", "bar.arrive 2, 32;",
+                                "barrier.sync.aligned 0;"]))
+            return
+        elif op == "barred":
+            p = self.pick("pred")
+            if p is None:
+                return
+            if r.random() < 0.5:
+                self.emit("bar.red.popc.u32 %s, 0, %s;" % (d, p))
+            else:
+                q = self.new("pred")
+                self.emit("bar.red.%s.pred %s, 0, %s;" % (r.choice(["and", "or"]), q, p))
+                self.put("pred", q, False)
+                return
+        elif op == "fence":
+            self.emit(r.choice(["membar.gl;", "membar.cta;", "membar.sys;", "fence.acq_rel.gpu;",
+                                "fence.sc.cta;", "fence.proxy.alias;", "fence.sc.sys;", "fence.sc.gpu;",
+                                "fence.acq_rel.sys;"]))
+            return
+        elif op == "nanosleep":
+            self.emit("nanosleep.u32 %s;" % r.choice(["100", self.any_b32()]))
+            return
+        elif op == "syncwarp":
+            self.emit("bar.warp.sync 0xffffffff;")
+            return
+        elif op == "clock":
+            x = self.new("b64")
+            self.emit("mov.u64 %s, %%clock64;" % x)
+            self.put("b64", x, False)
+            self.emit("mov.u32 %s, %%clock;" % d)
+        elif op == "laneid":
+            self.emit("mov.u32 %s, %s;" % (d, r.choice(["%laneid", "%warpid", "%lanemask_lt",
+                                                         "%nsmid", "%smid", "%lanemask_ge"])))
+        elif op == "globaltimer":
+            x = self.new("b64")
+            self.emit("mov.u64 %s, %%globaltimer;" % x)
+            self.put("b64", x, False)
+            return
+        self.put("b32", d, False)
+
+    def s_tensor(self):
+        r = self.rng
+        kind = r.choice(["mma_f16", "mma_bf16", "mma_tf32", "mma_s8", "mma_f64", "mma_f16acc",
+                         "mma_k8", "ldmatrix", "ldmatrix", "cp_async", "cp_async", "mbarrier",
+                         "mma_s4", "mma_b1"] + (["stmatrix", "elect", "cluster"] if self.sm >= 90 else [])
+                        + (["wgmma", "tma", "bulk"] if self.target == "sm_90a" else []))
+        f = lambda k, n: [self.pick(k) or self.any_b32() for _ in range(n)]  # noqa: E731
+
+        def b32s(n):
+            return [self.any_b32() for _ in range(n)]
+
+        def fs(n):
+            out = []
+            for _ in range(n):
+                x = self.pick("f32")
+                if x is None:
+                    x = self.new("f32")
+                    self.emit("mov.f32 %s, 0f3F800000;" % x)
+                out.append(x)
+            return out
+
+        def dst(kind, n):
+            return [self.new(kind) for _ in range(n)]
+
+        def lst(xs):
+            return "{%s}" % ", ".join(xs)
+
+        if kind in ("mma_f16", "mma_bf16"):
+            t = "f16" if kind == "mma_f16" else "bf16"
+            d = dst("f32", 4)
+            self.emit("mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 %s, %s, %s, %s;" % (
+                t, t, lst(d), lst(b32s(4)), lst(b32s(2)), lst(fs(4))))
+            for x in d:
+                self.put("f32", x, False)
+        elif kind == "mma_k8":
+            d = dst("f32", 4)
+            self.emit("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 %s, %s, %s, %s;" % (
+                lst(d), lst(b32s(2)), lst(b32s(1)), lst(fs(4))))
+            for x in d:
+                self.put("f32", x, False)
+        elif kind == "mma_f16acc":
+            d = dst("b32", 2)
+            self.emit("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 %s, %s, %s, %s;" % (
+                lst(d), lst(b32s(4)), lst(b32s(2)), lst(b32s(2))))
+            for x in d:
+                self.put("h2", x, False)
+        elif kind == "mma_tf32":
+            d = dst("f32", 4)
+            self.emit("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 %s, %s, %s, %s;" % (
+                lst(d), lst(b32s(4)), lst(b32s(2)), lst(fs(4))))
+            for x in d:
+                self.put("f32", x, False)
+        elif kind == "mma_s8":
+            d = dst("b32", 4)
+            sat = r.choice(["", ".satfinite"])
+            self.emit("mma.sync.aligned.m16n8k32.row.col%s.s32.%s.%s.s32 %s, %s, %s, %s;" % (
+                sat, r.choice(["s8", "u8"]), r.choice(["s8", "u8"]), lst(d), lst(b32s(4)), lst(b32s(2)), lst(b32s(4))))
+            for x in d:
+                self.put("b32", x, False)
+        elif kind == "mma_s4":
+            d = dst("b32", 4)
+            self.emit("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 %s, %s, %s, %s;" % (
+                lst(d), lst(b32s(4)), lst(b32s(2)), lst(b32s(4))))
+            for x in d:
+                self.put("b32", x, False)
+        elif kind == "mma_b1":
+            d = dst("b32", 4)
+            self.emit("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.%s.popc %s, %s, %s, %s;" % (
+                r.choice(["and", "xor"]), lst(d), lst(b32s(4)), lst(b32s(2)), lst(b32s(4))))
+            for x in d:
+                self.put("b32", x, False)
+        elif kind == "mma_f64":
+            a, b = self.pick("f64"), self.pick("f64")
+            if a is None:
+                return
+            d = dst("f64", 2)
+            self.emit("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 %s, {%s}, {%s}, {%s, %s};" % (
+                lst(d), a, b, a, b))
+            for x in d:
+                self.put("f64", x, False)
+        elif kind == "ldmatrix":
+            n = r.choice([1, 2, 4])
+            d = dst("b32", n)
+            self.emit("ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, [%s];" % (
+                n, r.choice(["", ".trans"]), lst(d), self.saddr()))
+            for x in d:
+                self.put("b32", x, False)
+        elif kind == "stmatrix":
+            n = r.choice([1, 2, 4])
+            self.emit("stmatrix.sync.aligned.m8n8.x%d%s.shared.b16 [%s], %s;" % (
+                n, r.choice(["", ".trans"]), self.saddr(), lst(b32s(n))))
+        elif kind == "cp_async":
+            sz = r.choice([4, 8, 16])
+            g = self.gaddr(self.uni())
+            cache = "cg" if sz == 16 and r.random() < 0.5 else "ca"
+            extra = ""
+            if r.random() < 0.3:
+                extra = ", %s" % r.choice(["0", "4", self.any_b32()]) if sz == 4 else ", %d" % (sz // 2)
+            self.emit("cp.async.%s.shared.global [%s], [%s], %d%s;" % (cache, self.saddr(), g, sz, extra))
+            self.emit("cp.async.commit_group;")
+            self.emit(r.choice(["cp.async.wait_group %d;" % r.randint(0, 3), "cp.async.wait_all;"]))
+        elif kind == "mbarrier":
+            a = self.saddr()
+            self.emit("mbarrier.init.shared.b64 [%s], %d;" % (a, r.randint(1, 128)))
+            st = self.new("b64")
+            self.emit("mbarrier.arrive.shared.b64 %s, [%s];" % (st, a))
+            p = self.new("pred")
+            if self.sm >= 90 and r.random() < 0.5:
+                self.emit("mbarrier.try_wait.shared.b64 %s, [%s], %s;" % (p, a, st))
+            else:
+                self.emit("mbarrier.test_wait.shared.b64 %s, [%s], %s;" % (p, a, st))
+            if r.random() < 0.5:
+                self.emit("cp.async.mbarrier.arrive.shared.b64 [%s];" % a)
+            self.put("pred", p, False)
+            self.put("b64", st, False)
+        elif kind == "elect":
+            d, p = self.new("b32"), self.new("pred")
+            self.emit("elect.sync %s|%s, 0xffffffff;" % (d, p))
+            self.put("b32", d, False)
+            self.put("pred", p, False)
+        elif kind == "cluster":
+            d = self.new("b32")
+            self.emit("mov.u32 %s, %s;" % (d, r.choice(["%cluster_ctarank", "%clusterid.x", "%cluster_nctarank",
+                                                         "%cluster_ctaid.x"])))
+            self.put("b32", d, True)
+            if r.random() < 0.5:
+                e = self.new("b32")
+                self.emit("mapa.shared::cluster.u32 %s, %s, %s;" % (e, self.saddr(), d))
+                self.put("b32", e, False)
+        elif kind == "wgmma":
+            da = self.pick("b64", True) or self.pick("b64")
+            db = self.pick("b64", True) or self.pick("b64")
+            n = r.choice([8, 8, 16, 32, 64])
+            d = dst("f32", n // 2)
+            for x, s in zip(d, fs(n // 2)):
+                self.emit("mov.f32 %s, %s;" % (x, s))
+            self.emit("wgmma.fence.sync.aligned;")
+            self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, %s, %s, 1, 1, 1, %d, %d;" % (
+                n, r.choice(["f16.f16", "bf16.bf16"]), lst(d), da, db, r.randint(0, 1), r.randint(0, 1)))
+            self.emit("wgmma.commit_group.sync.aligned;")
+            self.emit("wgmma.wait_group.sync.aligned %d;" % r.randint(0, 1))
+            for x in d:
+                self.put("f32", x, False)
+        elif kind == "tma":
+            a, m = self.saddr(), self.saddr()
+            self.emit("mbarrier.init.shared.b64 [%s], 1;" % m)
+            self.emit("fence.proxy.async.shared::cta;")
+            self.emit("mbarrier.arrive.expect_tx.shared.b64 _, [%s], %d;" % (m, r.choice([256, 1024])))
+            self.emit("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                      " [%s], [%%rd_tmap, {%s, %s}], [%s];" % (a, self.any_b32(True), self.any_b32(), m))
+            p = self.new("pred")
+            self.emit("mbarrier.try_wait.parity.shared.b64 %s, [%s], %d;" % (p, m, r.randint(0, 1)))
+            self.put("pred", p, False)
+            if r.random() < 0.5:
+                self.emit("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%%rd_tmap, {%s, %s}], [%s];" % (
+                    self.any_b32(), self.any_b32(True), a))
+                self.emit("cp.async.bulk.commit_group;")
+                self.emit("cp.async.bulk.wait_group.read %d;" % r.randint(0, 1))
+        elif kind == "bulk":
+            a, m = self.saddr(), self.saddr()
+            g = self.gaddr(True)
+            self.emit("mbarrier.init.shared.b64 [%s], 1;" % m)
+            self.emit("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%s], %d, [%s];" % (
+                a, g, r.choice([16, 256]), m))
+            self.emit("cp.async.bulk.global.shared::cta.bulk_group [%s], [%s], %d;" % (g, a, 16 * r.randint(1, 8)))
+            self.emit("cp.async.bulk.commit_group;")
+            self.emit("cp.async.bulk.wait_group %d;" % r.randint(0, 1))
+
+    def s_loop(self, depth):
+        """A loop bounded by a parameter whose body does uniform 64-bit address arithmetic."""
+        r = self.rng
+        i = self.new("b32")
+        self.labels += 1
+        lbl = "L%d" % self.labels
+        self.emit("mov.u32 %s, 0;" % i)
+        acc = self.new("b32")
+        facc = self.new("f32")
+        self.emit("mov.u32 %s, 0;" % acc)
+        self.emit("mov.f32 %s, 0f00000000;" % facc)
+        self.body.append("%s:" % lbl)
+        # loop-invariant and loop-variant uniform address math
+        base = self.new("b64")
+        stride = self.any_b32(True)
+        self.emit("mul.wide.%s %s, %s, %s;" % (r.choice(["u32", "s32"]), base, stride, r.choice(["4", "8", "%r_m"])))
+        j = self.new("b32")
+        self.emit("mad.lo.u32 %s, %s, %s, %%r_cta;" % (j, i, r.choice(["%r_m", "3", "%r_n"])))
+        k = self.new("b32")
+        self.emit("and.b32 %s, %s, 1023;" % (k, j))
+        o = self.new("b64")
+        self.emit("mul.wide.u32 %s, %s, 4;" % (o, k))
+        a = self.new("b64")
+        self.emit("add.s64 %s, %%rd_in, %s;" % (a, o))
+        v, fv = self.new("b32"), self.new("f32")
+        self.emit("ld.global%s.u32 %s, [%s];" % (r.choice(["", ".nc"]), v, a))
+        # a uniform 64-bit pointer advanced every iteration
+        self.emit("add.s64 %%rd_ptr, %%rd_ptr, %s;" % r.choice(["64", "%rd_in", str(r.randint(1, 1 << 16))]))
+        pv = self.new("b32")
+        self.emit("and.b32 %s, %s, 4095;" % (pv, self.any_b32(True)))
+        pa = self.new("b64")
+        self.emit("mul.wide.u32 %s, %s, 4;" % (pa, pv))
+        self.emit("add.s64 %s, %s, %%rd_in;" % (pa, pa))
+        self.emit("st.global.u64 [%s], %%rd_ptr;" % pa)
+        self.emit("ld.global.f32 %s, [%s+4];" % (fv, a))
+        self.put("b32", i, True)
+        self.put("b32", j, True)
+        self.put("b64", base, True)
+        self.put("b64", a, True)
+        self.put("b32", v, False)
+        self.put("f32", fv, False)
+        saved = {k2: list(v2) for k2, v2 in self.pool.items()}
+        for _ in range(r.randint(2, 8)):
+            self.snippet(depth + 1)
+        x = self.any_b32()
+        self.emit("add.u32 %s, %s, %s;" % (acc, acc, x))
+        fx = self.pick("f32") or fv
+        self.emit("add.f32 %s, %s, %s;" % (facc, facc, fx))
+        self.emit("add.u32 %s, %s, 1;" % (i, i))
+        p = self.new("pred")
+        self.emit("setp.%s.u32 %s, %s, %s;" % (r.choice(["lt", "ne"]), p, i, r.choice(["%r_n", "%r_m"])))
+        self.emit("@%s bra%s %s;" % (p, r.choice(["", ".uni"]), lbl))
+        self.pool = saved
+        self.put("b32", acc, False)
+        self.put("f32", facc, False)
+
+    def s_if(self, depth):
+        """A guarded region (a branch around it); its values are stored inside."""
+        p = self.pick("pred")
+        if p is None:
+            return
+        self.labels += 1
+        lbl = "S%d" % self.labels
+        self.emit("@%s%s bra %s;" % (self.rng.choice(["", "!"]), p, lbl))
+        saved = {k: list(v) for k, v in self.pool.items()}
+        for _ in range(self.rng.randint(1, 5)):
+            self.snippet(depth + 1)
+        self.store_all(limit=4)
+        self.pool = saved
+        self.body.append("%s:" % lbl)
+
+    def s_guarded(self):
+        """A predicated instruction."""
+        p = self.pick("pred")
+        if p is None:
+            return
+        d = self.new("b32")
+        a = self.any_b32()
+        self.emit("mov.u32 %s, %s;" % (d, self.any_b32()))
+        self.emit("@%s%s add.u32 %s, %s, %s;" % (self.rng.choice(["", "!"]), p, d, a, self.operand(None)))
+        self.put("b32", d, False)
+
+    def snippet(self, depth=0):
+        r = self.rng
+        fams = [(self.s_int, 6), (self.s_int64, 3), (self.s_setp, 4), (self.s_float, 4), (self.s_double, 1),
+                (self.s_half, 2), (self.s_mem, 3), (self.s_warp, 2), (self.s_tensor, 2), (self.s_guarded, 1)]
+        if depth < 2:
+            fams += [(self.s_loop, 1), (self.s_if, 1)]
+        tot = sum(w for _, w in fams)
+        x = r.uniform(0, tot)
+        for fn, w in fams:
+            x -= w
+            if x <= 0:
+                if fn in (self.s_loop, self.s_if):
+                    fn(depth)
+                else:
+                    fn()
+                return
+        fams[0][0]()
+
+    def store_all(self, limit=None):
+        """Stores live values to global memory (out + gid * 8 + k * 65536)."""
+        vals = []
+        for kind in ("b32", "f32", "b64", "f64", "h2", "pred"):
+            vals += [(kind, v) for v, _ in self.pool[kind][-(limit or 10 ** 6):]]
+        if limit:
+            self.rng.shuffle(vals)
+            vals = vals[:limit]
+        for kind, v in vals:
+            self.stores += 1
+            off = 8 * (self.stores % 4096)
+            if kind == "pred":
+                x = self.new("b32")
+                self.emit("selp.u32 %s, 1, 0, %s;" % (x, v))
+                v, kind = x, "b32"
+            t = {"b32": "u32", "h2": "b32", "f32": "f32", "b64": "u64", "f64": "f64"}[kind]
+            self.emit("st.global.%s [%%rd_o+%d], %s;" % (t, off, v))
+
+    def render(self, nsnip):
+        for _ in range(nsnip):
+            self.snippet()
+        self.store_all()
+        r = self.rng
+        head = [".visible .entry %s(" % self.name,
+                "\t.param .u64 p_out, .param .u64 p_in, .param .u32 p_n, .param .u32 p_m,",
+                "\t.param .f32 p_f, .param .u64 p_tmap)"]
+        if r.random() < 0.4:
+            head.append(".maxntid %d, 1, 1" % r.choice([128, 256, 1024]))
+        if r.random() < 0.3:
+            cap = r.choice([32, 40, 64, 128])
+            if any(".m64n64k16." in line for line in self.body):
+                cap = 128  # a 32-register wgmma accumulator does not fit a small cap
+            head.append(".maxnreg %d" % cap)
+        head.append("{")
+        decl = ["\t.reg .b32 %%r<%d>;" % (self.n["r"] + 1), "\t.reg .b64 %%rd<%d>;" % (self.n["rd"] + 1),
+                "\t.reg .f32 %%f<%d>;" % (self.n["f"] + 1), "\t.reg .f64 %%fd<%d>;" % (self.n["fd"] + 1),
+                "\t.reg .pred %%p<%d>;" % (self.n["p"] + 1), "\t.reg .b16 %%h<%d>;" % (self.n["h"] + 1),
+                "\t.reg .b32 %r_n, %r_m, %r_tid, %r_cta, %r_ntid, %r_gid, %r_ctay;",
+                "\t.reg .b64 %rd_out, %rd_in, %rd_o, %rd_tmap, %rd_t, %rd_ptr;", "\t.reg .f32 %f_p;",
+                "\t.shared .align 16 .b8 smem[4096];", "\t.local .align 16 .b8 lmem[256];"]
+        pro = ["ld.param.u64 %rd_out, [p_out];", "cvta.to.global.u64 %rd_out, %rd_out;",
+               "ld.param.u64 %rd_in, [p_in];", "cvta.to.global.u64 %rd_in, %rd_in;",
+               "ld.param.u64 %rd_tmap, [p_tmap];", "mov.u64 %rd_ptr, %rd_in;",
+               "ld.param.u32 %r_n, [p_n];", "ld.param.u32 %r_m, [p_m];", "ld.param.f32 %f_p, [p_f];",
+               "mov.u32 %r_tid, %tid.x;", "mov.u32 %r_cta, %ctaid.x;", "mov.u32 %r_ntid, %ntid.x;",
+               "mov.u32 %r_ctay, %ctaid.y;",
+               "mad.lo.u32 %r_gid, %r_cta, %r_ntid, %r_tid;",
+               "mul.wide.u32 %rd_t, %r_gid, 8;", "add.s64 %rd_o, %rd_out, %rd_t;"]
+        return "\n".join(head + decl + ["\t" + p for p in pro] + self.body + ["\tret;", "}", ""])
+
+
+def program(seed, target, kernels=3, size=40):
+    rng = random.Random("%d-%s" % (seed, target))
+    out = [".version 8.7" if target != "sm_80" else ".version 8.0",
+           ".target %s" % target, ".address_size 64", "",
+           ".const .align 4 .b8 cdata[64] = {%s};" % ", ".join(str(rng.randint(0, 255)) for _ in range(64)),
+           ".global .align 1 .b8 fmtstr[4] = {37, 100, 10, 0};",
+           ".extern .func (.param .b32 rv) vprintf (.param .b64 pa0, .param .b64 pa1);", ""]
+    for k in range(kernels):
+        kern = Kernel(rng, target, "g%d_k%d" % (seed, k))
+        kern.pool["b32"] = [("%r_n", True), ("%r_m", True), ("%r_cta", True), ("%r_ntid", True),
+                            ("%r_ctay", True), ("%r_tid", False), ("%r_gid", False)]
+        kern.pool["b64"] = [("%rd_in", True), ("%rd_out", True)]
+        kern.pool["f32"] = [("%f_p", True)]
+        kern.emit("// seed %d kernel %d" % (seed, k))
+        # a few loaded values to start from
+        x, f = kern.new("b32"), kern.new("f32")
+        kern.emit("ld.global.u32 %s, [%%rd_o];" % x)
+        kern.emit("ld.global.f32 %s, [%%rd_o+4];" % f)
+        kern.put("b32", x, False)
+        kern.put("f32", f, False)
+        out.append(kern.render(rng.randint(size // 2, size)))
+    return "\n".join(out)
+
+
+def ptxas_options(seed):
+    """The -O level and register limit a seed is compiled with."""
+    opts = ["-O%d" % (seed % 4)]
+    cap = [None, 32, 64, 128][seed // 4 % 4]
+    if cap:
+        opts.append("-maxrregcount=%d" % cap)
+    return opts
+
+
+def build(out, seeds, ptxas, archs, jobs=2):
+    """Writes and compiles the programs of `seeds`; returns the number of ptxas failures."""
+    os.makedirs(out, exist_ok=True)
+    work = []
+    for seed in seeds:
+        for target in ("sm_80", "sm_90", "sm_90a"):
+            goal = {"sm_80": ["sm_80", "sm_86", "sm_89"], "sm_90": ["sm_90"], "sm_90a": ["sm_90a"]}[target]
+            goal = [g for g in goal if g in archs]
+            if not goal:
+                continue
+            ptx = os.path.join(out, "g%d.%s.ptx" % (seed, target))
+            with open(ptx, "w") as f:
+                f.write(program(seed, target))
+            opts = ptxas_options(seed)
+            for g in goal:
+                cubin = os.path.join(out, "g%d.%s.%s.cubin" % (seed, opts[0][1:], g))
+                work.append([ptxas, "-arch=" + g] + opts + [ptx, "-o", cubin])
+
+    def run(cmd):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0 and "Insufficient registers" in r.stderr:
+            # a large wgmma needs more registers than the seed's limit: compile without it
+            cmd = [c for c in cmd if not c.startswith("-maxrregcount")]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print("%s: %s" % (" ".join(cmd), r.stderr.strip()[:500]), file=sys.stderr)
+        return r.returncode == 0
+
+    with ThreadPoolExecutor(jobs) as ex:
+        return sum(1 for ok in ex.map(run, work) if not ok)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--target", choices=["sm_80", "sm_90", "sm_90a"])
+    ap.add_argument("--kernels", type=int, default=3)
+    ap.add_argument("--size", type=int, default=40, help="snippets per kernel (at most)")
+    ap.add_argument("-o", "--out")
+    ap.add_argument("--build", help="write and compile the programs of --seeds into this folder")
+    ap.add_argument("--seeds", help="A-B (inclusive)")
+    ap.add_argument("--ptxas", default="ptxas")
+    ap.add_argument("--archs", default="sm_80,sm_86,sm_89,sm_90,sm_90a")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    if a.build:
+        lo, hi = map(int, a.seeds.split("-"))
+        failed = build(a.build, range(lo, hi + 1), a.ptxas, a.archs.split(","), a.jobs)
+        sys.exit(1 if failed else 0)
+    if a.seed is None or a.target is None or a.out is None:
+        ap.error("--seed, --target and -o are required without --build")
+    with open(a.out, "w") as f:
+        f.write(program(a.seed, a.target, a.kernels, a.size))
+
+
+if __name__ == "__main__":
+    main()
