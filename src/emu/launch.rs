@@ -460,6 +460,51 @@ pub struct RunOutput {
     pub elapsed: std::time::Duration,
 }
 
+/// The grid and block of `spec`, checked (1 to 3 non-zero extents each, at most 1024 threads per
+/// block). Shared by the PTX and the SASS emulator.
+pub(crate) fn grid_and_block(spec: &LaunchSpec) -> EmuResult<([u32; 3], [u32; 3])> {
+    let grid = dims(&spec.grid, "grid")?;
+    let block = dims(&spec.block, "block")?;
+    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+    if threads > 1024 {
+        return Err(EmuError::Spec(format!(
+            "block of {threads} threads (at most 1024)"
+        )));
+    }
+    Ok((grid, block))
+}
+
+/// A buffer argument: its data generated and placed in `global` as `arg<i>` (recorded in `outs`
+/// for the output), and the pointer's bytes returned. Shared by the PTX and the SASS emulator,
+/// so both place the same bytes at the same addresses.
+pub(crate) fn buffer_argument(
+    b: &BufferSpec,
+    i: usize,
+    what: &str,
+    global: &mut super::memory::GlobalMem,
+    outs: &mut Vec<(usize, u32, ElemType)>,
+) -> EmuResult<Vec<u8>> {
+    let data = buffer_bytes(b, i as u64, what)?;
+    let (idx, base) = global.alloc(&format!("arg{i}"), data, b.ty.size() as u64);
+    outs.push((i, idx, b.ty));
+    Ok(base.to_le_bytes().to_vec())
+}
+
+/// The output buffers of a run: every buffer argument's allocation after the run.
+pub(crate) fn output_buffers(
+    outs: Vec<(usize, u32, ElemType)>,
+    global: &super::memory::GlobalMem,
+) -> Vec<OutBuffer> {
+    outs.into_iter()
+        .map(|(i, idx, ty)| OutBuffer {
+            name: format!("arg{i}"),
+            arg: Some(i),
+            ty,
+            data: global.allocs[idx as usize].data.clone(),
+        })
+        .collect()
+}
+
 fn dims(v: &[u32], what: &str) -> EmuResult<[u32; 3]> {
     if v.is_empty() || v.len() > 3 {
         return Err(EmuError::Spec(format!("`{what}` needs 1 to 3 numbers")));
@@ -485,14 +530,7 @@ struct Prepared {
 /// memory; returns them with the launch shape.
 fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared> {
     let kf = &prog.funcs[kernel as usize];
-    let grid = dims(&spec.grid, "grid")?;
-    let block = dims(&spec.block, "block")?;
-    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
-    if threads > 1024 {
-        return Err(EmuError::Spec(format!(
-            "block of {threads} threads (at most 1024)"
-        )));
-    }
+    let (grid, block) = grid_and_block(spec)?;
     if let Some(f) = prog.function(kernel) {
         check_launch_bounds(f, block)?;
     }
@@ -551,11 +589,7 @@ fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared
                         p.ty, p.size
                     )));
                 }
-                let data = buffer_bytes(b, i as u64, &what)?;
-                let align = b.ty.size() as u64;
-                let (idx, base) = global.alloc(&format!("arg{i}"), data, align);
-                outs.push((i, idx, b.ty));
-                base.to_le_bytes().to_vec()
+                buffer_argument(b, i, &what, &mut global, &mut outs)?
             }
             ArgSpec::Scalar(s) => {
                 if s.ty.size() as u64 != p.size {
@@ -727,15 +761,7 @@ pub fn run_program_with<D: Domain>(
     let t0 = std::time::Instant::now();
     m.run()?;
     let elapsed = t0.elapsed();
-    let mut buffers = Vec::new();
-    for (i, idx, ty) in p.outs {
-        buffers.push(OutBuffer {
-            name: format!("arg{i}"),
-            arg: Some(i),
-            ty,
-            data: m.global.allocs[idx as usize].data.clone(),
-        });
-    }
+    let mut buffers = output_buffers(p.outs, &m.global);
     for (name, idx) in &prog.global_vars {
         buffers.push(OutBuffer {
             name: name.clone(),

@@ -11,7 +11,10 @@
 //! each at its `EIATTR_KPARAM_INFO` offset.
 
 use crate::emu::error::{EmuError, EmuResult};
-use crate::emu::launch::{buffer_bytes, scalar_bytes, ArgSpec, ElemType, LaunchSpec, OutBuffer};
+use crate::emu::launch::{
+    buffer_argument, buffer_bytes, grid_and_block, output_buffers, scalar_bytes, ArgSpec,
+    LaunchSpec, OutBuffer,
+};
 use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
 use crate::emu::RunOptions;
 
@@ -30,18 +33,6 @@ pub struct SassRunOutput {
     pub elapsed: std::time::Duration,
 }
 
-fn dims(v: &[u32], what: &str) -> EmuResult<[u32; 3]> {
-    if v.is_empty() || v.len() > 3 {
-        return Err(EmuError::Spec(format!("`{what}` needs 1 to 3 numbers")));
-    }
-    let mut d = [1u32; 3];
-    d[..v.len()].copy_from_slice(v);
-    if d.contains(&0) {
-        return Err(EmuError::Spec(format!("`{what}` has a zero dimension")));
-    }
-    Ok(d)
-}
-
 /// Runs `spec` on the kernel of `prog` it names.
 pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResult<SassRunOutput> {
     let k = prog.kernel(&spec.kernel).ok_or_else(|| {
@@ -56,14 +47,7 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
             }
         ))
     })?;
-    let grid = dims(&spec.grid, "grid")?;
-    let block = dims(&spec.block, "block")?;
-    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
-    if threads > 1024 {
-        return Err(EmuError::Spec(format!(
-            "block of {threads} threads (at most 1024)"
-        )));
-    }
+    let (grid, block) = grid_and_block(spec)?;
     if k.shared_static + spec.dynamic_smem > 227 * 1024 {
         return Err(EmuError::Spec(format!(
             "{} bytes of shared memory per CTA exceed 227 KiB",
@@ -121,10 +105,7 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
                         p.size
                     )));
                 }
-                let data = buffer_bytes(b, i as u64, &what)?;
-                let (idx, base) = global.alloc(&format!("arg{i}"), data, b.ty.size() as u64);
-                outs.push((i, idx, b.ty));
-                base.to_le_bytes().to_vec()
+                buffer_argument(b, i, &what, &mut global, &mut outs)?
             }
             ArgSpec::Scalar(s) => {
                 if s.ty.size() as u32 != p.size {
@@ -184,15 +165,7 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
     let t0 = std::time::Instant::now();
     m.run()?;
     let elapsed = t0.elapsed();
-    let buffers = outs
-        .into_iter()
-        .map(|(i, idx, ty): (usize, u32, ElemType)| OutBuffer {
-            name: format!("arg{i}"),
-            arg: Some(i),
-            ty,
-            data: m.global.allocs[idx as usize].data.clone(),
-        })
-        .collect();
+    let buffers = output_buffers(outs, &m.global);
     Ok(SassRunOutput {
         buffers,
         stats: m.stats,
