@@ -12,7 +12,8 @@
 //! - [`alu`]: the integer/float datapath on concrete bits, `MUFU` approximations.
 //! - [`exec`]: the interpreter (per-lane PCs, BSSY/BSYNC/WARPSYNC/BAR convergence, memory,
 //!   atomics, shuffles, votes).
-//! - `warp_alu`: whole-warp execution of the common datapath instructions (speed).
+//! - `warp_alu`: whole-warp execution of the common datapath instructions (speed), by class
+//!   (`int`, `logic`, `compare`, `float`).
 //! - [`stats`]: instructions by class, accesses, sector transactions, bank conflicts.
 //! - [`launch`]: the PTX emulator's JSON launch spec applied to a cubin.
 //! - [`equiv`]: comparing any mix of `.ptx` and `.cubin` runs byte for byte.
