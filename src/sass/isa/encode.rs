@@ -104,6 +104,29 @@ pub fn nop(arch: Arch, control: Control) -> Instruction {
     finish(arch, w(0x7918, 0), control, Pred::PT)
 }
 
+/// A shared- or local-memory access `[Ra + offset]` of `width` from the plain word `base`: the
+/// data register (`data`, pair- or quad-aligned for wide accesses) goes to bits [16:24] for a
+/// load and [32:40] for a store; the address register to [24:32], the signed 24-bit offset to
+/// [40:64], the size to [73:76].
+#[allow(clippy::too_many_arguments)]
+fn memory_access(
+    arch: Arch,
+    base: u128,
+    store: bool,
+    data: u32,
+    ra: u32,
+    offset: i32,
+    width: Width,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    let mut x = with_bits(base, if store { 32 } else { 16 }, 8, aligned(data, width)?);
+    x = with_bits(x, 24, 8, reg(ra)?);
+    x = with_bits(x, 40, 24, simm24(offset)?);
+    x = with_bits(x, 73, 3, width.size_field());
+    Ok(finish(arch, x, control, guard))
+}
+
 /// `LDS[.64|.128] Rd, [Ra + offset]` (`Ra` = RZ for an absolute address).
 pub fn lds(
     arch: Arch,
@@ -114,12 +137,8 @@ pub fn lds(
     control: Control,
     guard: Pred,
 ) -> Result<Instruction, IsaError> {
-    let mut x = w(0x7984 | 0xff << 24, 0);
-    x = with_bits(x, 16, 8, aligned(rd, width)?);
-    x = with_bits(x, 24, 8, reg(ra)?);
-    x = with_bits(x, 40, 24, simm24(offset)?);
-    x = with_bits(x, 73, 3, width.size_field());
-    Ok(finish(arch, x, control, guard))
+    let base = w(0x7984 | 0xff << 24, 0);
+    memory_access(arch, base, false, rd, ra, offset, width, control, guard)
 }
 
 /// `STS[.64|.128] [Ra + offset], Rb`.
@@ -132,12 +151,17 @@ pub fn sts(
     control: Control,
     guard: Pred,
 ) -> Result<Instruction, IsaError> {
-    let mut x = w(0x7388, 0);
-    x = with_bits(x, 24, 8, reg(ra)?);
-    x = with_bits(x, 32, 8, aligned(rb, width)?);
-    x = with_bits(x, 40, 24, simm24(offset)?);
-    x = with_bits(x, 73, 3, width.size_field());
-    Ok(finish(arch, x, control, guard))
+    memory_access(
+        arch,
+        w(0x7388, 0),
+        true,
+        rb,
+        ra,
+        offset,
+        width,
+        control,
+        guard,
+    )
 }
 
 /// `LDL[.64|.128] Rd, [Ra + offset]` (local memory; `Ra` is usually R1, the stack pointer).
@@ -151,12 +175,8 @@ pub fn ldl(
     guard: Pred,
 ) -> Result<Instruction, IsaError> {
     // ptxas's spill refill `LDL R4, [R1+0x180]`: 0x0001800001047983 0x...00100800.
-    let mut x = w(0x7983, 0x10_0000);
-    x = with_bits(x, 16, 8, aligned(rd, width)?);
-    x = with_bits(x, 24, 8, reg(ra)?);
-    x = with_bits(x, 40, 24, simm24(offset)?);
-    x = with_bits(x, 73, 3, width.size_field());
-    Ok(finish(arch, x, control, guard))
+    let base = w(0x7983, 0x10_0000);
+    memory_access(arch, base, false, rd, ra, offset, width, control, guard)
 }
 
 /// `STL[.64|.128] [Ra + offset], Rb` (local memory).
@@ -170,12 +190,8 @@ pub fn stl(
     guard: Pred,
 ) -> Result<Instruction, IsaError> {
     // ptxas's spill `STL [R1+0x188], R12`: 0x0001880c01007387 0x...00100800.
-    let mut x = w(0x7387, 0x10_0000);
-    x = with_bits(x, 24, 8, reg(ra)?);
-    x = with_bits(x, 32, 8, aligned(rb, width)?);
-    x = with_bits(x, 40, 24, simm24(offset)?);
-    x = with_bits(x, 73, 3, width.size_field());
-    Ok(finish(arch, x, control, guard))
+    let base = w(0x7387, 0x10_0000);
+    memory_access(arch, base, true, rb, ra, offset, width, control, guard)
 }
 
 /// `LOP3.LUT Rd, Ra, Rb, Rc, lut, !PT` (no predicate output).
