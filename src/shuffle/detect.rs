@@ -257,22 +257,18 @@ pub fn detect<'ctx>(
             }
             let mut scored: Vec<(i32, (Inst, u32), BV<'ctx>)> = Vec::new();
             for (k, a_s) in &cands {
-                // (Polynomial differences only in kernels with loops: elsewhere the model's
-                // values are exact enough and cheaper.)
-                let exact = exact_delta(
-                    prover,
-                    &os[0].addr,
-                    a_s,
-                    &shifted_lockstep(a_s, 1),
-                    max_delta,
-                );
+                // Exact from the normal forms when they give constants, else proposed by one
+                // model (polynomial differences only in kernels with loops: elsewhere the
+                // model's values are exact enough and cheaper).
+                let next_lane = shifted_lockstep(a_s, 1);
+                let exact = exact_delta(prover, &os[0].addr, a_s, &next_lane, max_delta);
                 let Some(n) = exact.or_else(|| {
                     propose_delta(
                         prover,
                         &os[0].cond,
                         &os[0].addr,
                         a_s,
-                        &shifted_lockstep(a_s, 1),
+                        &next_lane,
                         !ex.arrivals.is_empty(),
                         max_delta,
                     )
@@ -330,18 +326,6 @@ pub fn detect<'ctx>(
                     }
                     Some(true)
                 };
-                // The proof is tried for the best candidate, and for others only when their
-                // difference is an identity anyway.
-                let identity = identity_no_wrap(prover, &src_addr);
-                // In a loop, the same claim with the source lane in the same iteration: it
-                // selects a checked replacement (the address comparison makes it correct
-                // whatever iteration the source lane is in).
-                let lock_addr = shifted_lockstep(&a_s, n);
-                let lock_identity = if lock_addr == src_addr {
-                    identity
-                } else {
-                    identity_no_wrap(prover, &lock_addr)
-                };
                 // Equal normal forms with ranges prove the claim outright (no Z3).
                 if os
                     .iter()
@@ -354,6 +338,18 @@ pub fn detect<'ctx>(
                     found = Some((n, k, false));
                     break;
                 }
+                // The proof is tried for the best candidate, and for others only when their
+                // difference is an identity anyway.
+                let identity = identity_no_wrap(prover, &src_addr);
+                // In a loop, the same claim with the source lane in the same iteration: it
+                // selects a checked replacement (the address comparison makes it correct
+                // whatever iteration the source lane is in).
+                let lock_addr = shifted_lockstep(&a_s, n);
+                let lock_identity = if lock_addr == src_addr {
+                    identity
+                } else {
+                    identity_no_wrap(prover, &lock_addr)
+                };
                 if n == 0 && !identity {
                     // The same address in one model only (e.g. two arrays whose bases the
                     // model made equal): not worth a query.
