@@ -18,7 +18,8 @@ mod cli;
 /// affine divergence analysis (`divergence`, and the LLVM 22 pass plugin libwarpsmith.so), the PTX
 /// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`), the cubin/SASS tools
 /// (`sass`), shuffle synthesis (`shuffle`) and the drop-in assembler wrapper (`ptxas`). Partial or
-/// planned: see each command's help and docs/ (SASS register demotion is not built yet).
+/// planned: see each command's help and docs/ (`demote`: local-to-shared only; SASS register
+/// demotion is not built yet).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
 struct Cli {
@@ -272,6 +273,50 @@ enum Command {
         #[command(subcommand)]
         command: cli::sass::SassCommand,
     },
+    /// Rewrite a cubin after ptxas (sm_80, sm_86, sm_89, sm_90). Built: --local-to-shared, which
+    /// moves ptxas's local-memory spill frame into shared memory (RegDem's per-thread,
+    /// bank-conflict-free layout), also for kernels with dynamic shared memory where NVIDIA's
+    /// enable_smem_spilling pragma is refused. Not built yet: register demotion (--max-regs,
+    /// --occupancy auto).
+    ///
+    /// Each kernel is kept unchanged (and the report says why) unless its whole frame moves,
+    /// local memory goes to zero, occupancy with static and dynamic shared memory does not fall
+    /// and the launch stays legal. The region sits after the dynamic shared memory, whose size
+    /// the code reads at run time; the rule needs it as --dynamic-smem (0 if none). With
+    /// --verify, original and output run on the SASS emulator and every output byte must agree.
+    /// The output is written in every case (a copy of the input where nothing changed). The
+    /// rewritten cubins have been checked with nvdisasm, cuobjdump and the SASS emulator, not yet
+    /// on a GPU (docs/sass.md).
+    Demote {
+        /// The input cubin.
+        input: PathBuf,
+        /// The output cubin (written atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Move ptxas's local-memory frame to shared memory (the only mode built).
+        #[arg(long, required = true)]
+        local_to_shared: bool,
+        /// Only this kernel (default: all).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Threads per block at most (needed where the cubin has no .maxntid/.reqntid; the
+        /// output then records the bound and the driver refuses larger blocks).
+        #[arg(long, value_name = "THREADS")]
+        block_size: Option<u32>,
+        /// Dynamic shared memory of the launch in bytes (0 if none). Without it no kernel's
+        /// static shared memory may grow, so nothing is demoted.
+        #[arg(long, value_name = "BYTES")]
+        dynamic_smem: Option<u32>,
+        /// A launch spec (JSON, as for `emulate`) to prove the rewrite on; repeatable.
+        #[arg(long, value_name = "SPEC.json")]
+        verify: Vec<PathBuf>,
+        /// Input seeds per --verify spec.
+        #[arg(long, default_value_t = 2)]
+        seeds: u64,
+        /// Write the JSON report here.
+        #[arg(long, value_name = "FILE.json")]
+        report: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -408,6 +453,29 @@ fn main() -> ExitCode {
             seeds,
         } => cli::equiv::run(a, b, launch, *seeds),
         Command::Sass { command } => cli::sass::run(command),
+        Command::Demote {
+            input,
+            output,
+            local_to_shared: _,
+            kernel,
+            block_size,
+            dynamic_smem,
+            verify,
+            seeds,
+            report,
+        } => cli::demote::run(cli::demote::Args {
+            input,
+            output,
+            options: warpsmith::sass::demote::LocalToShared {
+                kernel: kernel.clone(),
+                block_size: *block_size,
+                dynamic_smem: *dynamic_smem,
+                verify: Vec::new(),
+                seeds: *seeds,
+            },
+            verify,
+            report: report.as_deref(),
+        }),
         // Reached with global options before the subcommand (`warpsmith --log info ptxas …`).
         Command::Ptxas { args } => return cli::ptxas::main(args.clone()),
     };

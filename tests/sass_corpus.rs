@@ -768,6 +768,24 @@ fn encoders_match_nvdisasm() {
                 vec!["R2", "R12", "R13", "R14", "R15"],
             ),
             (
+                encode::lds(arch, 5, 1, 0x403, Width::U8, lds_ctl, Pred::PT).unwrap(),
+                "LDS.U8 R5, [R1+0x403]",
+                vec!["R5"],
+                vec!["R1"],
+            ),
+            (
+                encode::sts(arch, 1, 0x401, 9, Width::U8, sts_ctl, p1).unwrap(),
+                "@!P1 STS.U8 [R1+0x401], R9",
+                vec![],
+                vec!["R1", "R9"],
+            ),
+            (
+                encode::ldc(arch, 4, (0, 0x2c), lds_ctl).unwrap(),
+                "LDC R4, c[0x0][0x2c]",
+                vec!["R4"],
+                vec![],
+            ),
+            (
                 encode::lop3(arch, 7, 31, 0, rz, 0xc0, ctl).unwrap(),
                 "LOP3.LUT R7, R31, R0, RZ, 0xc0, !PT",
                 vec!["R7"],

@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 use warpsmith::fsutil::write_atomic;
 use warpsmith::ptx::{parse_module, Module, ParseErrors};
 
+pub mod demote;
 pub mod divergence;
 pub mod emulate;
 pub mod equiv;
 pub mod fmt;
 pub mod occupancy;
 pub mod ptxas;
+pub mod ptxas_demote;
 pub mod sass;
 pub mod shuffle;
 pub mod spill;
@@ -52,6 +54,9 @@ pub enum CliError {
     /// A cubin/SASS operation failed.
     #[error("{0}")]
     Sass(#[from] warpsmith::sass::SassError),
+    /// The demoter could not run.
+    #[error("{0}")]
+    Demote(#[from] warpsmith::sass::demote::DemoteError),
 }
 
 /// Reads and parses a PTX file.

@@ -7,7 +7,8 @@
 //! docs/ptxas-wrapper.md), it finds the input PTX among ptxas's arguments, applies the passes
 //! named in `WARPSMITH_PASSES` (`shuffle`, `spill`), writes the rewritten PTX to a temporary
 //! file and runs the real ptxas with the original arguments, the input replaced. ptxas's
-//! standard output, standard error and exit status pass through.
+//! standard output, standard error and exit status pass through. `demote` runs after ptxas on
+//! the cubin it wrote (`super::ptxas_demote`).
 //!
 //! A build is never broken by warpsmith: when a pass fails (the PTX does not parse, a kernel is
 //! refused, a bad environment variable, even a panic) or the real ptxas rejects the rewritten
@@ -23,6 +24,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use super::ptxas_demote::PostStage;
 use warpsmith::ptx::{parse_module, print_module};
 use warpsmith::tools::{self, Tool, ToolError};
 
@@ -96,6 +98,8 @@ pub struct Invocation {
     pub ptx_strings: bool,
     /// `--warpsmith-help` was given.
     pub wrapper_help: bool,
+    /// The `-o` / `--output-file` value, if given.
+    pub output: Option<String>,
 }
 
 /// Splits an option argument into its name (without dashes) and a value glued with `=`.
@@ -168,6 +172,7 @@ pub fn parse_invocation(args: &[OsString]) -> Invocation {
         match name {
             "arch" | "gpu-name" => inv.arch = value,
             "input-as-string" | "ias" => inv.ptx_strings = true,
+            "output-file" | "o" => inv.output = value,
             _ => {}
         }
         i += step;
@@ -182,6 +187,9 @@ pub enum Pass {
     Shuffle,
     /// Shared-memory spilling (`warpsmith::spill`), options from `WARPSMITH_SPILL_*`.
     Spill,
+    /// After ptxas: the cubin's local-memory frame moved to shared memory
+    /// (`warpsmith::sass::demote`; `super::ptxas_demote`).
+    Demote,
 }
 
 impl Pass {
@@ -190,6 +198,7 @@ impl Pass {
         match self {
             Pass::Shuffle => "shuffle",
             Pass::Spill => "spill",
+            Pass::Demote => "demote",
         }
     }
 }
@@ -202,8 +211,9 @@ pub fn parse_passes(value: &str) -> (Vec<Pass>, Vec<String>) {
         match name {
             "shuffle" => passes.push(Pass::Shuffle),
             "spill" => passes.push(Pass::Spill),
+            "demote" => passes.push(Pass::Demote),
             other => warnings.push(format!(
-                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill)"
+                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill, demote)"
             )),
         }
     }
@@ -320,6 +330,8 @@ pub fn rewrite(
     let env = warpsmith::spill::env::spill_options_from_env(&arch);
     for &pass in passes {
         match pass {
+            // After ptxas, on the cubin (`main`).
+            Pass::Demote => {}
             Pass::Shuffle => {
                 let opts = warpsmith::shuffle::options_from_env().unwrap_or_else(|w| {
                     warn(&w);
@@ -464,8 +476,10 @@ fails, or ptxas rejects the rewritten PTX, a warning is printed and the original
 assembled: a build is never broken by warpsmith.
 
 Environment:
-  WARPSMITH_PASSES       comma list of passes, in order: shuffle, spill.
-                         Unset or empty: no rewrite (pure pass-through).
+  WARPSMITH_PASSES       comma list of passes, in order: shuffle, spill (on the PTX), demote
+                         (on the cubin ptxas wrote: local-memory frame to shared memory;
+                         needs WARPSMITH_SPILL_DYNAMIC_SMEM, and a block-size bound in the
+                         PTX or WARPSMITH_SPILL_BLOCK_SIZE). Unset or empty: pass-through.
   WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
                          never warpsmith itself).
   WARPSMITH_KEEP_TEMPS   1: keep the rewritten PTX and print its path on standard error.
@@ -533,9 +547,14 @@ fn exit_code_of(status: std::process::ExitStatus) -> ExitCode {
 }
 
 /// Runs the real ptxas with inherited standard streams and returns its exit code.
-fn run_ptxas(real: &Path, args: &[OsString]) -> ExitCode {
+fn run_ptxas(real: &Path, args: &[OsString], post: &PostStage) -> ExitCode {
     match Command::new(real).args(args).env(ACTIVE_VAR, "1").status() {
-        Ok(status) => exit_code_of(status),
+        Ok(status) => {
+            if status.success() {
+                post.run();
+            }
+            exit_code_of(status)
+        }
         Err(e) => {
             eprintln!("warpsmith ptxas: cannot run {}: {e}", real.display());
             ExitCode::from(EXIT_ERROR)
@@ -579,8 +598,10 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     for w in &warnings {
         warn(w);
     }
+    let post = PostStage::new(&passes, &inv);
+    let passes: Vec<Pass> = passes.into_iter().filter(|p| *p != Pass::Demote).collect();
     if passes.is_empty() || inv.info_only || inv.inputs.is_empty() {
-        return run_ptxas(&real, &args);
+        return run_ptxas(&real, &args, &post);
     }
     if inv.ptx_strings {
         log::info!("--input-as-string PTX is not rewritten");
@@ -632,7 +653,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         }
     }
     if rewritten.is_empty() {
-        return run_ptxas(&real, &args);
+        return run_ptxas(&real, &args, &post);
     }
     let mut new_args = args.clone();
     for r in &rewritten {
@@ -671,6 +692,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         let _ = std::io::stdout().write_all(&out.stdout);
         let _ = std::io::stderr().write_all(&out.stderr);
         cleanup(&rewritten);
+        post.run();
         return exit_code_of(out.status);
     }
     let first = String::from_utf8_lossy(&out.stderr)
@@ -682,7 +704,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         "ptxas rejected the rewritten PTX ({first}); assembling the original PTX"
     ));
     cleanup(&rewritten);
-    run_ptxas(&real, &args)
+    run_ptxas(&real, &args, &post)
 }
 
 #[cfg(test)]

@@ -7,10 +7,12 @@
 //! - [`nvdisasm`]: nvdisasm as an oracle (listing, raw words, life ranges, labels; §7).
 //! - [`check`]: our decode compared with nvdisasm's (`warpsmith sass check`).
 //! - [`edit`]: the editing API — insert/remove instructions and fix every code offset.
+//! - [`demote`]: `warpsmith demote` — moving ptxas's local-memory frame to shared memory.
 //! - [`emu`]: the SASS emulator (cubins on the CPU; the oracle for binary rewrites).
 //! - [`nop_test`]: NOPs at every basic-block start, and the nvdisasm listing comparison.
 
 pub mod check;
+pub mod demote;
 pub mod edit;
 pub mod elf;
 pub mod emu;

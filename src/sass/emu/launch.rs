@@ -6,7 +6,8 @@
 //! Constant bank 0 (RegDem §3; `sass-and-cubin-format.md` §8): `c[0x0][0x0..0xc]` = `ntid.xyz`,
 //! `c[0x0][0xc..0x18]` = `nctaid.xyz`, `c[0x0][0x18]` (64-bit, read on sm_80–89) = the generic
 //! base of the shared window, `c[0x0][0x20]` (64-bit) = the generic base of the local
-//! window, `c[0x0][0x28]` = the initial stack pointer (the local stack size), and the parameters
+//! window, `c[0x0][0x28]` = the initial stack pointer (the local stack size), `c[0x0][0x2c]` = the
+//! dynamic shared-memory size of the launch (`%dynamic_smem_size`), and the parameters
 //! at the offset `EIATTR_PARAM_CBANK` gives (0x160 on sm_80/86/89, 0x210 on sm_90 in practice),
 //! each at its `EIATTR_KPARAM_INFO` offset.
 
@@ -93,6 +94,8 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
     put(&mut c0, 0x18, &SHARED_BASE.to_le_bytes());
     put(&mut c0, 0x20, &LOCAL_BASE.to_le_bytes());
     put(&mut c0, 0x28, &(k.local_size as u32).to_le_bytes());
+    // `%dynamic_smem_size` (ptxas reads it from c[0x0][0x2c]).
+    put(&mut c0, 0x2c, &(spec.dynamic_smem as u32).to_le_bytes());
     let mut outs = Vec::new();
     for (i, (arg, p)) in spec.args.iter().zip(&k.params).enumerate() {
         let what = format!("argument {i}");

@@ -1,6 +1,6 @@
-//! Encoders for the instructions the register demoter inserts: LDS/STS and LDL/STL (32, 64, 128
-//! bits), S2R, IMAD, LEA, IADD3, LOP3, MOV, NOP and the branches BRA/BSSY, each with explicit
-//! control bits.
+//! Encoders for the instructions the register demoter inserts: LDS/STS and LDL/STL (8, 16, 32,
+//! 64, 128 bits), S2R, LDC, IMAD, LEA, IADD3, LOP3, MOV, NOP and the branches BRA/BSSY, each with
+//! explicit control bits.
 //!
 //! Reference: `sass-and-cubin-format.md` §0 item 4 (LDS 0x984 / STS 0x388: Rd/Ra/Rb fields,
 //! simm24 at [40:63], size at [73:75]: 32 = 4, 64 = 5, 128 = 6), §6.1 (ALU forms: 1 = R,R,R;
@@ -38,9 +38,17 @@ pub enum SpecialReg {
     CtaidZ = 39,
 }
 
-/// Access width of LDS/STS.
+/// Access width of LDS/STS/LDL/STL (the size field [73:76]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Width {
+    /// 8 bits, zero-extended (`.U8`).
+    U8,
+    /// 8 bits, sign-extended (`.S8`).
+    S8,
+    /// 16 bits, zero-extended (`.U16`).
+    U16,
+    /// 16 bits, sign-extended (`.S16`).
+    S16,
     /// 32 bits.
     B32,
     /// 64 bits (register pair, even base).
@@ -52,16 +60,44 @@ pub enum Width {
 impl Width {
     fn size_field(self) -> u64 {
         match self {
+            Width::U8 => 0,
+            Width::S8 => 1,
+            Width::U16 => 2,
+            Width::S16 => 3,
             Width::B32 => 4,
             Width::B64 => 5,
             Width::B128 => 6,
         }
     }
 
+    /// The width a size field value [73:76] names (7 is not a size).
+    pub fn from_size_field(v: u64) -> Option<Width> {
+        [
+            Width::U8,
+            Width::S8,
+            Width::U16,
+            Width::S16,
+            Width::B32,
+            Width::B64,
+            Width::B128,
+        ]
+        .into_iter()
+        .find(|w| w.size_field() == v)
+    }
+
+    /// Bytes accessed.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Width::U8 | Width::S8 => 1,
+            Width::U16 | Width::S16 => 2,
+            _ => 4 * self.regs(),
+        }
+    }
+
     /// Number of registers.
     pub fn regs(self) -> u32 {
         match self {
-            Width::B32 => 1,
+            Width::U8 | Width::S8 | Width::U16 | Width::S16 | Width::B32 => 1,
             Width::B64 => 2,
             Width::B128 => 4,
         }
@@ -356,6 +392,29 @@ pub fn lea(
     x = with_bits(x, 24, 8, reg(ra)?);
     x = with_bits(x, 32, 8, reg(rb)?);
     x = with_bits(x, 75, 5, shift as u64);
+    Ok(finish(arch, x, control, Pred::PT))
+}
+
+/// A constant-bank operand `c[bank][offset]` as the field [40:59] of LDC and the ALU forms: the word index
+/// at [40:54], the bank at [54:59].
+fn cbank(bank: u32, offset: u32) -> Result<u64, IsaError> {
+    if bank > 31 || offset % 4 != 0 || offset >= 1 << 16 {
+        return Err(IsaError::Register(offset));
+    }
+    Ok((offset / 4) as u64 | (bank as u64) << 14)
+}
+
+/// `LDC Rd, c[bank][offset]` (32 bits; a variable-latency load: give it a write scoreboard).
+pub fn ldc(
+    arch: Arch,
+    rd: u32,
+    (bank, offset): (u32, u32),
+    control: Control,
+) -> Result<Instruction, IsaError> {
+    // `LDC R1, c[0x0][0x28]`: 0x00000a00ff017b82 0x...00000800.
+    let mut x = w(0xff00_7b82, 0x800);
+    x = with_bits(x, 16, 8, reg(rd)?);
+    x = with_bits(x, 40, 19, cbank(bank, offset)?);
     Ok(finish(arch, x, control, Pred::PT))
 }
 

@@ -1,0 +1,83 @@
+//! `warpsmith demote`: the SASS-level demoter (issue 16). Built: `--local-to-shared`, moving
+//! ptxas's local-memory frame into shared memory (src/sass/demote). Not built: register
+//! demotion (`--max-regs`, `--occupancy auto`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use warpsmith::sass::demote::{local_to_shared, KernelReport, LocalToShared};
+
+use super::{emulate::load_spec, write_json_report, CliError};
+
+/// Prints a line to standard output; a closed pipe is not an error worth a panic.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
+/// The command line of `demote`.
+pub struct Args<'a> {
+    /// Input cubin.
+    pub input: &'a Path,
+    /// Output cubin.
+    pub output: &'a Path,
+    /// Options for the library.
+    pub options: LocalToShared,
+    /// Launch specs to prove the rewrite on.
+    pub verify: &'a [PathBuf],
+    /// JSON report.
+    pub report: Option<&'a Path>,
+}
+
+fn summary(k: &KernelReport) -> String {
+    let b = &k.before;
+    let occ = |o: Option<f64>| o.map_or("?".to_string(), |o| format!("{:.1}%", o * 100.0));
+    match (&k.after, k.demoted) {
+        (Some(a), true) => format!(
+            "{}: demoted {} accesses; local {} -> {} B, static shared {} -> {} B, occupancy {} -> {}{}",
+            k.kernel,
+            k.accesses,
+            b.local_bytes,
+            a.local_bytes,
+            b.static_smem,
+            a.static_smem,
+            occ(k.occupancy.0),
+            occ(k.occupancy.1),
+            if k.bound_added {
+                format!(" (blocks now limited to {} threads)", k.threads.unwrap_or(0))
+            } else {
+                String::new()
+            }
+        ),
+        _ => format!("{}: unchanged: {}", k.kernel, k.reason),
+    }
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let bytes = std::fs::read(args.input).map_err(|e| CliError::Read {
+        path: args.input.to_path_buf(),
+        source: e,
+    })?;
+    let mut options = args.options;
+    for p in args.verify {
+        options.verify.push(load_spec(p)?);
+    }
+    let outcome = local_to_shared(&bytes, &options)?;
+    for k in &outcome.kernels {
+        say!("{}", summary(k));
+        for v in &k.verified {
+            say!("  verified: {v}");
+        }
+    }
+    warpsmith::fsutil::write_atomic(args.output, &outcome.cubin).map_err(|e| CliError::Write {
+        path: args.output.to_path_buf(),
+        source: e,
+    })?;
+    if let Some(r) = args.report {
+        write_json_report(r, &outcome.kernels)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

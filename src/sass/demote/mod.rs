@@ -1,0 +1,447 @@
+//! `warpsmith demote --local-to-shared` (issue 16; RegDem §3): after ptxas, move a kernel's
+//! local-memory frame — its spill slots — into shared memory in the cubin itself, in a
+//! bank-conflict-free per-thread layout. This is what NVIDIA's `enable_smem_spilling` pragma
+//! does, also where ptxas refuses the pragma (kernels with dynamic shared memory: every Triton
+//! kernel), and for cubins whose PTX is not at hand.
+//!
+//! - [`frame`]: recognise the frame (stack pointer set-up, every `STL`/`LDL`) exactly, or refuse;
+//! - [`layout`]: where each frame word goes (after the dynamic shared memory, found at run time);
+//! - [`rewrite`]: the prologue, the `STS`/`LDS` replacements, the control bits.
+//!
+//! This module decides per kernel with the never-worse rule ([`crate::never_worse`]): local
+//! memory goes to zero, so the rewrite is kept unless the launch would become illegal or
+//! occupancy (static **and** dynamic shared memory, at the block-size bound) would fall. A
+//! kernel whose dynamic shared-memory size is not given keeps its original code (its static
+//! size may not grow). Where launch specs are given, original and rewrite run on the SASS
+//! emulator and every output byte must agree, or the original is kept.
+//!
+//! Partial: the whole frame moves or nothing does (a kernel whose frame does not fit keeps its
+//! local memory); the register-demotion modes of issue 16 (`--max-regs`, `--occupancy auto`)
+//! are not built.
+
+pub mod frame;
+pub mod layout;
+pub mod rewrite;
+
+use serde::Serialize;
+
+use crate::analysis::occupancy;
+use crate::emu::equiv::Verdict;
+use crate::emu::exec::Limits;
+use crate::emu::launch::LaunchSpec;
+use crate::emu::launch::RunOptions;
+use crate::never_worse::{judge, DynamicSmem, Figures, LaunchContext};
+use crate::sass::edit::{EditError, Editor};
+use crate::sass::elf::launch_attrs::ThreadBound;
+use crate::sass::elf::{Cubin, ElfError};
+use crate::sass::emu::equiv::{check, Source};
+use crate::sass::emu::{run, SassProgram};
+use layout::SharedFrame;
+
+/// What to demote and what is known about the launch.
+#[derive(Clone, Debug, Default)]
+pub struct LocalToShared {
+    /// Only this kernel (default: every kernel of the cubin).
+    pub kernel: Option<String>,
+    /// Threads per block at most; needed where the cubin has no `.maxntid`/`.reqntid` (the
+    /// rewrite then records the bound so the driver refuses larger launches).
+    pub block_size: Option<u32>,
+    /// Dynamic shared memory of the launch, bytes (unknown: no kernel's static size may grow).
+    pub dynamic_smem: Option<u32>,
+    /// Launches to prove each rewrite on (the SASS emulator, every output byte).
+    pub verify: Vec<LaunchSpec>,
+    /// Input seeds per verification launch.
+    pub seeds: u64,
+}
+
+/// A kernel's resources as the rule and the report read them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Resources {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Local memory per thread (stack frame), bytes.
+    pub local_bytes: u32,
+    /// Static shared memory per block, bytes.
+    pub static_smem: u32,
+}
+
+/// What happened to one kernel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KernelReport {
+    /// The kernel.
+    pub kernel: String,
+    /// Whether the output has the rewrite.
+    pub demoted: bool,
+    /// Why (the rule's figures, or the refusal).
+    pub reason: String,
+    /// The block size the layout is built for.
+    pub threads: Option<u32>,
+    /// Dynamic shared memory assumed by the rule (`null`: unknown).
+    pub dynamic_smem: Option<u32>,
+    /// Before.
+    pub before: Resources,
+    /// After (when demoted).
+    pub after: Option<Resources>,
+    /// Occupancy before and after, where computable.
+    pub occupancy: (Option<f64>, Option<f64>),
+    /// Local accesses replaced.
+    pub accesses: usize,
+    /// Instructions inserted and removed.
+    pub instructions: (usize, usize),
+    /// Whether the driver will now refuse blocks larger than `threads` (bound added).
+    pub bound_added: bool,
+    /// Emulator proofs: one line per launch spec and seed set.
+    pub verified: Vec<String>,
+}
+
+/// The result of [`local_to_shared`].
+pub struct Outcome {
+    /// The output cubin (the input bytes where no kernel was demoted).
+    pub cubin: Vec<u8>,
+    /// One report per kernel considered.
+    pub kernels: Vec<KernelReport>,
+}
+
+/// Errors that stop the whole run (per-kernel refusals are reports, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum DemoteError {
+    /// The cubin cannot be read or written.
+    #[error(transparent)]
+    Elf(#[from] ElfError),
+    /// `--kernel` names no kernel.
+    #[error("no kernel `{0}` in the cubin (kernels: {1})")]
+    NoKernel(String, String),
+    /// The architecture has no occupancy limits.
+    #[error("unsupported architecture sm_{0}")]
+    Arch(u32),
+    /// An emulator proof could not run (the original itself fails on the launch, a tool is
+    /// missing, …).
+    #[error("verification of `{kernel}`: {message}")]
+    Verify {
+        /// The kernel.
+        kernel: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// Demotes the local-memory frame of every kernel (or `opts.kernel`) of `bytes` to shared
+/// memory where the never-worse rule keeps it.
+pub fn local_to_shared(bytes: &[u8], opts: &LocalToShared) -> Result<Outcome, DemoteError> {
+    let original = Cubin::parse(bytes)?;
+    let names = kernel_names(&original, opts.kernel.as_deref())?;
+    let arch = occupancy::arch(&format!("sm_{}", original.sm()))
+        .map_err(|_| DemoteError::Arch(original.sm()))?;
+    let mut current = original.clone();
+    let mut kernels = Vec::new();
+    for name in names {
+        let (next, report) = demote_kernel(&current, &name, opts, arch)?;
+        if let Some(c) = next {
+            current = c;
+        }
+        kernels.push(report);
+    }
+    let cubin = if kernels.iter().any(|k| k.demoted) {
+        current.to_bytes()
+    } else {
+        bytes.to_vec()
+    };
+    Ok(Outcome { cubin, kernels })
+}
+
+/// The kernels to consider: `only`, or every function with a block-size-independent entry (every
+/// `.text.<k>` with a `.nv.info.<k>`).
+fn kernel_names(c: &Cubin, only: Option<&str>) -> Result<Vec<String>, DemoteError> {
+    let all: Vec<String> = c
+        .functions()
+        .into_iter()
+        .map(|f| f.name)
+        .filter(|n| c.section(&format!(".nv.info.{n}")).is_some())
+        .collect();
+    match only {
+        None => Ok(all),
+        Some(k) if all.iter().any(|n| n == k) => Ok(vec![k.to_string()]),
+        Some(k) => Err(DemoteError::NoKernel(k.to_string(), all.join(", "))),
+    }
+}
+
+/// The block size to build the layout for, and whether the cubin must record it.
+fn threads_for(bound: Option<ThreadBound>, given: Option<u32>) -> Result<(u32, bool), String> {
+    match (bound, given) {
+        (Some(b), Some(g)) if g < b.threads() => match b {
+            ThreadBound::Required(_) => Err(format!(
+                "--block-size {g} is below the kernel's required block size {}",
+                b.threads()
+            )),
+            ThreadBound::Max(_) => Ok((g, true)),
+        },
+        (Some(b), _) => Ok((b.threads(), false)),
+        (None, Some(g)) => Ok((g, true)),
+        (None, None) => Err(
+            "the block size is unknown (no .maxntid/.reqntid in the cubin): give --block-size"
+                .into(),
+        ),
+    }
+}
+
+/// One kernel: the plan, the rule, the rewrite, the proof. `Ok((None, report))` keeps `cubin`.
+fn demote_kernel(
+    cubin: &Cubin,
+    name: &str,
+    opts: &LocalToShared,
+    arch: &'static occupancy::ArchLimits,
+) -> Result<(Option<Cubin>, KernelReport), DemoteError> {
+    let f = cubin.function(name)?;
+    let before = Resources {
+        registers: cubin.register_count(&f),
+        local_bytes: cubin.stack_size(name)?,
+        static_smem: cubin.shared_size(name) as u32,
+    };
+    let mut report = KernelReport {
+        kernel: name.to_string(),
+        demoted: false,
+        reason: String::new(),
+        threads: None,
+        dynamic_smem: opts.dynamic_smem,
+        before,
+        after: None,
+        occupancy: (None, None),
+        accesses: 0,
+        instructions: (0, 0),
+        bound_added: false,
+        verified: Vec::new(),
+    };
+    let refuse = |mut r: KernelReport, why: String| {
+        log::info!("demote {name}: kept the original: {why}");
+        r.reason = why;
+        Ok((None, r))
+    };
+    let plan = match plan(cubin, name, before.registers) {
+        Ok(p) => p,
+        Err(why) => return refuse(report, why),
+    };
+    let (threads, bound_added) = match threads_for(cubin.thread_bound(name), opts.block_size) {
+        Ok(t) => t,
+        Err(why) => return refuse(report, why),
+    };
+    report.threads = Some(threads);
+    let layout = SharedFrame::new(plan.size, threads);
+    let static_after = before.static_smem as u64 + layout.bytes();
+    let after = Resources {
+        registers: before.registers,
+        local_bytes: 0,
+        static_smem: static_after.min(u32::MAX as u64) as u32,
+    };
+    let fig = |r: &Resources| Figures {
+        registers: r.registers,
+        stack: r.local_bytes,
+        spill: 0,
+        static_smem: r.static_smem,
+    };
+    let ctx = LaunchContext {
+        arch,
+        threads: Some(threads),
+        dynamic: opts
+            .dynamic_smem
+            .map_or(DynamicSmem::Unknown, DynamicSmem::Known),
+    };
+    let verdict = judge(&fig(&before), &fig(&after), &ctx);
+    report.occupancy = (verdict.occupancy_before, verdict.occupancy_after);
+    if !verdict.keep {
+        let hint = if opts.dynamic_smem.is_none() {
+            " (give --dynamic-smem with the launch's dynamic shared memory, 0 if none)"
+        } else {
+            ""
+        };
+        return refuse(report, format!("{}{hint}", verdict.reason));
+    }
+    let mut out = cubin.clone();
+    let edited = rewrite_cubin(
+        &mut out,
+        name,
+        &plan,
+        &layout,
+        before.static_smem,
+        static_after,
+    );
+    let (accesses, inserted, removed) = match edited {
+        Ok(x) => x,
+        Err(e) => return refuse(report, e.to_string()),
+    };
+    if bound_added {
+        out.set_max_threads(name, threads)?;
+    }
+    report.accesses = accesses;
+    report.instructions = (inserted, removed);
+    report.bound_added = bound_added;
+    if let Some(why) = verify(cubin, &out, name, opts, &mut report.verified)? {
+        return refuse(report, why);
+    }
+    report.demoted = true;
+    report.after = Some(after);
+    report.reason = verdict.reason;
+    log::info!("demote {name}: {}", report.reason);
+    Ok((Some(out), report))
+}
+
+/// The frame of `name`, or why it cannot move.
+fn plan(cubin: &Cubin, name: &str, registers: u32) -> Result<frame::Frame, String> {
+    let ed = Editor::new(cubin, name).map_err(|e| e.to_string())?;
+    let leaders = ed.block_starts(cubin);
+    let body: Vec<_> = ed.instructions().take(ed.body_len()).cloned().collect();
+    let listed = nvdisasm_sp_uses(cubin, name, &body);
+    let oracle = |i: usize| listed.as_ref().and_then(|l| l.get(i).copied().flatten());
+    let frame = frame::analyse(&body, &leaders, &oracle).map_err(|e| e.to_string())?;
+    let highest_scratch = rewrite::SCRATCH.iter().max().copied().unwrap_or(0);
+    if registers <= highest_scratch {
+        return Err(format!(
+            "{registers} registers: the prologue needs R0-R{highest_scratch} as scratch"
+        ));
+    }
+    if let Some(k) = body
+        .iter()
+        .enumerate()
+        // RET's target field is not a branch (nvdisasm prints `RET.REL.NODEC R18 0x0`).
+        .find(|(k, i)| {
+            !i.mnemonic().starts_with("RET") && i.branch_target(*k as u64 * 16) == Some(0)
+        })
+    {
+        return Err(format!(
+            "the branch at {:#x} re-enters the kernel's first instruction",
+            k.0 * 16
+        ));
+    }
+    Ok(frame)
+}
+
+/// Per instruction of `name`, whether nvdisasm's life ranges show it reading or writing R1
+/// (`None` for an instruction it lists without them). Only computed when some instruction's
+/// registers are unknown to our decoder; `None` when nvdisasm is missing or fails.
+fn nvdisasm_sp_uses(
+    cubin: &Cubin,
+    name: &str,
+    body: &[crate::sass::isa::Instruction],
+) -> Option<Vec<Option<bool>>> {
+    if body.iter().all(|i| i.def_use().is_exact()) {
+        return None;
+    }
+    let listing = match crate::sass::nvdisasm::list_bytes(&cubin.to_bytes(), true) {
+        Ok(l) => l,
+        Err(e) => {
+            log::info!("demote {name}: nvdisasm cannot list the unknown forms: {e}");
+            return None;
+        }
+    };
+    let f = listing.into_iter().find(|f| f.name == name)?;
+    let g = crate::sass::isa::RegFile::Gpr.index();
+    if !f.columns[g].contains(&frame::SP) {
+        return None;
+    }
+    let mut out = vec![None; body.len()];
+    for li in &f.instructions {
+        let k = (li.offset / 16) as usize;
+        if let (Some(slot), Some(r), Some(w)) = (out.get_mut(k), &li.reads, &li.writes) {
+            if li.word == body[k].word && !li.base_mnemonic().starts_with("CALL") {
+                *slot = Some(r[g].contains(&frame::SP) || w[g].contains(&frame::SP));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The rewrite of `name` in `out`: code, shared size, stack size. (accesses, inserted, removed).
+fn rewrite_cubin(
+    out: &mut Cubin,
+    name: &str,
+    plan: &frame::Frame,
+    layout: &SharedFrame,
+    static_before: u32,
+    static_after: u64,
+) -> Result<(usize, usize, usize), EditError> {
+    let mut ed = Editor::new(out, name)?;
+    let accesses = rewrite::apply(&mut ed, plan, layout, static_before)?;
+    let rep = ed.commit(out)?;
+    out.set_shared_size(name, static_after)?;
+    out.set_stack_size(name, 0)?;
+    Ok((accesses, rep.inserted, rep.removed))
+}
+
+/// Runs every spec of `opts.verify` for `name` on both cubins; `Some(why)` when they differ.
+fn verify(
+    original: &Cubin,
+    rewritten: &Cubin,
+    name: &str,
+    opts: &LocalToShared,
+    lines: &mut Vec<String>,
+) -> Result<Option<String>, DemoteError> {
+    let specs: Vec<&LaunchSpec> = opts.verify.iter().filter(|s| s.kernel == name).collect();
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let err = |message: String| DemoteError::Verify {
+        kernel: name.to_string(),
+        message,
+    };
+    let load = |c: &Cubin| -> Result<Source, DemoteError> {
+        SassProgram::from_cubin(&c.to_bytes())
+            .map(|p| Source::Cubin(Box::new(p)))
+            .map_err(|e| err(e.to_string()))
+    };
+    let original_prog =
+        SassProgram::from_cubin(&original.to_bytes()).map_err(|e| err(e.to_string()))?;
+    let reached = |spec: &LaunchSpec| {
+        let opts = RunOptions {
+            file: "original".into(),
+            limits: Limits::default(),
+        };
+        run(&original_prog, spec, &opts)
+            .map(|r| r.stats.local.accesses)
+            .map_err(|e| err(e.to_string()))
+    };
+    let (a, b) = (
+        Source::Cubin(Box::new(original_prog.clone())),
+        load(rewritten)?,
+    );
+    // Warps interleaved one instruction at a time: a layout that made threads of different
+    // warps share a frame word shows up as a difference instead of hiding behind a schedule
+    // that runs each warp to its end.
+    let limits = Limits {
+        quantum: 1,
+        ..Limits::default()
+    };
+    let mut proved = false;
+    for spec in specs {
+        let shape = format!(
+            "grid {:?} block {:?} dynamic {} B",
+            spec.grid, spec.block, spec.dynamic_smem
+        );
+        let local = reached(spec)?;
+        let rep = check(&a, &b, spec, opts.seeds, ("original", "demoted"), limits)
+            .map_err(|e| err(e.to_string()))?;
+        if rep.verdict != Verdict::Equal {
+            return Ok(Some(format!(
+                "the SASS emulator finds the rewrite different on {shape}: {:?}",
+                rep.verdict
+            )));
+        }
+        proved |= local > 0;
+        lines.push(format!(
+            "{shape}: equal on {} seed(s), {} -> {} lane-instructions, {local} local accesses \
+             in the original{}",
+            rep.seeds_run,
+            rep.lane_insts.0,
+            rep.lane_insts.1,
+            if local == 0 {
+                " (the launch never reaches the frame: proves nothing)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if !proved {
+        return Ok(Some(
+            "no --verify launch reaches the spill code (0 local accesses in the original)".into(),
+        ));
+    }
+    Ok(None)
+}

@@ -1,0 +1,148 @@
+//! The code changes that move a frame to shared memory (RegDem §3, local-to-shared): a prologue
+//! that turns R1 into the thread's shared-memory base, every `STL`/`LDL` replaced by
+//! `STS`/`LDS` pieces with the same guard and scoreboards, and the stack set-up removed.
+//!
+//! Control bits (`sass-and-cubin-format.md` §6.2): LDS/STS are variable-latency like LDL/STL and
+//! use the same scoreboard protocol, so each piece keeps the original's write scoreboard (loads),
+//! read scoreboard (stores) and wait mask; a split access sets the same scoreboard once per
+//! piece (scoreboards count). Operand-reuse flags are cleared (always safe). The prologue runs
+//! before anything else, when no scoreboard is pending; its fixed-latency instructions stall
+//! [`ALU_STALL`] cycles each, more than any ALU result latency on sm_80–sm_90.
+
+use super::frame::{Frame, SP};
+use super::layout::SharedFrame;
+use crate::sass::edit::{EditError, Editor};
+use crate::sass::isa::encode::{self, SpecialReg, RZ};
+use crate::sass::isa::{Arch, Control, Instruction, IsaError};
+
+/// Stall cycles after each fixed-latency prologue instruction.
+pub const ALU_STALL: u8 = 6;
+
+/// Registers the prologue uses as scratch (dead at the kernel entry); the kernel must have more.
+pub const SCRATCH: [u32; 5] = [0, 2, 3, 4, 5];
+
+fn alu(stall: u8) -> Control {
+    Control {
+        stall,
+        ..Control::NONE
+    }
+}
+
+fn variable(write_sb: u8) -> Control {
+    Control {
+        stall: 1,
+        write_sb,
+        ..Control::NONE
+    }
+}
+
+/// The prologue: `R1 = align4(static_before + c[0x0][0x2c]) + 4·t` with `t` the linear thread
+/// index `tid.x + ntid.x·(tid.y + ntid.y·tid.z)`.
+pub fn prologue(arch: Arch, static_before: u32) -> Result<Vec<Instruction>, IsaError> {
+    let [tx, ty, tz, ny, nx] = SCRATCH;
+    let first_use = Control {
+        wait: 0b11,
+        ..alu(ALU_STALL)
+    };
+    Ok(vec![
+        encode::s2r(arch, tx, SpecialReg::TidX, variable(0))?,
+        encode::s2r(arch, ty, SpecialReg::TidY, variable(0))?,
+        encode::s2r(arch, tz, SpecialReg::TidZ, variable(0))?,
+        encode::ldc(arch, ny, (0, 0x4), variable(1))?,
+        encode::ldc(arch, nx, (0, 0x0), variable(1))?,
+        encode::ldc(arch, SP, (0, 0x2c), variable(1))?,
+        // ty = tid.y + ntid.y·tid.z; ty = tid.x + ntid.x·ty
+        encode::imad(arch, ty, tz, ny, ty, first_use)?,
+        encode::imad(arch, ty, ty, nx, tx, alu(ALU_STALL))?,
+        // R1 = (static + D + 3) & !3
+        encode::iadd3_imm(arch, SP, SP, static_before + 3, RZ as u32, alu(ALU_STALL))?,
+        encode::mov_imm(arch, tz, !3u32, alu(ALU_STALL))?,
+        encode::lop3(arch, SP, SP, tz, RZ as u32, 0xc0, alu(ALU_STALL))?,
+        // R1 += 4·t
+        encode::lea(arch, SP, ty, SP, 2, alu(15))?,
+    ])
+}
+
+/// Makes the edits on `ed`: the prologue before the first instruction, the stack set-up
+/// removed, every access of `frame` replaced by its pieces. Returns the accesses replaced.
+pub fn apply(
+    ed: &mut Editor,
+    frame: &Frame,
+    layout: &SharedFrame,
+    static_before: u32,
+) -> Result<usize, EditError> {
+    let arch = ed.arch;
+    let isa = |e: IsaError| EditError::Unsupported {
+        kernel: ed_name(ed),
+        reason: e.to_string(),
+    };
+    let pro = prologue(arch, static_before).map_err(isa)?;
+    ed.insert_before(0, pro)?;
+    ed.remove(frame.sp_def)?;
+    ed.remove(frame.alloc)?;
+    for a in &frame.accesses {
+        let mut insts = Vec::new();
+        for (k, p) in layout.pieces(a).into_iter().enumerate() {
+            let control = Control {
+                reuse: 0,
+                wait: if k == 0 { a.control.wait } else { 0 },
+                ..a.control
+            };
+            let i = if a.store {
+                encode::sts(arch, SP, p.offset, p.data, p.width, control, a.guard)
+            } else {
+                encode::lds(arch, p.data, SP, p.offset, p.width, control, a.guard)
+            }
+            .map_err(|e| EditError::Unsupported {
+                kernel: ed_name(ed),
+                reason: e.to_string(),
+            })?;
+            if !i.is_known() {
+                return Err(EditError::Unsupported {
+                    kernel: ed_name(ed),
+                    reason: format!(
+                        "the replacement of the access at {:#x} ({}) is not a form the decoder \
+                         knows",
+                        a.index * 16,
+                        i.mnemonic()
+                    ),
+                });
+            }
+            insts.push(i);
+        }
+        let rest = insts.split_off(1);
+        ed.replace(a.index, insts.remove(0))?;
+        if !rest.is_empty() {
+            ed.insert_after(a.index, rest)?;
+        }
+    }
+    Ok(frame.accesses.len())
+}
+
+fn ed_name(ed: &Editor) -> String {
+    ed.function.name.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sass::isa::RegFile;
+
+    #[test]
+    fn prologue_writes_r1_and_only_scratch_registers() {
+        for arch in Arch::ALL {
+            let p = prologue(arch, 0x400).unwrap();
+            assert!(
+                p.iter().all(|i| i.is_known()),
+                "{arch}: unknown prologue form"
+            );
+            let mut written = std::collections::BTreeSet::new();
+            for i in &p {
+                written.extend(i.def_use().writes.iter(RegFile::Gpr));
+            }
+            let allowed: Vec<u32> = SCRATCH.iter().copied().chain([SP]).collect();
+            assert!(written.iter().all(|r| allowed.contains(r)), "{written:?}");
+            assert!(p.iter().all(|i| i.control.is_valid()));
+        }
+    }
+}

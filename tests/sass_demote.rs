@@ -1,0 +1,185 @@
+//! `demote --local-to-shared` on cubins ptxas built (issue 16): bench kernels compiled by clang 22
+//! (-O3) with `.maxnreg 40` so that ptxas spills, assembled for sm_80 and sm_90, then every
+//! kernel is demoted with the launch's dynamic shared-memory size and proved on the SASS
+//! emulator against the original on two launch shapes × two input seeds (every output byte).
+//! Each output must also decode exactly as nvdisasm lists it (`sass check`), and a demoted kernel
+//! must have no stack left.
+//!
+//! The test that the proof can fail: a layout built for fewer threads than the launch has makes
+//! threads share frame words, and the emulator must catch it (the rewrite is then refused).
+//!
+//! Prints `SKIPPED: …` and passes when clang, ptxas or nvdisasm is absent.
+
+mod common;
+
+use warpsmith::emu::launch::{spec_for, Hints, LaunchSpec};
+use warpsmith::ptx::ir::{FuncDirective, FuncKind, Type};
+use warpsmith::sass::demote::{local_to_shared, LocalToShared};
+use warpsmith::sass::elf::Cubin;
+use warpsmith::tools::{self, Tool};
+
+/// Registers per thread: low enough that ptxas spills in most heavy kernels.
+const MAX_REGS: u32 = 40;
+
+fn tools_present() -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    for t in [Tool::Clang, Tool::Ptxas, Tool::Nvdisasm] {
+        if let Err(e) = tools::find(t) {
+            eprintln!("SKIPPED (sass_demote): {e}");
+            return None;
+        }
+    }
+    Some((
+        tools::find(Tool::Clang).ok()?,
+        tools::find(Tool::Ptxas).ok()?,
+    ))
+}
+
+/// `bench/kernels/<stem>.cu` for `arch` with `.maxnreg` on every kernel: (module, cubin bytes).
+fn build(stem: &str, arch: &str) -> Option<(warpsmith::ptx::Module, Vec<u8>)> {
+    let (clang, ptxas) = tools_present()?;
+    let src = common::repo_root().join(format!("bench/kernels/{stem}.cu"));
+    let text = tools::cuda::cuda_to_ptx(&clang, &src, arch, "O3").expect("clang compiles");
+    let mut m = warpsmith::ptx::parse_module(&text, &format!("{stem}.ptx")).expect("parses");
+    for f in m.functions_mut() {
+        if f.kind == FuncKind::Entry {
+            f.directives
+                .retain(|d| !matches!(d, FuncDirective::MaxNreg(_)));
+            f.directives.push(FuncDirective::MaxNreg(MAX_REGS));
+        }
+    }
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("warpsmith-demote-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join(format!("{stem}.{arch}.ptx"));
+    let cubin = dir.join(format!("{stem}.{arch}.cubin"));
+    std::fs::write(&ptx, warpsmith::ptx::print_module(&m)).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch", arch, "-o"])
+        .arg(&cubin)
+        .arg(&ptx)
+        .output()
+        .expect("ptxas runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((m, std::fs::read(&cubin).unwrap()))
+}
+
+/// Two launch shapes for kernel `f` that reach its spill code, within its block-size bound
+/// (grid, block, value of every 32-bit integer parameter), with 4352 bytes of dynamic shared
+/// memory (heavy_stencil33_dynsmem's tile needs 4224; the others ignore it).
+fn specs(f: &warpsmith::ptx::ir::Function) -> Vec<LaunchSpec> {
+    let shapes = match &*f.name {
+        // Threads with x or y within 4 of an edge return at once; y = blockIdx.y·8 + tid/32.
+        "heavy_stencil25" => vec![
+            (vec![2u32, 2], vec![256u32], 24u64),
+            (vec![1, 2], vec![128], 20),
+        ],
+        _ => vec![(vec![2], vec![64], 64), (vec![3, 1], vec![32, 2], 13)],
+    };
+    shapes
+        .into_iter()
+        .filter_map(|(grid, block, n)| {
+            let mut h = Hints::new()
+                .grid(&grid)
+                .block(&block)
+                .len(16384)
+                .dynamic_smem(4352);
+            for (i, p) in f.param_list().iter().enumerate() {
+                if matches!(p.ty, Type::S32 | Type::U32 | Type::B32) && p.dims.is_empty() {
+                    h = h.scalar(i, n);
+                }
+            }
+            spec_for(f, &h).ok()
+        })
+        .collect()
+}
+
+/// Demotes every kernel of `stem` on `arch`, proving each; returns the kernels demoted.
+fn demote_file(stem: &str, arch: &str) -> Option<Vec<String>> {
+    let (m, bytes) = build(stem, arch)?;
+    let mut demoted = Vec::new();
+    let mut current = bytes.clone();
+    for f in m.functions().filter(|f| f.kind == FuncKind::Entry) {
+        let name = f.name.to_string();
+        let verify = specs(f);
+        assert!(!verify.is_empty(), "{name}: no launch spec");
+        let opts = LocalToShared {
+            kernel: Some(name.clone()),
+            block_size: None,
+            dynamic_smem: Some(verify[0].dynamic_smem as u32),
+            verify,
+            seeds: 2,
+        };
+        let out = local_to_shared(&current, &opts)
+            .unwrap_or_else(|e| panic!("{stem} {arch} {name}: {e}"));
+        let k = &out.kernels[0];
+        eprintln!(
+            "{stem} {arch} {name}: {} ({})",
+            if k.demoted { "demoted" } else { "kept" },
+            k.reason
+        );
+        assert!(!k.reason.is_empty());
+        if k.demoted {
+            assert_eq!(k.verified.len(), 2, "{name}: both shapes proved");
+            let c = Cubin::parse(&out.cubin).unwrap();
+            assert_eq!(c.stack_size(&name).unwrap(), 0);
+            assert!(k.before.local_bytes > 0);
+            let check = warpsmith::sass::check::check_cubin(&out.cubin)
+                .unwrap_or_else(|e| panic!("{name}: sass check: {e}"));
+            assert!(check.ok(), "{name}: {:?}", check.mismatches);
+            demoted.push(name);
+            current = out.cubin;
+        }
+    }
+    Some(demoted)
+}
+
+#[test]
+fn heavy_kernels_demote_and_prove_equal() {
+    for arch in ["sm_80", "sm_90"] {
+        let Some(demoted) = demote_file("heavy", arch) else {
+            return;
+        };
+        // The two stencils' frames (40 and 48 bytes per thread) fit at equal occupancy on both.
+        for k in ["heavy_stencil25", "heavy_stencil33_dynsmem"] {
+            assert!(
+                demoted.iter().any(|d| d == k) || arch == "sm_90" && k == "heavy_stencil25",
+                "{arch}: {k} not demoted ({demoted:?})"
+            );
+        }
+        assert!(demoted.len() >= 2, "{arch}: {demoted:?}");
+    }
+}
+
+#[test]
+fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
+    let Some((m, bytes)) = build("heavy", "sm_80") else {
+        return;
+    };
+    let f = m.function("heavy_stencil25").expect("kernel");
+    // Blocks of 256 threads, layout for 32: threads t and t+32 share frame words.
+    let verify: Vec<LaunchSpec> = specs(f).into_iter().take(1).collect();
+    assert_eq!(verify[0].block.iter().product::<u32>(), 256);
+    let opts = LocalToShared {
+        kernel: Some("heavy_stencil25".into()),
+        block_size: Some(32),
+        // The rule's figure only (the launch has 4352 B): small blocks with that much dynamic
+        // shared memory would lose occupancy and the rewrite would never reach the emulator.
+        dynamic_smem: Some(0),
+        verify,
+        seeds: 1,
+    };
+    let out = local_to_shared(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let k = &out.kernels[0];
+    assert!(
+        !k.demoted,
+        "the overlapping layout was not caught: {:?}",
+        k.verified
+    );
+    assert!(k.reason.contains("different"), "{}", k.reason);
+    assert_eq!(out.cubin, bytes, "the input is kept");
+}
