@@ -11,9 +11,14 @@
 //! shared memory (static, plus the dynamic size the kernel is launched with, listed below). The
 //! pragma needs PTX ISA 8.7, so that variant raises `.version` to 8.7; ptxas refuses it for kernels
 //! with dynamic shared memory, which the table shows.
+//!
+//! The last column is warpsmith's SASS demoter (issue 16): ptxas's `.maxnreg N` cubin with its
+//! local-memory frame moved to shared memory by `demote --local-to-shared` (kept only when the
+//! never-worse rule keeps it; the figures are read from the output cubin).
 
 use warpsmith::analysis::occupancy::{arch, cliffs, occupancy, LaunchResources};
 use warpsmith::ptx::{parse_module, print_module, FuncDirective, Module, Stmt};
+use warpsmith::sass::demote::{local_to_shared, LocalToShared};
 use warpsmith::spill::{spill_module, SpillOptions, Target};
 use warpsmith::tools::{self, KernelResources, Tool};
 
@@ -109,6 +114,46 @@ fn warpsmith_at(
     figures(&print_module(&m), sm, kernel)
 }
 
+/// ptxas at `.maxnreg n`, then `demote --local-to-shared` on its cubin: the figures of the kept
+/// output (local memory from the cubin's stack attributes, shared memory from `.nv.shared`).
+fn demote_at(
+    module: &Module,
+    kernel: &str,
+    n: u32,
+    sm: &str,
+    dynamic_smem: u32,
+) -> Result<KernelResources, String> {
+    let (figs, cubin) = tools::ptxas_cubin_source(&with_cap(module, kernel, n, false), sm, &[])
+        .map_err(|e| format!("refused: {e}"))?;
+    let plain = figs
+        .into_iter()
+        .find(|k| k.name == kernel)
+        .ok_or("no figures")?;
+    if plain.stack_frame + plain.spill_stores + plain.spill_loads == 0 {
+        return Ok(plain);
+    }
+    let opts = LocalToShared {
+        kernel: Some(kernel.to_string()),
+        dynamic_smem: Some(dynamic_smem),
+        ..LocalToShared::default()
+    };
+    let out = local_to_shared(&cubin, &opts).map_err(|e| format!("refused: {e}"))?;
+    let k = &out.kernels[0];
+    match &k.after {
+        Some(a) if k.demoted => Ok(KernelResources {
+            stack_frame: a.local_bytes,
+            spill_stores: 0,
+            spill_loads: 0,
+            shared: a.static_smem,
+            ..plain
+        }),
+        _ => Err(format!(
+            "left as it was ({})",
+            k.reason.rsplit(": ").next().unwrap_or(&k.reason)
+        )),
+    }
+}
+
 fn cell(
     r: &Result<KernelResources, String>,
     a: &'static warpsmith::analysis::occupancy::ArchLimits,
@@ -173,11 +218,12 @@ fn main() {
 
     println!("Baseline on {sm} (ptxas 12.9, `ptxas -v`); N = the register cap of an occupancy cliff below the kernel's natural use.\n");
     println!("Cells: spill stores/loads and stack frame (local memory, bytes per thread), static shared memory per block, and the occupancy those registers and that shared memory allow.\n");
-    println!("| kernel | natural | N | occupancy at N | ptxas `.maxnreg N` | + `enable_smem_spilling` | warpsmith `spill --max-regs N` |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| kernel | natural | N | occupancy at N | ptxas `.maxnreg N` | + `enable_smem_spilling` | warpsmith `spill --max-regs N` | ptxas `.maxnreg N` + warpsmith `demote --local-to-shared` |");
+    println!("|---|---|---|---|---|---|---|---|");
     let (mut cases, mut local_plain, mut local_pragma, mut refused) = (0, 0, 0, 0);
     let (mut ours_no_local, mut ours_only, mut both_clean, mut smem_not_larger) = (0, 0, 0, 0);
     let mut ours_left = 0usize;
+    let (mut demote_clean, mut demote_vs_pragma) = (0usize, Vec::new());
     for f in module.functions().filter(|f| f.body.is_some()) {
         let Some(nat) = natural.iter().find(|k| k.name == *f.name) else {
             continue;
@@ -206,6 +252,7 @@ fn main() {
             let plain = figures(&with_cap(&module, &f.name, n, false), &sm, &f.name);
             let pragma = figures(&with_cap(&module, &f.name, n, true), &sm, &f.name);
             let ours = warpsmith_at(&module, &f.name, n, &sm, dynamic);
+            let demoted = demote_at(&module, &f.name, n, &sm, dynamic);
             cases += 1;
             let has_local = |r: &Result<KernelResources, String>| {
                 r.as_ref()
@@ -228,7 +275,7 @@ fn main() {
                 smem_not_larger += usize::from(o.shared <= p.shared);
             }
             println!(
-                "| {} | {} regs{} | {n} | {:.0}% ({} blocks × {} threads) | {} | {} | {} |",
+                "| {} | {} regs{} | {n} | {:.0}% ({} blocks × {} threads) | {} | {} | {} | {} |",
                 f.name,
                 nat.registers,
                 if dynamic > 0 {
@@ -241,11 +288,25 @@ fn main() {
                 threads,
                 cell(&plain, a, threads, dynamic),
                 cell(&pragma, a, threads, dynamic),
-                cell(&ours, a, threads, dynamic)
+                cell(&ours, a, threads, dynamic),
+                cell(&demoted, a, threads, dynamic)
             );
+            demote_clean += usize::from(!has_local(&demoted) && demoted.is_ok());
+            if let (true, Ok(p), Ok(d)) = (
+                !has_local(&demoted) && !has_local(&pragma) && demoted.is_ok(),
+                &pragma,
+                &demoted,
+            ) {
+                demote_vs_pragma.push((p.shared, d.shared));
+            }
         }
     }
     println!("\n{cases} capped configurations: ptxas alone uses local memory in {local_plain}; with enable_smem_spilling in {local_pragma}, and refuses the pragma in {refused}.");
     println!("warpsmith keeps a rewrite in {} of {cases} and leaves the kernel as it was (never worse) in {ours_left}.", cases - ours_left);
     println!("warpsmith avoids local memory in {ours_no_local} of {cases}; in {ours_only} of them the pragma leaves local memory or is refused; where both avoid it ({both_clean}), warpsmith's shared memory is no larger in {smem_not_larger}.");
+    println!(
+        "ptxas + demote avoids local memory in {demote_clean} of {cases}; where it and the pragma both do ({}), its shared memory is no larger in {}.",
+        demote_vs_pragma.len(),
+        demote_vs_pragma.iter().filter(|(p, d)| d <= p).count()
+    );
 }

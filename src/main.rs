@@ -273,6 +273,25 @@ enum Command {
         #[command(subcommand)]
         command: cli::sass::SassCommand,
     },
+    /// Where a cubin's kernels use local memory: bytes per thread, the LDL/STL instructions and
+    /// how many of them are ptxas's own spills, the source lines they come from (cubins
+    /// assembled with -lineinfo), and with --launch what one launch does (local requests, bytes,
+    /// transactions, share of all warp instructions; SASS emulator). Give two cubins (before and
+    /// after `demote`) to compare them.
+    LmemReport {
+        /// The cubins.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// A launch spec (JSON, as for `emulate`) to measure the launch on the SASS emulator.
+        #[arg(long, value_name = "SPEC.json")]
+        launch: Option<PathBuf>,
+        /// Write the report as JSON here.
+        #[arg(long, value_name = "FILE.json")]
+        json: Option<PathBuf>,
+    },
     /// Rewrite a cubin after ptxas (sm_80, sm_86, sm_89, sm_90). Built: --local-to-shared, which
     /// moves ptxas's local-memory spill frame into shared memory (RegDem's per-thread,
     /// bank-conflict-free layout), also for kernels with dynamic shared memory where NVIDIA's
@@ -453,6 +472,17 @@ fn main() -> ExitCode {
             seeds,
         } => cli::equiv::run(a, b, launch, *seeds),
         Command::Sass { command } => cli::sass::run(command),
+        Command::LmemReport {
+            inputs,
+            kernel,
+            launch,
+            json,
+        } => cli::lmem_report::run(
+            inputs,
+            kernel.as_deref(),
+            launch.as_deref(),
+            json.as_deref(),
+        ),
         Command::Demote {
             input,
             output,

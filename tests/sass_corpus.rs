@@ -800,6 +800,14 @@ fn encoders_match_nvdisasm() {
         ];
         // Branches at their place in the listing (index · 16), to a target in it.
         let mut cases = cases;
+        if arch.sm() >= 90 {
+            cases.push((
+                encode::s2r(arch, 6, SpecialReg::CgaCtaId, lds_ctl).unwrap(),
+                "S2R R6, SR_CgaCtaId",
+                vec!["R6"],
+                vec![],
+            ));
+        }
         let pc = cases.len() as u64 * 16;
         cases.push((
             encode::bssy(arch, 1, pc, pc + 0x30, ctl).unwrap(),

@@ -23,6 +23,12 @@ Verdict per kernel, warpsmith against ptxas alone:
 Goal (issue 12): wherever ptxas alone uses local memory, warpsmith's has none at equal or higher
 occupancy — reported per kernel as `goal` (met/missed/-); --require-goal makes a miss fail too.
 
+`demote` in --passes (issue 16) applies the drop-in's post-ptxas stage to each warpsmith cubin with
+the launch's dynamic shared memory (Triton's metadata `shared`): the drop-in reads that size from
+WARPSMITH_SPILL_DYNAMIC_SMEM, which one Triton process compiling several kernels cannot set per
+kernel, so the script runs `warpsmith demote --local-to-shared --dynamic-smem D` on each cubin,
+as a one-kernel build with the variable set would.
+
     PYTHONPATH=.tools/triton python3 bench/triton/never_worse.py [--arch sm_80 sm_90] [--ci]
         [--warpsmith target/debug/warpsmith] [--passes spill,shuffle] [--out bench/out/triton]
 
@@ -161,6 +167,22 @@ def compile_suite(arch, out, python, ptxas, env, only, ci):
     return {c["case"]: c for c in suite["cases"]}, suite
 
 
+def demote_cubins(warpsmith, out, arch, records):
+    """The post-ptxas demote stage on every warpsmith-side cubin of `arch`: {case: report line}."""
+    lines = {}
+    for case, rec in records.items():
+        if "error" in rec:
+            continue
+        cubin = os.path.join(out, arch, "warpsmith", f"{case}.cubin")
+        cmd = [warpsmith, "demote", cubin, "-o", cubin, "--local-to-shared", "--dynamic-smem",
+               str(rec["shared"])]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"never_worse: {' '.join(cmd)} failed: {p.stderr.strip()}")
+        lines[case] = " ".join(p.stdout.split())
+    return lines
+
+
 def fmt_side(m):
     return f"{m['regs']}/{m['local']}/{m['static_smem']}/{m['occupancy'] * 100:g}%"
 
@@ -212,7 +234,9 @@ def main():
     base_env = dict(os.environ)
     for var in [v for v in base_env if v.startswith("WARPSMITH_") or v.startswith("TRITON_")]:
         del base_env[var]
-    ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PASSES=opts.passes)
+    passes = [p.strip() for p in opts.passes.split(",") if p.strip()]
+    ptx_passes = ",".join(p for p in passes if p != "demote")
+    ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PASSES=ptx_passes)
 
     # Compile every (architecture, side) suite first, `--jobs` at a time.
     tasks = []
@@ -231,6 +255,10 @@ def main():
             (arch, side) for arch, side, d, ptxas, env in tasks}
         for fut in concurrent.futures.as_completed(futures):
             compiled[futures[fut]] = fut.result()[0]
+    demoted = {}
+    if "demote" in passes:
+        for arch in opts.arch:
+            demoted[arch] = demote_cubins(warpsmith, out, arch, compiled[arch, "warpsmith"])
 
     rows = []
     failed = False
@@ -251,9 +279,13 @@ def main():
                 before = measure(rb, cb, arch, tools)
                 after = measure(ra, ca, arch, tools)
                 warns = warnings_of(ra)
+                wrapper = outcome(warns, cb, ca)
+                if "demoted" in demoted.get(arch, {}).get(case, ""):
+                    wrapper += ", demoted"
                 row.update(kernel=rb["kernel"], threads=rb["threads"], before=before, after=after,
                            verdict=verdict(before, after), goal=goal(before, after),
-                           wrapper=outcome(warns, cb, ca), warnings=warns,
+                           wrapper=wrapper, warnings=warns,
+                           demote=demoted.get(arch, {}).get(case),
                            ptxas_argv=ra["ptxas_calls"][0]["argv"][1:] if ra.get("ptxas_calls") else [])
             if row["verdict"] in ("worse", "error") or not row.get("after", {}).get("legal", True):
                 failed = True

@@ -10,6 +10,7 @@ pub mod divergence;
 pub mod emulate;
 pub mod equiv;
 pub mod fmt;
+pub mod lmem_report;
 pub mod occupancy;
 pub mod ptxas;
 pub mod ptxas_demote;

@@ -9,6 +9,7 @@
 //! - [`edit`]: the editing API — insert/remove instructions and fix every code offset.
 //! - [`demote`]: `warpsmith demote` — moving ptxas's local-memory frame to shared memory.
 //! - [`emu`]: the SASS emulator (cubins on the CPU; the oracle for binary rewrites).
+//! - [`lmem`]: the local-memory report (`warpsmith lmem-report`).
 //! - [`nop_test`]: NOPs at every basic-block start, and the nvdisasm listing comparison.
 
 pub mod check;
@@ -17,6 +18,7 @@ pub mod edit;
 pub mod elf;
 pub mod emu;
 pub mod isa;
+pub mod lmem;
 pub mod nop_test;
 pub mod nvdisasm;
 
@@ -38,6 +40,9 @@ pub enum SassError {
     /// An edit could not be made.
     #[error(transparent)]
     Edit(#[from] edit::EditError),
+    /// The local-memory report failed.
+    #[error(transparent)]
+    Lmem(#[from] lmem::LmemError),
     /// The cubin is for an architecture we do not decode.
     #[error("unsupported architecture sm_{0} (supported: sm_80, sm_86, sm_89, sm_90)")]
     Arch(u32),

@@ -351,6 +351,73 @@ fn run_listing(cubin: &[u8], life_ranges: bool, code_only: bool) -> Result<Listi
     Ok(parse_full_listing(&String::from_utf8_lossy(&out.stdout)))
 }
 
+/// One instruction of `nvdisasm -g`: where its source line is, and whether ptxas marked it as
+/// spill code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinedInstruction {
+    /// Function (section name without `.text.`).
+    pub function: String,
+    /// Byte offset in the function.
+    pub offset: u64,
+    /// Source file and line of the last `//## File "…", line N` annotation before it.
+    pub source: Option<(String, u32)>,
+    /// nvdisasm's `(*"SpillRefill"*)` tag: ptxas's own register spill or refill.
+    pub spill: bool,
+}
+
+/// Parses `nvdisasm -g` output: every instruction with its source line.
+pub fn parse_line_listing(out: &str) -> Vec<LinedInstruction> {
+    let mut v = Vec::new();
+    let (mut function, mut source) = (String::new(), None);
+    for line in out.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix(".text.").and_then(|r| r.strip_suffix(':')) {
+            function = name.to_string();
+            source = None;
+        } else if let Some(rest) = t.strip_prefix("//## File \"") {
+            source = rest.split_once("\", line ").and_then(|(file, n)| {
+                let n: String = n.chars().take_while(char::is_ascii_digit).collect();
+                Some((file.to_string(), n.parse().ok()?))
+            });
+        } else if let Some(rest) = t.strip_prefix("/*") {
+            let Some((hex, _)) = rest.split_once("*/") else {
+                continue;
+            };
+            if let (Ok(offset), false) = (u64::from_str_radix(hex, 16), function.is_empty()) {
+                v.push(LinedInstruction {
+                    function: function.clone(),
+                    offset,
+                    source: source.clone(),
+                    spill: t.contains("(*\"SpillRefill\"*)"),
+                });
+            }
+        }
+    }
+    v
+}
+
+/// `nvdisasm -g` of cubin bytes: the source line of every instruction (from `.debug_line`,
+/// present when ptxas ran with `-lineinfo`) and ptxas's spill tags.
+pub fn line_listing(cubin: &[u8]) -> Result<Vec<LinedInstruction>, ToolError> {
+    let nvdisasm = tools::find(Tool::Nvdisasm)?;
+    let path = std::env::temp_dir().join(format!(
+        "warpsmith-nvdisasm-{}-{}.cubin",
+        std::process::id(),
+        unique()
+    ));
+    std::fs::write(&path, cubin).map_err(|e| ToolError::Io {
+        context: format!("writing {}", path.display()),
+        source: e,
+    })?;
+    let out = tools::run_at(
+        Tool::Nvdisasm,
+        &nvdisasm,
+        [std::ffi::OsStr::new("-g"), path.as_os_str()],
+    );
+    let _ = std::fs::remove_file(&path);
+    Ok(parse_line_listing(&String::from_utf8_lossy(&out?.stdout)))
+}
+
 fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
@@ -393,6 +460,26 @@ k:                                 // |        |      |
         assert_eq!(f[0].columns[RegFile::Gpr.index()], vec![0, 1, 2]);
         assert_eq!(f[0].columns[RegFile::Pred.index()], vec![0]);
         assert!(f[0].columns[RegFile::Ugpr.index()].is_empty());
+    }
+
+    #[test]
+    fn parses_line_annotations_and_spill_tags() {
+        let out = "\t.section\t.text.k,\"ax\",@progbits
+.text.k:
+\t//## File \"/x/k.cu\", line 12
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+.L_x_1:
+        /*0010*/                   STL [R1+0x4], R3                  (*\"SpillRefill\"*);
+\t//## File \"/x/k.cu\", line 14
+        /*0020*/                   EXIT ;
+";
+        let v = parse_line_listing(out);
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[1].function, "k");
+        assert_eq!(v[1].offset, 0x10);
+        assert_eq!(v[1].source, Some(("/x/k.cu".to_string(), 12)));
+        assert!(v[1].spill && !v[0].spill);
+        assert_eq!(v[2].source.as_ref().map(|s| s.1), Some(14));
     }
 
     #[test]

@@ -149,8 +149,35 @@ fn write_input(dir: &TempDir, ptx: &str) -> Result<std::path::PathBuf, ToolError
 fn run_ptxas(
     ptxas: &Path,
     ptx_path: &Path,
-    mut args: Vec<String>,
+    args: Vec<String>,
 ) -> Result<(String, String), ToolError> {
+    run_ptxas_cubin(ptxas, ptx_path, args).map(|(o, e, _)| (o, e))
+}
+
+/// `ptxas -arch=<arch> -v <extra_args>` on PTX text: the figures of every function and the
+/// cubin ptxas wrote.
+pub fn ptxas_cubin_source(
+    ptx: &str,
+    arch: &str,
+    extra_args: &[&str],
+) -> Result<(Vec<KernelResources>, Vec<u8>), ToolError> {
+    let ptxas = find(Tool::Ptxas)?;
+    let dir = temp_dir()?;
+    let input = write_input(&dir, ptx)?;
+    let arch = normalize_arch(arch);
+    let mut args = vec![format!("-arch={arch}"), "-v".to_string()];
+    args.extend(extra_args.iter().map(|s| s.to_string()));
+    let (stdout, mut text, cubin) = run_ptxas_cubin(&ptxas, &input, args)?;
+    text.push_str(&stdout);
+    Ok((parse_ptxas_verbose(&text, &arch)?, cubin))
+}
+
+/// [`run_ptxas`], also returning the cubin.
+fn run_ptxas_cubin(
+    ptxas: &Path,
+    ptx_path: &Path,
+    mut args: Vec<String>,
+) -> Result<(String, String, Vec<u8>), ToolError> {
     if let Err(source) = std::fs::metadata(ptx_path) {
         return Err(ToolError::Io {
             context: format!("cannot read {}", ptx_path.display()),
@@ -168,7 +195,11 @@ fn run_ptxas(
     for line in stderr.lines().filter(|l| l.starts_with("ptxas warning")) {
         log::debug!("{line}");
     }
-    Ok((stdout, stderr))
+    let cubin = std::fs::read(&out).map_err(|source| ToolError::Io {
+        context: format!("cannot read {}", out.display()),
+        source,
+    })?;
+    Ok((stdout, stderr, cubin))
 }
 
 /// Parses the text `ptxas -v` printed into one record per function, sorted by name.

@@ -8,7 +8,9 @@
 //! static shared memory; `UMOV UR4, 0x400` on sm_90 with its 1 KiB reservation), so the region
 //! cannot go at the old end of the static area. Growing `.nv.shared.<k>` by [`SharedFrame::bytes`]
 //! makes the block's window `S + X + D` bytes; the region is `[align4(S + D), +n·words·4)`,
-//! inside it for every `D`.
+//! inside it for every `D`. On sm_90 a kernel with no shared memory at all gets `S = 0x400`
+//! (ptxas's system-reserved first KiB stays untouched) and its addresses carry the block's rank
+//! in the cluster at bit 24, as ptxas's own do.
 
 use super::frame::LocalAccess;
 use crate::sass::isa::encode::{Width, RZ};

@@ -141,7 +141,17 @@ pub fn local_to_shared(bytes: &[u8], opts: &LocalToShared) -> Result<Outcome, De
         }
         kernels.push(report);
     }
-    let cubin = if kernels.iter().any(|k| k.demoted) {
+    let changed = kernels.iter().any(|k| k.demoted);
+    if changed
+        && (original.section(".debug_line").is_some()
+            || original.section(".nv_debug_line_sass").is_some())
+    {
+        log::warn!(
+            "the cubin has line tables (-lineinfo); they are not remapped after the edit, so \
+             source attribution of the demoted kernels is off by the inserted instructions"
+        );
+    }
+    let cubin = if changed {
         current.to_bytes()
     } else {
         bytes.to_vec()
@@ -226,7 +236,8 @@ fn demote_kernel(
     };
     report.threads = Some(threads);
     let layout = SharedFrame::new(plan.size, threads);
-    let static_after = before.static_smem as u64 + layout.bytes();
+    let start = region_start(cubin.sm(), before.static_smem);
+    let static_after = start as u64 + layout.bytes();
     let after = Resources {
         registers: before.registers,
         local_bytes: 0,
@@ -282,6 +293,18 @@ fn demote_kernel(
     report.reason = verdict.reason;
     log::info!("demote {name}: {}", report.reason);
     Ok((Some(out), report))
+}
+
+/// Where the region starts before the dynamic shared memory is added: the end of the static
+/// area. On sm_90 ptxas keeps the first 1 KiB of the window for the system (`.nv.reservedSmem`:
+/// every kernel that uses shared memory has a static area of at least 0x400, user data above);
+/// a kernel without any keeps it free too.
+fn region_start(sm: u32, static_before: u32) -> u32 {
+    if sm >= 90 {
+        static_before.max(0x400)
+    } else {
+        static_before
+    }
 }
 
 /// The frame of `name`, or why it cannot move.
@@ -355,11 +378,11 @@ fn rewrite_cubin(
     name: &str,
     plan: &frame::Frame,
     layout: &SharedFrame,
-    static_before: u32,
+    region_start: u32,
     static_after: u64,
 ) -> Result<(usize, usize, usize), EditError> {
     let mut ed = Editor::new(out, name)?;
-    let accesses = rewrite::apply(&mut ed, plan, layout, static_before)?;
+    let accesses = rewrite::apply(&mut ed, plan, layout, region_start)?;
     let rep = ed.commit(out)?;
     out.set_shared_size(name, static_after)?;
     out.set_stack_size(name, 0)?;

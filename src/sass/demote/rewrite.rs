@@ -19,7 +19,7 @@ use crate::sass::isa::{Arch, Control, Instruction, IsaError};
 pub const ALU_STALL: u8 = 6;
 
 /// Registers the prologue uses as scratch (dead at the kernel entry); the kernel must have more.
-pub const SCRATCH: [u32; 5] = [0, 2, 3, 4, 5];
+pub const SCRATCH: [u32; 6] = [0, 2, 3, 4, 5, 6];
 
 fn alu(stall: u8) -> Control {
     Control {
@@ -36,31 +36,43 @@ fn variable(write_sb: u8) -> Control {
     }
 }
 
-/// The prologue: `R1 = align4(static_before + c[0x0][0x2c]) + 4·t` with `t` the linear thread
-/// index `tid.x + ntid.x·(tid.y + ntid.y·tid.z)`.
-pub fn prologue(arch: Arch, static_before: u32) -> Result<Vec<Instruction>, IsaError> {
-    let [tx, ty, tz, ny, nx] = SCRATCH;
+/// The prologue: `R1 = align4(region_start + c[0x0][0x2c]) + 4·t` with `t` the linear thread
+/// index `tid.x + ntid.x·(tid.y + ntid.y·tid.z)`; on sm_90 also `+ (SR_CgaCtaId << 24)`, the
+/// block's rank in its cluster, which ptxas puts in every shared address it forms there.
+pub fn prologue(arch: Arch, region_start: u32) -> Result<Vec<Instruction>, IsaError> {
+    let [tx, ty, tz, ny, nx, cga] = SCRATCH;
     let first_use = Control {
         wait: 0b11,
         ..alu(ALU_STALL)
     };
-    Ok(vec![
+    let hopper = arch.sm() >= 90;
+    let mut p = vec![
         encode::s2r(arch, tx, SpecialReg::TidX, variable(0))?,
         encode::s2r(arch, ty, SpecialReg::TidY, variable(0))?,
         encode::s2r(arch, tz, SpecialReg::TidZ, variable(0))?,
+    ];
+    if hopper {
+        p.push(encode::s2r(arch, cga, SpecialReg::CgaCtaId, variable(0))?);
+    }
+    p.extend([
         encode::ldc(arch, ny, (0, 0x4), variable(1))?,
         encode::ldc(arch, nx, (0, 0x0), variable(1))?,
         encode::ldc(arch, SP, (0, 0x2c), variable(1))?,
         // ty = tid.y + ntid.y·tid.z; ty = tid.x + ntid.x·ty
         encode::imad(arch, ty, tz, ny, ty, first_use)?,
         encode::imad(arch, ty, ty, nx, tx, alu(ALU_STALL))?,
-        // R1 = (static + D + 3) & !3
-        encode::iadd3_imm(arch, SP, SP, static_before + 3, RZ as u32, alu(ALU_STALL))?,
+        // R1 = (start + D + 3) & !3
+        encode::iadd3_imm(arch, SP, SP, region_start + 3, RZ as u32, alu(ALU_STALL))?,
         encode::mov_imm(arch, tz, !3u32, alu(ALU_STALL))?,
         encode::lop3(arch, SP, SP, tz, RZ as u32, 0xc0, alu(ALU_STALL))?,
-        // R1 += 4·t
-        encode::lea(arch, SP, ty, SP, 2, alu(15))?,
-    ])
+    ]);
+    if hopper {
+        // R1 += cga << 24
+        p.push(encode::lea(arch, SP, cga, SP, 24, alu(ALU_STALL))?);
+    }
+    // R1 += 4·t
+    p.push(encode::lea(arch, SP, ty, SP, 2, alu(15))?);
+    Ok(p)
 }
 
 /// Makes the edits on `ed`: the prologue before the first instruction, the stack set-up
@@ -69,14 +81,14 @@ pub fn apply(
     ed: &mut Editor,
     frame: &Frame,
     layout: &SharedFrame,
-    static_before: u32,
+    region_start: u32,
 ) -> Result<usize, EditError> {
     let arch = ed.arch;
     let isa = |e: IsaError| EditError::Unsupported {
         kernel: ed_name(ed),
         reason: e.to_string(),
     };
-    let pro = prologue(arch, static_before).map_err(isa)?;
+    let pro = prologue(arch, region_start).map_err(isa)?;
     ed.insert_before(0, pro)?;
     ed.remove(frame.sp_def)?;
     ed.remove(frame.alloc)?;

@@ -36,6 +36,8 @@ pub enum SpecialReg {
     CtaidY = 38,
     /// `SR_CTAID.Z`.
     CtaidZ = 39,
+    /// `SR_CgaCtaId` (sm_90: the block's rank in its cluster; bits 24+ of a shared address).
+    CgaCtaId = 0x88,
 }
 
 /// Access width of LDS/STS/LDL/STL (the size field [73:76]).
