@@ -22,7 +22,8 @@
 //! immediates of `CALL.REL` (ptxas writes the return address as `MOV Rx, <offset>` before the
 //! call), jump tables in `.nv.constant2.<k>` listed by `INDIRECT_BRANCH_TARGETS`, the
 //! `.nv.info.<k>` offsets, relocation offsets and code-address addends, symbol values and sizes,
-//! `.debug_frame`, then the file layout. What it cannot follow makes it fail before anything is
+//! `.debug_frame`, the line programs of `-lineinfo` (`.debug_line`, `.nv_debug_line_sass`), then
+//! the file layout. What it cannot follow makes it fail before anything is
 //! changed (`EditError::Unsupported`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -85,6 +86,8 @@ pub struct EditReport {
     pub symbols: usize,
     /// `.debug_frame` FDEs remapped.
     pub fdes: usize,
+    /// Line-program sections (`.debug_line`, `.nv_debug_line_sass`) re-encoded.
+    pub line_programs: usize,
     /// Jump-table entries rewritten.
     pub jump_table_entries: usize,
     /// Function-pointer table entries rewritten.
@@ -517,6 +520,13 @@ impl Editor {
         }
         cubin.set_symbols(&syms)?;
 
+        // 4b. Line programs (`-lineinfo`): their address advances, and the offsets of the
+        // relocated `set_address` operands, which step 5 then remaps like any code addend.
+        for name in [".debug_line", ".nv_debug_line_sass"] {
+            report.line_programs +=
+                remap_line_program(cubin, name, text, &old_syms, &map_start, &kernel)?;
+        }
+
         // 5. Relocations: offsets into this section, and code addends against its symbols.
         let debug_frame = cubin.section_index(".debug_frame");
         let mut fde_relocs: Vec<(u64, u64, u64, Option<usize>, usize)> = Vec::new();
@@ -667,6 +677,57 @@ impl Editor {
         cubin.relayout();
         Ok(report)
     }
+}
+
+/// Re-encodes the line program section `name` for the edit of section `text` (`map`: old code
+/// offset → new) and moves its relocations with it; 1 if it changed, 0 if there is none or no
+/// sequence of it starts in `text`.
+fn remap_line_program(
+    cubin: &mut Cubin,
+    name: &str,
+    text: usize,
+    old_syms: &[super::elf::symbols::Symbol],
+    map: &dyn Fn(u64) -> u64,
+    kernel: &str,
+) -> Result<usize, EditError> {
+    let Some(target) = cubin.section_index(name) else {
+        return Ok(0);
+    };
+    let rel_sections: Vec<(usize, Vec<Relocation>)> = cubin
+        .relocation_sections()?
+        .into_iter()
+        .filter(|(_, t, _)| *t == target)
+        .map(|(ri, _, rels)| (ri, rels))
+        .collect();
+    let bases: BTreeMap<u64, u64> = rel_sections
+        .iter()
+        .flat_map(|(_, rels)| rels)
+        .filter_map(|r| {
+            let sym = old_syms.get(r.sym as usize)?;
+            (sym.st_shndx as usize == text).then_some((r.r_offset, sym.st_value))
+        })
+        .collect();
+    if bases.is_empty() {
+        return Ok(0);
+    }
+    let (data, moved) = super::elf::debug_line::remap(&cubin.sections[target].data, &bases, map)
+        .map_err(|e| unsupported(kernel, format!("{name}: {e}")))?;
+    for (ri, mut rels) in rel_sections {
+        for r in rels.iter_mut() {
+            r.r_offset = *moved.get(&r.r_offset).ok_or_else(|| {
+                unsupported(
+                    kernel,
+                    format!(
+                        "{name}: a relocation at {:#x} is not a set_address operand",
+                        r.r_offset
+                    ),
+                )
+            })?;
+        }
+        cubin.sections[ri].set_data(relocations_to_bytes(&rels));
+    }
+    cubin.sections[target].set_data(data);
+    Ok(1)
 }
 
 /// `CALL.REL.NOINC Rx`: a call through a register (opcode form 1, key 0x344).

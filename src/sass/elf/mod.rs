@@ -22,6 +22,7 @@
 
 pub mod bytes;
 pub mod debug_frame;
+pub mod debug_line;
 pub mod launch_attrs;
 pub mod nvinfo;
 pub mod symbols;
