@@ -75,6 +75,8 @@ impl Cubin {
             }),
         }
         self.sections[idx].set_data(info.to_bytes());
+        // The section grew when the record was added: place everything again.
+        self.relayout();
         Ok(())
     }
 
