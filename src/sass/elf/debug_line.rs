@@ -18,6 +18,7 @@ use super::ElfError;
 
 const DW_LNS_COPY: u8 = 1;
 const DW_LNS_ADVANCE_PC: u8 = 2;
+const DW_LNS_ADVANCE_LINE: u8 = 3;
 const DW_LNS_CONST_ADD_PC: u8 = 8;
 const DW_LNS_FIXED_ADVANCE_PC: u8 = 9;
 const DW_LNE_END_SEQUENCE: u8 = 1;
@@ -101,23 +102,112 @@ fn header(d: &[u8], unit: usize) -> Result<(Header, usize, usize), ElfError> {
     ))
 }
 
-/// The state of one pass over a program.
-struct Pass<'a> {
-    d: &'a [u8],
-    out: Vec<u8>,
-    moved: BTreeMap<u64, u64>,
-    /// The old absolute address of the current row, while in a sequence of the edited section.
-    addr: Option<u64>,
+/// One decoded opcode of a line program and the bytes it occupies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// A special opcode: address step (bytes) and line step.
+    Special { step: u64, line: i64 },
+    /// `DW_LNE_set_address`: where its operand is, and its value.
+    SetAddress { operand: u64, value: u64 },
+    /// `DW_LNE_end_sequence`.
+    EndSequence,
+    /// `DW_LNS_advance_pc`, `DW_LNS_const_add_pc` or `DW_LNS_fixed_advance_pc`: bytes.
+    Advance(u64),
+    /// `DW_LNS_advance_line`.
+    AdvanceLine(i64),
+    /// `DW_LNS_copy`.
+    Copy,
+    /// Anything else (file, column, flags, other extended opcodes): copied as it is.
+    Other,
 }
 
-impl Pass<'_> {
-    /// Emits an address advance from old address `from` to old address `to`, remapped.
-    fn advance(&mut self, from: u64, to: u64, map: &dyn Fn(u64) -> u64, min_inst: u64) {
-        let delta = map(to).saturating_sub(map(from));
-        if delta > 0 {
-            self.out.push(DW_LNS_ADVANCE_PC);
-            put_uleb(&mut self.out, delta / min_inst.max(1));
+fn sleb(d: &[u8], at: &mut usize) -> Result<i64, ElfError> {
+    let (mut v, mut shift) = (0i64, 0);
+    loop {
+        let b = *d.get(*at).ok_or_else(|| bad("truncated LEB128".into()))?;
+        *at += 1;
+        if shift < 64 {
+            v |= ((b & 0x7f) as i64) << shift;
         }
+        shift += 7;
+        if b & 0x80 == 0 {
+            if shift < 64 && b & 0x40 != 0 {
+                v |= -1i64 << shift;
+            }
+            return Ok(v);
+        }
+    }
+}
+
+/// Decodes the opcodes of a program in `d[at..end]`: each with its byte range.
+fn decode(
+    d: &[u8],
+    h: &Header,
+    mut at: usize,
+    end: usize,
+) -> Result<Vec<(Op, usize, usize)>, ElfError> {
+    let mut ops = Vec::new();
+    while at < end {
+        let start = at;
+        let op = d[at];
+        at += 1;
+        let decoded = if op >= h.opcode_base {
+            let adj = (op - h.opcode_base) as u64;
+            Op::Special {
+                step: adj / h.line_range as u64 * h.min_inst,
+                line: h.line_base as i64 + (adj % h.line_range as u64) as i64,
+            }
+        } else {
+            match op {
+                0 => {
+                    let len = uleb(d, &mut at)? as usize;
+                    let body = at;
+                    at += len;
+                    if at > end || len == 0 {
+                        return Err(bad(format!("extended opcode at {start:#x}")));
+                    }
+                    match d[body] {
+                        DW_LNE_SET_ADDRESS => {
+                            let operand = (body + 1) as u64;
+                            Op::SetAddress {
+                                operand,
+                                value: read_address(d, operand, len - 1)?,
+                            }
+                        }
+                        DW_LNE_END_SEQUENCE => Op::EndSequence,
+                        _ => Op::Other,
+                    }
+                }
+                DW_LNS_COPY => Op::Copy,
+                DW_LNS_ADVANCE_PC => Op::Advance(uleb(d, &mut at)? * h.min_inst),
+                DW_LNS_ADVANCE_LINE => Op::AdvanceLine(sleb(d, &mut at)?),
+                DW_LNS_CONST_ADD_PC => {
+                    Op::Advance((255 - h.opcode_base as u64) / h.line_range as u64 * h.min_inst)
+                }
+                DW_LNS_FIXED_ADVANCE_PC => {
+                    at += 2;
+                    Op::Advance(u16_at(d, at as u64 - 2, "fixed_advance_pc")? as u64)
+                }
+                _ => {
+                    // Every other standard opcode: its ULEB128 operands.
+                    let n = h.std_lengths.get(op as usize - 1).copied().unwrap_or(0);
+                    for _ in 0..n {
+                        uleb(d, &mut at)?;
+                    }
+                    Op::Other
+                }
+            }
+        };
+        ops.push((decoded, start, at));
+    }
+    Ok(ops)
+}
+
+/// Appends `DW_LNS_advance_pc` for `bytes` (nothing for 0).
+fn put_advance(out: &mut Vec<u8>, bytes: u64, min_inst: u64) {
+    if bytes > 0 {
+        out.push(DW_LNS_ADVANCE_PC);
+        put_uleb(out, bytes / min_inst.max(1));
     }
 }
 
@@ -130,103 +220,48 @@ pub fn remap(
     bases: &BTreeMap<u64, u64>,
     map: &dyn Fn(u64) -> u64,
 ) -> Result<(Vec<u8>, BTreeMap<u64, u64>), ElfError> {
-    let mut p = Pass {
-        d: data,
-        out: Vec::with_capacity(data.len() + 64),
-        moved: BTreeMap::new(),
-        addr: None,
-    };
+    let mut out = Vec::with_capacity(data.len() + 64);
+    let mut moved = BTreeMap::new();
     let mut unit = 0;
     while unit < data.len() {
         let (h, program, end) = header(data, unit)?;
-        let start = p.out.len();
-        p.out.extend_from_slice(&data[unit..program]);
-        program_ops(&mut p, &h, program, end, bases, map)?;
-        let len = (p.out.len() - start - 4) as u32;
-        p.out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        let start = out.len();
+        out.extend_from_slice(&data[unit..program]);
+        // The old absolute address of the current row, in a sequence of the edited section.
+        let mut addr: Option<u64> = None;
+        for (op, from, to) in decode(data, &h, program, end)? {
+            let step = match op {
+                Op::Special { step, .. } | Op::Advance(step) => step,
+                _ => 0,
+            };
+            match (op, addr) {
+                (Op::Special { line, .. }, Some(a)) if step > 0 => {
+                    put_advance(&mut out, map(a + step).saturating_sub(map(a)), h.min_inst);
+                    // The same line step with no address step.
+                    out.push(h.opcode_base + (line - h.line_base as i64) as u8);
+                    addr = Some(a + step);
+                }
+                (Op::Advance(_), Some(a)) => {
+                    put_advance(&mut out, map(a + step).saturating_sub(map(a)), h.min_inst);
+                    addr = Some(a + step);
+                }
+                (Op::SetAddress { operand, value }, _) => {
+                    addr = bases.get(&operand).map(|b| b + value);
+                    moved.insert(operand, (out.len() + (operand as usize - from)) as u64);
+                    out.extend_from_slice(&data[from..to]);
+                }
+                (Op::EndSequence, _) => {
+                    addr = None;
+                    out.extend_from_slice(&data[from..to]);
+                }
+                _ => out.extend_from_slice(&data[from..to]),
+            }
+        }
+        let len = (out.len() - start - 4) as u32;
+        out[start..start + 4].copy_from_slice(&len.to_le_bytes());
         unit = end;
     }
-    Ok((p.out, p.moved))
-}
-
-fn program_ops(
-    p: &mut Pass,
-    h: &Header,
-    mut at: usize,
-    end: usize,
-    bases: &BTreeMap<u64, u64>,
-    map: &dyn Fn(u64) -> u64,
-) -> Result<(), ElfError> {
-    let d = p.d;
-    while at < end {
-        let op_start = at;
-        let op = d[at];
-        at += 1;
-        if op >= h.opcode_base {
-            let adj = (op - h.opcode_base) as u64;
-            let step = adj / h.line_range as u64 * h.min_inst;
-            match p.addr {
-                Some(a) if step > 0 => {
-                    p.advance(a, a + step, map, h.min_inst);
-                    p.addr = Some(a + step);
-                    // The same line step with no address step.
-                    p.out
-                        .push(h.opcode_base + (adj % h.line_range as u64) as u8);
-                }
-                _ => p.out.push(op),
-            }
-            continue;
-        }
-        match op {
-            0 => {
-                let len = uleb(d, &mut at)? as usize;
-                let body = at;
-                at += len;
-                if at > end || len == 0 {
-                    return Err(bad(format!("extended opcode at {op_start:#x}")));
-                }
-                if d[body] == DW_LNE_SET_ADDRESS {
-                    let operand = (body + 1) as u64;
-                    let value = read_address(d, operand, len - 1)?;
-                    p.addr = bases.get(&operand).map(|b| b + value);
-                    let new_operand = (p.out.len() + (body + 1 - op_start)) as u64;
-                    p.moved.insert(operand, new_operand);
-                } else if d[body] == DW_LNE_END_SEQUENCE {
-                    p.addr = None;
-                }
-                p.out.extend_from_slice(&d[op_start..at]);
-            }
-            DW_LNS_ADVANCE_PC | DW_LNS_CONST_ADD_PC | DW_LNS_FIXED_ADVANCE_PC => {
-                let step = match op {
-                    DW_LNS_ADVANCE_PC => uleb(d, &mut at)? * h.min_inst,
-                    DW_LNS_CONST_ADD_PC => {
-                        (255 - h.opcode_base as u64) / h.line_range as u64 * h.min_inst
-                    }
-                    _ => {
-                        let v = u16_at(d, at as u64, "fixed_advance_pc")? as u64;
-                        at += 2;
-                        v
-                    }
-                };
-                match p.addr {
-                    Some(a) => {
-                        p.advance(a, a + step, map, h.min_inst);
-                        p.addr = Some(a + step);
-                    }
-                    None => p.out.extend_from_slice(&d[op_start..at]),
-                }
-            }
-            _ => {
-                // Every other standard opcode: its ULEB128 operands, copied.
-                let n = h.std_lengths.get(op as usize - 1).copied().unwrap_or(0);
-                for _ in 0..n {
-                    uleb(d, &mut at)?;
-                }
-                p.out.extend_from_slice(&d[op_start..at]);
-            }
-        }
-    }
-    Ok(())
+    Ok((out, moved))
 }
 
 fn read_address(d: &[u8], at: u64, size: usize) -> Result<u64, ElfError> {
@@ -237,82 +272,29 @@ fn read_address(d: &[u8], at: u64, size: usize) -> Result<u64, ElfError> {
     }
 }
 
-/// The rows of a line program: (old address, line) per row of the sequences starting in the
-/// edited section — for tests and checks.
+/// The rows of a line program: (old address, line) per row of the sequences that `bases`
+/// places (see [`remap`]).
 pub fn rows(data: &[u8], bases: &BTreeMap<u64, u64>) -> Result<Vec<(u64, i64)>, ElfError> {
     let mut rows = Vec::new();
     let mut unit = 0;
     while unit < data.len() {
-        let (h, mut at, end) = header(data, unit)?;
+        let (h, program, end) = header(data, unit)?;
         let (mut addr, mut line) = (None::<u64>, 1i64);
-        while at < end {
-            let op = data[at];
-            at += 1;
-            if op >= h.opcode_base {
-                let adj = (op - h.opcode_base) as u64;
-                line += h.line_base as i64 + (adj % h.line_range as u64) as i64;
-                if let Some(a) = addr.as_mut() {
-                    *a += adj / h.line_range as u64 * h.min_inst;
-                    rows.push((*a, line));
-                }
-                continue;
-            }
+        for (op, ..) in decode(data, &h, program, end)? {
             match op {
-                0 => {
-                    let len = uleb(data, &mut at)? as usize;
-                    if data[at] == DW_LNE_SET_ADDRESS {
-                        let operand = (at + 1) as u64;
-                        addr = bases
-                            .get(&operand)
-                            .map(|b| b + read_address(data, operand, len - 1).unwrap_or(0));
-                    } else if data[at] == DW_LNE_END_SEQUENCE {
-                        addr = None;
-                        line = 1;
-                    }
-                    at += len;
-                }
-                DW_LNS_COPY => {
-                    if let Some(a) = addr {
-                        rows.push((a, line));
-                    }
-                }
-                DW_LNS_ADVANCE_PC => {
-                    let v = uleb(data, &mut at)? * h.min_inst;
+                Op::Special { step, line: dl } => {
+                    line += dl;
                     if let Some(a) = addr.as_mut() {
-                        *a += v;
+                        *a += step;
+                        rows.push((*a, line));
                     }
                 }
-                3 => {
-                    let (mut v, mut shift, mut b) = (0i64, 0, 0x80u8);
-                    while b & 0x80 != 0 {
-                        b = data[at];
-                        at += 1;
-                        v |= ((b & 0x7f) as i64) << shift;
-                        shift += 7;
-                    }
-                    if shift < 64 && b & 0x40 != 0 {
-                        v |= -1i64 << shift;
-                    }
-                    line += v;
-                }
-                DW_LNS_CONST_ADD_PC => {
-                    if let Some(a) = addr.as_mut() {
-                        *a += (255 - h.opcode_base as u64) / h.line_range as u64 * h.min_inst;
-                    }
-                }
-                DW_LNS_FIXED_ADVANCE_PC => {
-                    let v = u16_at(data, at as u64, "fixed_advance_pc")? as u64;
-                    at += 2;
-                    if let Some(a) = addr.as_mut() {
-                        *a += v;
-                    }
-                }
-                _ => {
-                    let n = h.std_lengths.get(op as usize - 1).copied().unwrap_or(0);
-                    for _ in 0..n {
-                        uleb(data, &mut at)?;
-                    }
-                }
+                Op::Copy => rows.extend(addr.map(|a| (a, line))),
+                Op::Advance(step) => addr = addr.map(|a| a + step),
+                Op::AdvanceLine(dl) => line += dl,
+                Op::SetAddress { operand, value } => addr = bases.get(&operand).map(|b| b + value),
+                Op::EndSequence => (addr, line) = (None, 1),
+                Op::Other => {}
             }
         }
         unit = end;
