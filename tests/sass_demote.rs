@@ -183,3 +183,43 @@ fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
     assert!(k.reason.contains("different"), "{}", k.reason);
     assert_eq!(out.cubin, bytes, "the input is kept");
 }
+
+/// Triton 3.6's flash attention (d = 128, causal; tests/data/demote): ptxas 12.9 spills 120 bytes
+/// per thread at 255 registers on sm_80. Demoted with Triton's 64 KiB of dynamic shared memory,
+/// its frame goes to shared memory at equal occupancy, and the SASS emulator (HMMA, LDSM,
+/// LDGSTS) proves the rewrite on the suite's launch: every output byte equal.
+#[test]
+fn triton_attention_frame_moves_and_is_proved() {
+    let Some((_, ptxas)) = tools_present() else {
+        return;
+    };
+    let data = common::repo_root().join("tests/data/demote");
+    let ptx = data.join("attn_d128_causal.sm_80.ptx");
+    let spec_text = std::fs::read_to_string(data.join("attn_d128_causal.sm_80.spec.json")).unwrap();
+    let spec = LaunchSpec::from_json(&spec_text).expect("spec");
+    let dir = std::env::temp_dir().join(format!("warpsmith-demote-attn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cubin = dir.join("attn.cubin");
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch", "sm_80", "-o"])
+        .arg(&cubin)
+        .arg(&ptx)
+        .output()
+        .expect("ptxas runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&cubin).unwrap();
+    let opts = LocalToShared {
+        dynamic_smem: Some(spec.dynamic_smem as u32),
+        verify: vec![spec],
+        seeds: 1,
+        ..LocalToShared::default()
+    };
+    let out = local_to_shared(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let k = &out.kernels[0];
+    eprintln!("attention_forward: {} {:?}", k.reason, k.verified);
+    assert!(k.demoted, "{}", k.reason);
+    assert!(k.before.local_bytes > 0);
+    assert_eq!(k.after.map(|a| a.local_bytes), Some(0));
+    assert_eq!(k.occupancy.0, k.occupancy.1);
+    assert_eq!(k.verified.len(), 1);
+}
