@@ -19,7 +19,8 @@
 //!
 //! **Layout.** This file holds the scheduler (`run_cta`, `step`), the dispatch of one instruction
 //! (`exec`, `alu`), operand access, memory and warp collectives; the rest is by instruction class:
-//! `control` (branches, calls, `EXIT`, convergence and CTA barriers), and the lane-by-lane datapath
+//! `control` (branches, calls, `EXIT`, convergence and CTA barriers), `tensor` (`HMMA`, `IMMA`,
+//! `LDSM`), `async_copy` (`LDGSTS` and its groups), and the lane-by-lane datapath
 //! in `alu_move` (moves, special registers, constants, comparisons), `alu_int` (integer
 //! arithmetic, logic, shifts, bit operations) and `alu_float` (f32/f64, conversions, half
 //! precision).
@@ -40,7 +41,11 @@ use super::stats::SassStats;
 mod alu_float;
 mod alu_int;
 mod alu_move;
+mod async_copy;
 mod control;
+mod tensor;
+#[cfg(test)]
+mod tests;
 
 /// A decoded instruction.
 struct DInst {
@@ -92,6 +97,41 @@ pub(crate) struct Warp {
     local: Vec<u8>,
     b2r: [u32; 32],
     insts: u64,
+    /// `LDGSTS` copies in flight.
+    copies: async_copy::Queue,
+}
+
+impl Warp {
+    /// Warp `wi` of a CTA of shape `block` (`nr` registers, `local` bytes of stack per thread):
+    /// the lanes that exist run from PC 0.
+    fn new(wi: u32, nr: usize, local: usize, [bx, by, bz]: [u32; 3]) -> Warp {
+        let n = (bx * by * bz) as usize;
+        let mut w = Warp {
+            id: wi,
+            regs: vec![0; 32 * nr],
+            nr,
+            preds: [0x80; 32],
+            ur: [0; 64],
+            up: 0x80,
+            pc: [0; 32],
+            st: [St::Absent; 32],
+            bars: [0; 16],
+            tid: [[0; 3]; 32],
+            local: vec![0; 32 * local],
+            b2r: [0; 32],
+            insts: 0,
+            copies: async_copy::Queue::default(),
+        };
+        for l in 0..32 {
+            let t = wi as usize * 32 + l;
+            if t < n {
+                let t = t as u32;
+                w.st[l] = St::Run;
+                w.tid[l] = [t % bx, (t / bx) % by, t / (bx * by)];
+            }
+        }
+        w
+    }
 }
 
 /// The machine for one launch.
@@ -222,32 +262,7 @@ impl<'a> Machine<'a> {
         let nw = n.div_ceil(32);
         let nr = (self.k.nregs as usize).max(1);
         let mut warps: Vec<Warp> = (0..nw)
-            .map(|wi| {
-                let mut w = Warp {
-                    id: wi as u32,
-                    regs: vec![0; 32 * nr],
-                    nr,
-                    preds: [0x80; 32],
-                    ur: [0; 64],
-                    up: 0x80,
-                    pc: [0; 32],
-                    st: [St::Absent; 32],
-                    bars: [0; 16],
-                    tid: [[0; 3]; 32],
-                    local: vec![0; 32 * self.local_size],
-                    b2r: [0; 32],
-                    insts: 0,
-                };
-                for l in 0..32 {
-                    let t = wi * 32 + l;
-                    if t < n {
-                        let t = t as u32;
-                        w.st[l] = St::Run;
-                        w.tid[l] = [t % bx, (t / bx) % by, t / (bx * by)];
-                    }
-                }
-                w
-            })
+            .map(|wi| Warp::new(wi as u32, nr, self.local_size, self.shape.block))
             .collect();
         let smem = (self.k.shared_static + self.shape.dynamic_smem) as usize;
         let mut shared = vec![0u8; smem];
@@ -569,6 +584,18 @@ impl<'a> Machine<'a> {
             Kind::Match { all, wide } => {
                 self.match_(i, w, exec, *all, *wide)
                     .map_err(|m| Stop::Msg(m, None))?;
+                advance(w, act);
+            }
+            Kind::Mma(spec) => {
+                self.exec_mma(i, w, exec, spec)?;
+                advance(w, act);
+            }
+            Kind::Ldsm { num, trans } => {
+                self.exec_ldsm(i, w, exec, (*num, *trans), shared)?;
+                advance(w, act);
+            }
+            Kind::Ldgsts { .. } | Kind::Ldgdepbar | Kind::DepbarLdgsts => {
+                self.exec_async_copy(i, w, exec, shared)?;
                 advance(w, act);
             }
             Kind::Redux { op, signed } => {

@@ -105,6 +105,8 @@ pub enum Opnd {
     Pr,
     /// The zero special register pair (`SRZ`).
     Srz,
+    /// A dependency scoreboard (`SB0`…`SB5`, operand of `DEPBAR`).
+    Sb(u8),
 }
 
 /// A memory address operand.
@@ -158,6 +160,9 @@ pub struct Parsed {
     pub mods: Vec<String>,
     /// The operands in order.
     pub ops: Vec<Opnd>,
+    /// Matrix layouts written after register operands (`IMMA … R4.ROW, R8.COL`): (operand
+    /// index, `ROW` or `COL`).
+    pub layouts: Vec<(usize, String)>,
 }
 
 impl Parsed {
@@ -365,6 +370,9 @@ fn parse_value(tok: &str) -> Option<Opnd> {
     if let Some(n) = reg_num(base, "B", "", 0) {
         return (n < 16).then_some(Opnd::B(n));
     }
+    if let Some(n) = reg_num(base, "SB", "", 0) {
+        return (n < 6).then_some(Opnd::Sb(n));
+    }
     match base {
         "PR" | "UPR" => return Some(Opnd::Pr),
         "SRZ" => return Some(Opnd::Srz),
@@ -522,9 +530,18 @@ pub fn parse(text: &str, labels: &HashMap<String, u64>) -> Result<Parsed, String
             *last = last[..i].trim().to_string();
         }
     }
+    let mut layouts = Vec::new();
     for t in tokens.iter().chain(extra.iter()) {
         if t.is_empty() {
             continue;
+        }
+        // `R4.ROW`, `R8.reuse.COL`: the layout of a matrix operand (IMMA).
+        let (t, layout) = match t.rsplit_once('.') {
+            Some((r, l @ ("ROW" | "COL"))) => (r, Some(l)),
+            _ => (t.as_str(), None),
+        };
+        if let Some(l) = layout {
+            layouts.push((ops.len(), l.to_string()));
         }
         ops.push(parse_operand(t, labels).ok_or_else(|| format!("operand `{t}`"))?);
     }
@@ -533,6 +550,7 @@ pub fn parse(text: &str, labels: &HashMap<String, u64>) -> Result<Parsed, String
         op,
         mods,
         ops,
+        layouts,
     })
 }
 
@@ -598,5 +616,11 @@ mod tests {
         let p = parse("IADD3 R0, -0x1, R2, RZ", &l).unwrap();
         assert_eq!(p.ops[1], Opnd::Imm(-1));
         assert!(parse("FOO R0, what?", &l).is_err());
+        let p = parse("IMMA.16832.S8.S8.SAT R16, R4.ROW, R24.reuse.COL, R16", &l).unwrap();
+        assert_eq!(p.layouts, vec![(1, "ROW".into()), (2, "COL".into())]);
+        assert!(matches!(p.ops[2], Opnd::R { n: 24, .. }));
+        let p = parse("DEPBAR.LE SB0, 0x1", &l).unwrap();
+        assert_eq!(p.ops, vec![Opnd::Sb(0), Opnd::Imm(1)]);
+        assert!(parse("DEPBAR.LE SB9, 0x1", &l).is_err());
     }
 }

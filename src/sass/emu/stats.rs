@@ -36,7 +36,7 @@ pub struct SassStats {
     /// Lane-instructions executed (lanes at the instruction, guard true or not).
     pub lane_insts: u64,
     /// Warp-instructions per [`Class`] (indexed by `Class as usize`).
-    pub by_class: [u64; 14],
+    pub by_class: [u64; 15],
     /// Global memory.
     pub global: SpaceStats,
     /// Shared memory.
