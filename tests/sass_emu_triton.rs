@@ -13,6 +13,11 @@
 //! tolerance of tests/sass_emu.rs — and exactly for every other type. The largest difference
 //! seen is printed.
 //!
+//! The fp16 matmul also runs as sm_86 and sm_89 cubins (same encodings). With
+//! `WARPSMITH_TRITON_DIR` naming `compile_suite.py --out` folders, every `sm_80/<case>.ptx` there
+//! that has a `<case>.spec.json` runs too (the whole sm_80 suite: about 15 s more in a debug
+//! build).
+//!
 //! Prints `SKIPPED: <tool> not found` and passes when ptxas or nvdisasm is absent.
 
 mod common;
@@ -28,31 +33,51 @@ use warpsmith::tools::{self, Tool};
 
 const DIRS: [&str; 2] = ["tests/data/triton/sm_80", "tests/data/sass_triton/sm_80"];
 
+/// Architectures of the extra runs of the fp16 matmul fixture.
+const OTHER_ARCHS: [&str; 2] = ["sm_86", "sm_89"];
+
 /// One case's result.
 struct Row {
     case: String,
+    arch: &'static str,
     warp_insts: u64,
     tensor_insts: u64,
     outcome: Result<String, String>,
 }
 
-fn cases() -> Vec<PathBuf> {
+/// (PTX file, architecture) pairs to run.
+fn cases() -> Vec<(PathBuf, &'static str)> {
     let root = common::repo_root();
     let mut v: Vec<PathBuf> = DIRS
         .iter()
         .flat_map(|d| common::files_with_ext(&root.join(d), "ptx"))
         .collect();
+    if let Some(dir) = std::env::var_os("WARPSMITH_TRITON_DIR") {
+        let more = common::files_with_ext(&Path::new(&dir).join("sm_80"), "ptx");
+        v.extend(
+            more.into_iter()
+                .filter(|p| p.with_extension("spec.json").exists()),
+        );
+    }
     v.sort();
-    v
+    let mut out: Vec<(PathBuf, &'static str)> = v.iter().map(|p| (p.clone(), "sm_80")).collect();
+    for p in v
+        .iter()
+        .filter(|p| p.ends_with("triton/sm_80/matmul_fp16_64x64x32.ptx"))
+    {
+        out.extend(OTHER_ARCHS.iter().map(|a| (p.clone(), *a)));
+    }
+    out
 }
 
-/// Assembles `ptx` for sm_80 without contraction and returns the cubin's bytes.
-fn assemble(ptxas: &Path, ptx: &Path) -> Vec<u8> {
+/// Assembles `ptx` for `arch` without contraction and returns the cubin's bytes.
+fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Vec<u8> {
     let dir = std::env::temp_dir().join(format!("warpsmith-sass-triton-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let cubin = dir.join(ptx.with_extension("cubin").file_name().expect("name"));
+    let stem = ptx.file_stem().expect("name").to_string_lossy();
+    let cubin = dir.join(format!("{stem}.{arch}.cubin"));
     let out = std::process::Command::new(ptxas)
-        .args(["--fmad=false", "-arch", "sm_80", "-o"])
+        .args(["--fmad=false", "-arch", arch, "-o"])
         .arg(&cubin)
         .arg(ptx)
         .output()
@@ -118,7 +143,7 @@ fn first_difference(x: &OutBuffer, y: &OutBuffer) -> String {
     )
 }
 
-fn run_case(ptxas: &Path, ptx: &Path) -> Row {
+fn run_case(ptxas: &Path, (ptx, arch): &(PathBuf, &'static str)) -> Row {
     let case = ptx.file_stem().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(ptx).expect("PTX");
     let spec = LaunchSpec::from_json(
@@ -132,9 +157,9 @@ fn run_case(ptxas: &Path, ptx: &Path) -> Row {
     };
     let pr = run(&module, &spec, &opts(format!("{case}.ptx")))
         .unwrap_or_else(|e| panic!("{case}: PTX emulator: {e}"));
-    let prog = SassProgram::from_cubin(&assemble(ptxas, ptx)).expect("cubin reads");
+    let prog = SassProgram::from_cubin(&assemble(ptxas, ptx, arch)).expect("cubin reads");
     let (warp_insts, tensor_insts, outcome) =
-        match warpsmith::sass::emu::run(&prog, &spec, &opts(format!("{case}.sm_80.cubin"))) {
+        match warpsmith::sass::emu::run(&prog, &spec, &opts(format!("{case}.{arch}.cubin"))) {
             Err(e) => (0, 0, Err(format!("SASS emulator: {e}"))),
             Ok(sr) => {
                 let approx = text.contains(".approx") || text.contains("div.full");
@@ -147,6 +172,7 @@ fn run_case(ptxas: &Path, ptx: &Path) -> Row {
         };
     Row {
         case,
+        arch,
         warp_insts,
         tensor_insts,
         outcome,
@@ -166,12 +192,12 @@ fn triton_sm80_cubins_match_their_ptx() {
         }
     }
     let cases = cases();
-    assert!(cases.len() >= 6, "fixtures missing: {cases:?}");
+    assert!(cases.len() >= 8, "fixtures missing: {cases:?}");
     let t0 = std::time::Instant::now();
     let rows = common::parallel_map(&cases, |p| run_case(&found[0], p));
     eprintln!(
-        "{:<24} {:>12} {:>8}  result",
-        "case", "warp-insts", "tensor"
+        "{:<24} {:<6} {:>12} {:>8}  result",
+        "case", "arch", "warp-insts", "tensor"
     );
     for r in &rows {
         let o = match &r.outcome {
@@ -179,8 +205,8 @@ fn triton_sm80_cubins_match_their_ptx() {
             Err(e) => format!("MISMATCH {e}"),
         };
         eprintln!(
-            "{:<24} {:>12} {:>8}  {o}",
-            r.case, r.warp_insts, r.tensor_insts
+            "{:<24} {:<6} {:>12} {:>8}  {o}",
+            r.case, r.arch, r.warp_insts, r.tensor_insts
         );
     }
     eprintln!(
@@ -190,7 +216,7 @@ fn triton_sm80_cubins_match_their_ptx() {
     );
     for r in &rows {
         if let Err(e) = &r.outcome {
-            panic!("{}: {e}", r.case);
+            panic!("{} ({}): {e}", r.case, r.arch);
         }
         if r.case.starts_with("matmul") || r.case.starts_with("attn") {
             assert!(
