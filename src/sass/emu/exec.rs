@@ -43,6 +43,7 @@ mod alu_int;
 mod alu_move;
 mod async_copy;
 mod control;
+mod smem;
 mod tensor;
 #[cfg(test)]
 mod tests;
@@ -50,6 +51,9 @@ mod tests;
 /// A decoded instruction.
 struct DInst {
     kind: Kind,
+    /// A control instruction (branch, call, exit, convergence or CTA barrier): may move lanes
+    /// apart or make them wait.
+    control: bool,
     ops: Vec<Opnd>,
     guard: Option<(bool, u8, bool)>,
     class: Class,
@@ -97,6 +101,8 @@ pub(crate) struct Warp {
     local: Vec<u8>,
     b2r: [u32; 32],
     insts: u64,
+    /// Every lane runs at one PC (see [`next_lanes`]).
+    converged: bool,
     /// `LDGSTS` copies in flight.
     copies: async_copy::Queue,
 }
@@ -120,6 +126,7 @@ impl Warp {
             local: vec![0; 32 * local],
             b2r: [0; 32],
             insts: 0,
+            converged: false,
             copies: async_copy::Queue::default(),
         };
         for l in 0..32 {
@@ -148,6 +155,8 @@ pub struct Machine<'a> {
     file: String,
     local_size: usize,
     cur_cta: [u32; 3],
+    /// Trace logging is on (read once per run).
+    trace: bool,
 }
 
 type R<T> = Result<T, String>;
@@ -190,6 +199,7 @@ impl<'a> Machine<'a> {
                         && !matches!(kind, Kind::Redux { .. } | Kind::Vote { .. })
                         || p.op.starts_with('U') && !matches!(kind, Kind::Vote { .. });
                     DInst {
+                        control: is_control(&kind),
                         kind,
                         ops: p.ops.clone(),
                         guard: p.guard,
@@ -200,6 +210,7 @@ impl<'a> Machine<'a> {
                     }
                 }
                 Err(why) => DInst {
+                    control: false,
                     kind: Kind::Unsupported(format!("cannot parse {why}")),
                     ops: Vec::new(),
                     guard: None,
@@ -223,6 +234,7 @@ impl<'a> Machine<'a> {
             file: file.to_string(),
             local_size: k.local_size as usize,
             cur_cta: [0; 3],
+            trace: log::log_enabled!(log::Level::Trace),
         }
     }
 
@@ -355,6 +367,7 @@ impl<'a> Machine<'a> {
                 }
             }
             for w in warps.iter_mut() {
+                w.converged = false;
                 for l in 0..32 {
                     if w.st[l] == St::Bar(id) {
                         let red = w.b2r[l] >> 8;
@@ -376,6 +389,7 @@ impl<'a> Machine<'a> {
 
     /// Releases lanes waiting at BSYNC/WARPSYNC whose condition now holds.
     fn release_warp(w: &mut Warp) -> bool {
+        w.converged = false;
         let mut released = false;
         for l in 0..32 {
             match w.st[l] {
@@ -422,27 +436,7 @@ impl<'a> Machine<'a> {
 
     /// One warp step; false when the warp cannot run (all lanes done or waiting).
     fn step(&mut self, w: &mut Warp, cta: [u32; 3], shared: &mut [u8]) -> EmuResult<bool> {
-        // The lowest PC among the runnable lanes, and the lanes at it (one pass; a converged
-        // full warp is the common case and needs only the comparison).
-        let mut pc = u32::MAX;
-        let mut act = 0u32;
-        let p0 = w.pc[0];
-        if w.st.iter().all(|s| *s == St::Run) && w.pc.iter().all(|p| *p == p0) {
-            pc = p0;
-            act = u32::MAX;
-        } else {
-            for l in 0..32 {
-                if w.st[l] == St::Run {
-                    let p = w.pc[l];
-                    if p < pc {
-                        pc = p;
-                        act = 1 << l;
-                    } else if p == pc {
-                        act |= 1 << l;
-                    }
-                }
-            }
-        }
+        let (pc, act) = next_lanes(w);
         if pc == u32::MAX {
             if Self::release_warp(w) {
                 return Ok(true);
@@ -468,7 +462,7 @@ impl<'a> Machine<'a> {
                 ),
             });
         }
-        if log::log_enabled!(log::Level::Trace) {
+        if self.trace {
             log::trace!(
                 "CTA {cta:?} warp {} +{:#06x} lanes {act:#010x}: {}",
                 w.id,
@@ -476,27 +470,14 @@ impl<'a> Machine<'a> {
                 inst.text
             );
         }
-        // Guard.
-        let exec = match inst.guard {
-            None => act,
-            Some((uni, n, not)) => {
-                let mut m = 0;
-                for l in lanes(act) {
-                    let v = if uni {
-                        w.up >> n & 1 == 1
-                    } else {
-                        w.preds[l] >> n & 1 == 1
-                    };
-                    if v != not {
-                        m |= 1 << l;
-                    }
-                }
-                m
-            }
-        };
+        let exec = guard_mask(w, inst.guard, act);
+        if inst.control {
+            // Control flow may split the warp or make lanes wait: look at every lane next time.
+            w.converged = false;
+        }
         let code = std::mem::take(&mut self.code);
         let r = self.exec(&code[pc as usize], w, act, exec, pc, cta, shared);
-        if log::log_enabled!(log::Level::Trace) {
+        if self.trace {
             if let (Some(Opnd::R { n, .. }), Some(l)) =
                 (self.code_first_op(&code, pc), lanes(exec).next())
             {
@@ -554,11 +535,19 @@ impl<'a> Machine<'a> {
             | Kind::Bar { .. }
             | Kind::B2r => self.exec_convergence(i, w, act, exec)?,
             Kind::Ld { space, w: wd } => {
-                self.ld(i, w, exec, *space, *wd, shared)?;
+                let fast = *space == Space::Shared
+                    && self.lds_fast(i, w, exec, wd.bytes, shared).is_some();
+                if !fast {
+                    self.ld(i, w, exec, *space, *wd, shared)?;
+                }
                 advance(w, act);
             }
             Kind::St { space, w: wd } => {
-                self.st(i, w, exec, *space, *wd, shared)?;
+                let fast = *space == Space::Shared
+                    && self.sts_fast(i, w, exec, wd.bytes, shared).is_some();
+                if !fast {
+                    self.st(i, w, exec, *space, *wd, shared)?;
+                }
                 advance(w, act);
             }
             Kind::Atom {
@@ -839,6 +828,7 @@ impl<'a> Machine<'a> {
     // ---- whole-warp operand access (warp_alu.rs) ----
 
     /// An operand's value for every lane of `exec` (`float`: `-`/`|x|` act on the f32 sign).
+    #[inline]
     pub(crate) fn vals(&self, w: &Warp, exec: u32, o: &Opnd, float: bool) -> R<Lanes> {
         let mut v: Lanes = [0; 32];
         let (neg, abs, not) = decor(o);
@@ -898,6 +888,21 @@ impl<'a> Machine<'a> {
     /// A 64-bit operand as (low, high) words per lane.
     pub(crate) fn vals64(&self, w: &Warp, exec: u32, o: &Opnd) -> R<(Lanes, Lanes)> {
         let (mut lo, mut hi): (Lanes, Lanes) = ([0; 32], [0; 32]);
+        match o {
+            // The common cases without a per-lane read (same values as `rd64`).
+            Opnd::R { n: RZ, .. } => return Ok((lo, hi)),
+            Opnd::R { n, .. } if (*n as usize) + 1 < w.nr => {
+                let n = *n as usize;
+                lo.copy_from_slice(&w.regs[32 * n..32 * n + 32]);
+                hi.copy_from_slice(&w.regs[32 * n + 32..32 * n + 64]);
+                return Ok((lo, hi));
+            }
+            Opnd::Ur { .. } | Opnd::Imm(_) | Opnd::C { idx: None, .. } => {
+                let x = self.rd64(w, lanes(exec).next().unwrap_or(0), o, false)?;
+                return Ok(([x as u32; 32], [(x >> 32) as u32; 32]));
+            }
+            _ => {}
+        }
         for l in lanes(exec) {
             let x = self.rd64(w, l, o, false)?;
             lo[l] = x as u32;
@@ -925,6 +930,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Writes a register destination for the lanes of `exec`.
+    #[inline]
     pub(crate) fn wvals(&self, w: &mut Warp, exec: u32, o: &Opnd, v: &Lanes) -> R<()> {
         match o {
             Opnd::R { n, .. } => {
@@ -979,12 +985,11 @@ impl<'a> Machine<'a> {
             if *n == PT {
                 return Ok(());
             }
-            for l in lanes(exec) {
-                if m >> l & 1 == 1 {
-                    w.preds[l] |= 1 << n;
-                } else {
-                    w.preds[l] &= !(1 << n);
-                }
+            // Branch-free over all lanes: lanes outside `exec` keep their bit.
+            let bit = 1u8 << n;
+            for (l, p) in w.preds.iter_mut().enumerate() {
+                let keep = *p & !bit | (((m >> l) & 1) as u8) << n;
+                *p = if exec >> l & 1 == 1 { keep } else { *p };
             }
             return Ok(());
         }
@@ -1497,10 +1502,80 @@ impl<'a> Machine<'a> {
     }
 }
 
+/// Whether `k` is a control instruction (see [`DInst::control`]).
+fn is_control(k: &Kind) -> bool {
+    matches!(
+        k,
+        Kind::Bra
+            | Kind::BraDiv
+            | Kind::Exit
+            | Kind::Call
+            | Kind::Brx
+            | Kind::Ret
+            | Kind::Bssy
+            | Kind::Bsync
+            | Kind::Break
+            | Kind::Bmov { .. }
+            | Kind::Warpsync
+            | Kind::Bar { .. }
+            | Kind::B2r
+    )
+}
+
 /// Why an instruction stopped the run.
 enum Stop {
     Msg(String, Option<usize>),
     Fault(String, Option<usize>),
+}
+
+/// The lowest PC among the runnable lanes of `w` and the lanes at it (`u32::MAX`, 0 when none
+/// can run). A warp known to be converged (every lane running at one PC: `w.converged`) needs no
+/// look at its lanes; the flag is set here and cleared by every control instruction, the only
+/// ones that move lanes other than all together.
+fn next_lanes(w: &mut Warp) -> (u32, u32) {
+    if w.converged {
+        return (w.pc[0], u32::MAX);
+    }
+    let p0 = w.pc[0];
+    if w.st.iter().all(|s| *s == St::Run) && w.pc.iter().all(|p| *p == p0) {
+        w.converged = true;
+        return (p0, u32::MAX);
+    }
+    let (mut pc, mut act) = (u32::MAX, 0u32);
+    for l in 0..32 {
+        if w.st[l] == St::Run {
+            let p = w.pc[l];
+            if p < pc {
+                pc = p;
+                act = 1 << l;
+            } else if p == pc {
+                act |= 1 << l;
+            }
+        }
+    }
+    (pc, act)
+}
+
+/// The lanes of `act` whose guard predicate (uniform?, number, negated) holds.
+fn guard_mask(w: &Warp, guard: Option<(bool, u8, bool)>, act: u32) -> u32 {
+    match guard {
+        None => act,
+        Some((true, n, not)) => {
+            if (w.up >> n & 1 == 1) != not {
+                act
+            } else {
+                0
+            }
+        }
+        Some((false, n, not)) => {
+            let flip = u32::from(not);
+            let mut m = 0u32;
+            for (l, p) in w.preds.iter().enumerate() {
+                m |= ((u32::from(*p) >> n & 1) ^ flip) << l;
+            }
+            m & act
+        }
+    }
 }
 
 /// Moves the lanes of `m` to their next instruction.

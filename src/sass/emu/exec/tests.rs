@@ -425,3 +425,27 @@ fn partial_warps_and_unknown_forms_stop_with_a_named_error() {
         );
     }
 }
+
+#[test]
+fn shared_fast_path_moves_words_and_leaves_faults_to_the_general_path() {
+    let k = kernel(&["STS.64 [R2+0x8], R4", "LDS R6, [R2+0xc]", "LDS R8, [R3]"]);
+    let (mut m, mut w) = machine(&k, 32);
+    for l in 0..32u32 {
+        set(&mut w, l as usize, 2, 8 * l);
+        set(&mut w, l as usize, 4, l);
+        set(&mut w, l as usize, 5, 100 + l);
+        // Lane 5 misaligned.
+        set(&mut w, l as usize, 3, if l == 5 { 2 } else { 4 * l });
+    }
+    let mut shared = vec![0u8; 1024];
+    steps(&mut m, &mut w, &mut shared, 2).unwrap();
+    for l in 0..32usize {
+        assert_eq!(reg(&w, l, 6), 100 + l as u32, "lane {l}");
+    }
+    let e = steps(&mut m, &mut w, &mut shared, 1).unwrap_err();
+    assert!(
+        matches!(&e, EmuError::Fault { what, at } if what.contains("misaligned shared")
+            && at.thread == Some([5, 0, 0])),
+        "{e}"
+    );
+}
