@@ -828,8 +828,29 @@ impl<'a> Machine<'a> {
     // ---- whole-warp operand access (warp_alu.rs) ----
 
     /// An operand's value for every lane of `exec` (`float`: `-`/`|x|` act on the f32 sign).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn vals(&self, w: &Warp, exec: u32, o: &Opnd, float: bool) -> R<Lanes> {
+        // The common case, a plain register, inline in the caller (no copy through the result).
+        if let Opnd::R {
+            n,
+            sel: Sel::All,
+            neg: false,
+            abs: false,
+            not: false,
+        } = o
+        {
+            let n = *n as usize;
+            if n != RZ as usize && n < w.nr {
+                let mut v: Lanes = [0; 32];
+                v.copy_from_slice(&w.regs[32 * n..32 * n + 32]);
+                return Ok(v);
+            }
+        }
+        self.vals_general(w, exec, o, float)
+    }
+
+    /// [`Machine::vals`] for every operand form.
+    fn vals_general(&self, w: &Warp, exec: u32, o: &Opnd, float: bool) -> R<Lanes> {
         let mut v: Lanes = [0; 32];
         let (neg, abs, not) = decor(o);
         let fix = |x: u32| -> u32 {
