@@ -449,3 +449,56 @@ fn shared_fast_path_moves_words_and_leaves_faults_to_the_general_path() {
         "{e}"
     );
 }
+
+#[test]
+fn imma_16816_and_8816_mixed_signedness() {
+    // m16n8k16 s8 × u8: A (16×16) register 0 = row g, bytes 4t…4t+3; register 1 = row g+8.
+    // B (16×8) register 0 = rows 4t…4t+3 of column g. m8n8k16 u8 × u8: A (8×16) one register,
+    // row g; C/D (8×8) two registers, (g, 2t) and (g, 2t+1).
+    let a: Vec<i64> = (0..256).map(|i| (i * 29 % 256) - 128).collect();
+    let au: Vec<i64> = (0..128).map(|i| i * 41 % 256).collect();
+    let b: Vec<i64> = (0..128).map(|i| i * 67 % 256).collect();
+    let c: Vec<i64> = (0..128).map(|i| 5000 - 77 * i).collect();
+    let k = kernel(&[
+        "IMMA.16816.S8.U8 R16, R4.ROW, R8.COL, R12",
+        "IMMA.8816.U8.U8 R20, R6.ROW, R8.COL, R12",
+    ]);
+    let (mut m, mut w) = machine(&k, 32);
+    let byte = |v: i64| u32::from(v as u8);
+    let pack = |f: &dyn Fn(usize) -> i64| (0..4).fold(0u32, |acc, i| acc | byte(f(i)) << (8 * i));
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        set(&mut w, l, 4, pack(&|i| a[g * 16 + 4 * t + i]));
+        set(&mut w, l, 5, pack(&|i| a[(g + 8) * 16 + 4 * t + i]));
+        set(&mut w, l, 6, pack(&|i| au[g * 16 + 4 * t + i]));
+        set(&mut w, l, 8, pack(&|i| b[(4 * t + i) * 8 + g]));
+        for (i, (r, col)) in c_pos(l).into_iter().enumerate() {
+            set(&mut w, l, 12 + i as u8, c[r * 8 + col] as i32 as u32);
+        }
+    }
+    steps(&mut m, &mut w, &mut [], 2).unwrap();
+    let dot = |av: &[i64], i: usize, j: usize| {
+        (0..16).map(|x| av[i * 16 + x] * b[x * 8 + j]).sum::<i64>()
+    };
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        for (i, (r, col)) in c_pos(l).into_iter().enumerate() {
+            let want = (c[r * 8 + col] + dot(&a, r, col)) as i32;
+            assert_eq!(
+                reg(&w, l, 16 + i as u8) as i32,
+                want,
+                "16816 lane {l} element {i}"
+            );
+        }
+        for i in 0..2 {
+            // m8n8: C element i of lane l is (g, 2t+i), held in register 12+i.
+            let cv = c[c_pos(l)[i].0 * 8 + c_pos(l)[i].1];
+            let want = (cv + dot(&au, g, 2 * t + i)) as i32;
+            assert_eq!(
+                reg(&w, l, 20 + i as u8) as i32,
+                want,
+                "8816 lane {l} element {i}"
+            );
+        }
+    }
+}
