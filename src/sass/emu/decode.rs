@@ -204,6 +204,8 @@ pub enum Kind {
     },
     /// `VIADD`
     Viadd,
+    /// `UIADD3.64`: the sum of three 64-bit uniform pairs (or immediates), `-x` negated.
+    Iadd64,
     /// `LEA`
     Lea {
         /// `.HI`
@@ -667,7 +669,18 @@ fn decode_int(p: &Parsed) -> Decoded {
             signed: !m("U32"),
             x: m("X"),
         },
-        "IADD3" | "UIADD3" => Kind::Iadd3 { x: m("X") },
+        "UIADD3" if m("64") => {
+            if p.mods.len() != 1 || p.ops.len() != 4 {
+                return Err(format!("UIADD3.{} with carries", p.mods.join(".")));
+            }
+            Kind::Iadd64
+        }
+        "IADD3" | "UIADD3" => {
+            if let Some(other) = p.mods.iter().find(|x| *x != "X") {
+                return Err(format!("{} modifier .{other}", p.op));
+            }
+            Kind::Iadd3 { x: m("X") }
+        }
         "VIADD" => Kind::Viadd,
         "LEA" | "ULEA" => Kind::Lea {
             hi: m("HI"),
@@ -1242,6 +1255,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
     match k {
         Kind::Imad { .. }
         | Kind::Iadd3 { .. }
+        | Kind::Iadd64
         | Kind::Viadd
         | Kind::Lea { .. }
         | Kind::Lop3

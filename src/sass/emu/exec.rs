@@ -1033,6 +1033,7 @@ impl<'a> Machine<'a> {
             }
             Kind::Imad { .. }
             | Kind::Iadd3 { .. }
+            | Kind::Iadd64
             | Kind::Viadd
             | Kind::Lea { .. }
             | Kind::Iabs

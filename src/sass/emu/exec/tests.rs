@@ -502,3 +502,28 @@ fn imma_16816_and_8816_mixed_signedness() {
         }
     }
 }
+
+#[test]
+fn uiadd3_64_adds_register_pairs() {
+    // ptxas's sm_90 descriptor arithmetic: UR6:UR7 − UR12:UR13.
+    let k = kernel(&[
+        "UIADD3.64 UR12, UR6, -UR12, URZ",
+        "UIADD3.64 UR14, UR8, UR14, 0x10",
+    ]);
+    let (mut m, mut w) = machine(&k, 32);
+    w.ur[6] = 0x440;
+    w.ur[7] = 0;
+    w.ur[12] = 0xffff_fffe;
+    w.ur[13] = 0x7fff_ffdf;
+    w.ur[8] = 0xffff_fff8;
+    w.ur[9] = 1;
+    w.ur[14] = 0x80;
+    w.ur[15] = 0x4000_0040;
+    steps(&mut m, &mut w, &mut [], 2).unwrap();
+    assert_eq!((w.ur[12], w.ur[13]), (0x442, 0x8000_0020));
+    assert_eq!((w.ur[14], w.ur[15]), (0x88, 0x4000_0042));
+    let k = kernel(&["UIADD3.64 UR4, UP0, UR6, UR8, URZ"]);
+    let (mut m, mut w) = machine(&k, 32);
+    let e = steps(&mut m, &mut w, &mut [], 1).unwrap_err();
+    assert!(matches!(&e, EmuError::Unsupported { .. }), "{e}");
+}
