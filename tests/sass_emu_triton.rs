@@ -1,12 +1,14 @@
 //! Cross-validation of the SASS emulator on tensor-core cubins (issue 15): Triton 3.6's sm_80
 //! kernels (fp16 and int8 matmuls — `HMMA.16816.F32`, `IMMA.16832.S8.S8.SAT`, `LDSM.16.M88.4`,
 //! `LDSM.16.MT88.4`, `LDGSTS`, `LDGDEPBAR`, `DEPBAR.LE SB0` —, attention, layer norm, softmax)
-//! are assembled by ptxas with `--fmad=false` and run on both emulators with the same launch spec
-//! (`<case>.spec.json`, written by tests/emu_triton.rs's `spec`) and inputs.
+//! and sm_90a kernels (fp16, int8 and fp8 matmuls and attention — `HGMMA`, `IGMMA`, `QGMMA`,
+//! `WARPGROUP.ARRIVE/DEPBAR`) are assembled by ptxas with `--fmad=false` and run on both
+//! emulators with the same launch spec (`<case>.spec.json`, written by tests/emu_triton.rs's
+//! `spec`) and inputs.
 //!
-//! Fixtures: tests/data/triton/sm_80 (the fp16 matmul that tests/emu_triton.rs also runs) and
-//! tests/data/sass_triton/sm_80 (Triton's PTX unchanged, metadata trimmed to the launch-relevant
-//! fields). Every output byte must be equal, except for kernels whose PTX uses approximate
+//! Fixtures: tests/data/triton/sm_80 and sm_90 (the kernels that tests/emu_triton.rs also runs)
+//! and tests/data/sass_triton/sm_80 and sm_90 (Triton's PTX unchanged, metadata trimmed to the
+//! launch-relevant fields). Every output byte must be equal, except for kernels whose PTX uses approximate
 //! instructions (`ex2.approx`, `div.full`: ptxas expands them to `MUFU` sequences, which the
 //! SASS emulator models as correctly rounded `MUFU` results, not as the PTX emulator's correctly
 //! rounded quotient), compared per f32 element with |x − y| ≤ 10⁻⁴ · max(1, |x|, |y|) — the
@@ -14,9 +16,9 @@
 //! seen is printed.
 //!
 //! The fp16 matmul also runs as sm_86 and sm_89 cubins (same encodings). With
-//! `WARPSMITH_TRITON_DIR` naming `compile_suite.py --out` folders, every `sm_80/<case>.ptx` there
-//! that has a `<case>.spec.json` runs too (the whole sm_80 suite: about 15 s more in a debug
-//! build).
+//! `WARPSMITH_TRITON_DIR` naming `compile_suite.py --out` folders, every `sm_80/<case>.ptx` and
+//! `sm_90/<case>.ptx` there that has a `<case>.spec.json` runs too (the whole suite: about 30 s
+//! more in a debug build).
 //!
 //! Prints `SKIPPED: <tool> not found` and passes when ptxas or nvdisasm is absent.
 
@@ -31,7 +33,13 @@ use warpsmith::sass::emu::decode::Class;
 use warpsmith::sass::emu::SassProgram;
 use warpsmith::tools::{self, Tool};
 
-const DIRS: [&str; 2] = ["tests/data/triton/sm_80", "tests/data/sass_triton/sm_80"];
+/// Fixture folders and the architecture their PTX is assembled for.
+const DIRS: [(&str, &str); 4] = [
+    ("tests/data/triton/sm_80", "sm_80"),
+    ("tests/data/sass_triton/sm_80", "sm_80"),
+    ("tests/data/triton/sm_90", "sm_90a"),
+    ("tests/data/sass_triton/sm_90", "sm_90a"),
+];
 
 /// Architectures of the extra runs of the fp16 matmul fixture.
 const OTHER_ARCHS: [&str; 2] = ["sm_86", "sm_89"];
@@ -48,23 +56,25 @@ struct Row {
 /// (PTX file, architecture) pairs to run.
 fn cases() -> Vec<(PathBuf, &'static str)> {
     let root = common::repo_root();
-    let mut v: Vec<PathBuf> = DIRS
-        .iter()
-        .flat_map(|d| common::files_with_ext(&root.join(d), "ptx"))
-        .collect();
+    let mut dirs: Vec<(PathBuf, &'static str)> =
+        DIRS.iter().map(|(d, a)| (root.join(d), *a)).collect();
     if let Some(dir) = std::env::var_os("WARPSMITH_TRITON_DIR") {
-        let more = common::files_with_ext(&Path::new(&dir).join("sm_80"), "ptx");
-        v.extend(
-            more.into_iter()
-                .filter(|p| p.with_extension("spec.json").exists()),
-        );
+        dirs.push((Path::new(&dir).join("sm_80"), "sm_80"));
+        dirs.push((Path::new(&dir).join("sm_90"), "sm_90a"));
     }
-    v.sort();
-    let mut out: Vec<(PathBuf, &'static str)> = v.iter().map(|p| (p.clone(), "sm_80")).collect();
-    for p in v
+    let mut out: Vec<(PathBuf, &'static str)> = Vec::new();
+    for (d, arch) in dirs {
+        let mut v = common::files_with_ext(&d, "ptx");
+        v.retain(|p| p.with_extension("spec.json").exists());
+        v.sort();
+        out.extend(v.into_iter().map(|p| (p, arch)));
+    }
+    let fp16: Vec<PathBuf> = out
         .iter()
-        .filter(|p| p.ends_with("triton/sm_80/matmul_fp16_64x64x32.ptx"))
-    {
+        .filter(|(p, a)| *a == "sm_80" && p.ends_with("triton/sm_80/matmul_fp16_64x64x32.ptx"))
+        .map(|(p, _)| p.clone())
+        .collect();
+    for p in fp16 {
         out.extend(OTHER_ARCHS.iter().map(|a| (p.clone(), *a)));
     }
     out

@@ -6,6 +6,8 @@
 
 use super::operand::{Opnd, Parsed};
 use crate::emu::tensor::{Elem, MmaSpec};
+use crate::emu::wgmma::WgmmaSpec;
+use crate::ptx::ir::Type;
 
 /// Comparison of `ISETP`/`FSETP`/`DSETP`/`FSET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -455,6 +457,9 @@ pub enum Kind {
     Ret,
     /// `HMMA`, `IMMA`: one warp-wide `mma` (PTX ISA §9.7.14.5) on register fragments.
     Mma(MmaSpec),
+    /// `HGMMA`, `IGMMA`, `QGMMA`: one warp's 16 rows of a warpgroup MMA (`wgmma.mma_async`,
+    /// PTX ISA §9.7.15), completed at issue.
+    Gmma(WgmmaSpec),
     /// `LDSM.16.M88{.2,.4}` / `LDSM.16.MT88{…}`: `ldmatrix` of 1, 2 or 4 8×8 b16 matrices.
     Ldsm {
         /// Matrices (1, 2, 4).
@@ -1063,6 +1068,10 @@ fn decode_control(p: &Parsed) -> Decoded {
 fn decode_tensor(p: &Parsed) -> Decoded {
     Ok(Some(match p.op.as_str() {
         "HMMA" => Kind::Mma(hmma_spec(p)?),
+        "HGMMA" | "IGMMA" | "QGMMA" => Kind::Gmma(gmma_spec(p)?),
+        // Warpgroup MMAs complete when they are issued: the fence and the wait have nothing
+        // left to do (as `wgmma.fence`/`wait_group` in the PTX emulator).
+        "WARPGROUP" if p.has("ARRIVE") || p.has("DEPBAR") => Kind::Nop,
         "IMMA" => Kind::Mma(imma_spec(p)?),
         "LDSM" => {
             let (num, trans) = match p.mods.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -1148,6 +1157,39 @@ fn imma_spec(p: &Parsed) -> Result<MmaSpec, String> {
         sat,
     )
     .map_err(|e| format!("{}: {e}", bad()))
+}
+
+/// The `wgmma` of `HGMMA.64xNxK.<D>[.BF16|.TF32]`, `IGMMA.64xNx32.<A>.<B>[.SAT]`,
+/// `QGMMA.64xNx32.<D>.<A>.<B>` (HGMMA inputs f16 unless named).
+fn gmma_spec(p: &Parsed) -> Result<WgmmaSpec, String> {
+    let bad = || format!("{}.{}", p.op, p.mods.join("."));
+    let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
+    let ty = |t: &str| match t {
+        "F32" => Some(Type::F32),
+        "F16" => Some(Type::F16),
+        "BF16" => Some(Type::Bf16),
+        "TF32" => Some(Type::Tf32),
+        "S8" => Some(Type::S8),
+        "U8" => Some(Type::U8),
+        "E4M3" => Some(Type::E4m3),
+        "E5M2" => Some(Type::E5m2),
+        _ => None,
+    };
+    let (shape, types, sat) = match (p.op.as_str(), &mods[..]) {
+        ("HGMMA", [s, d]) => (*s, [ty(d), Some(Type::F16), Some(Type::F16)], false),
+        ("HGMMA", [s, d, i @ ("BF16" | "TF32")]) => (*s, [ty(d), ty(i), ty(i)], false),
+        ("IGMMA", [s, a, b]) => (*s, [Some(Type::S32), ty(a), ty(b)], false),
+        ("IGMMA", [s, a, b, "SAT"]) => (*s, [Some(Type::S32), ty(a), ty(b)], true),
+        ("QGMMA", [s, d, a, b]) => (*s, [ty(d), ty(a), ty(b)], false),
+        _ => return Err(bad()),
+    };
+    let types: Option<Vec<Type>> = types.into_iter().collect();
+    let shape = shape
+        .strip_prefix("64x")
+        .and_then(|r| r.split_once('x'))
+        .map(|(n, k)| format!("m64n{n}k{k}"))
+        .ok_or_else(bad)?;
+    WgmmaSpec::parse(&shape, &types.ok_or_else(bad)?, sat).map_err(|e| format!("{}: {e}", bad()))
 }
 
 /// `16816` → (16, 8, 16).
@@ -1310,7 +1352,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         Kind::Mov | Kind::S2r { .. } | Kind::Sel | Kind::Plop3 | Kind::P2r | Kind::R2p => {
             Class::Misc
         }
-        Kind::Mma(_) => Class::Tensor,
+        Kind::Mma(_) | Kind::Gmma(_) => Class::Tensor,
         Kind::Ldsm { .. } => Class::Shared,
         Kind::Ldgsts { .. } => Class::Global,
         Kind::Ldgdepbar | Kind::DepbarLdgsts => Class::Control,

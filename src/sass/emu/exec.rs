@@ -43,6 +43,7 @@ mod alu_int;
 mod alu_move;
 mod async_copy;
 mod control;
+mod gmma;
 mod smem;
 mod tensor;
 #[cfg(test)]
@@ -577,6 +578,10 @@ impl<'a> Machine<'a> {
             }
             Kind::Mma(spec) => {
                 self.exec_mma(i, w, exec, spec)?;
+                advance(w, act);
+            }
+            Kind::Gmma(spec) => {
+                self.exec_gmma(i, w, exec, spec, shared)?;
                 advance(w, act);
             }
             Kind::Ldsm { num, trans } => {

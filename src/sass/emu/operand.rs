@@ -107,6 +107,18 @@ pub enum Opnd {
     Srz,
     /// A dependency scoreboard (`SB0`…`SB5`, operand of `DEPBAR`).
     Sb(u8),
+    /// The warpgroup MMA descriptors `gdesc[URn]` (`URn:URn+1` A's shared-memory descriptor,
+    /// `URn+2:URn+3` B's) with `.tnspA`/`.tnspB` (the operand is M/N-major).
+    GDesc {
+        /// First uniform register of the quad.
+        ur: u8,
+        /// `.tnspA`
+        tnsp_a: bool,
+        /// `.tnspB`
+        tnsp_b: bool,
+    },
+    /// A warpgroup scoreboard (`gsb0`).
+    Gsb(u8),
 }
 
 /// A memory address operand.
@@ -460,6 +472,22 @@ fn parse_operand(tok: &str, labels: &HashMap<String, u64>) -> Option<Opnd> {
     if let Some(l) = t.strip_prefix("`(").and_then(|x| x.strip_suffix(')')) {
         return labels.get(l).map(|&o| Opnd::Target(o));
     }
+    if let Some(rest) = t.strip_prefix("gdesc[") {
+        let (ur, mods) = rest.split_once(']')?;
+        let ur = reg_num(ur, "UR", "URZ", URZ)?;
+        let (mut tnsp_a, mut tnsp_b) = (false, false);
+        for m in mods.split('.').filter(|m| !m.is_empty()) {
+            match m {
+                "tnspA" => tnsp_a = true,
+                "tnspB" => tnsp_b = true,
+                _ => return None,
+            }
+        }
+        return Some(Opnd::GDesc { ur, tnsp_a, tnsp_b });
+    }
+    if let Some(n) = t.strip_prefix("gsb").and_then(|n| n.parse::<u8>().ok()) {
+        return Some(Opnd::Gsb(n));
+    }
     if let Some(rest) = t.strip_prefix("desc[") {
         // `desc[UR4][R2.64+0x10]`: the descriptor register is a cache policy; only the address
         // matters here.
@@ -622,5 +650,20 @@ mod tests {
         let p = parse("DEPBAR.LE SB0, 0x1", &l).unwrap();
         assert_eq!(p.ops, vec![Opnd::Sb(0), Opnd::Imm(1)]);
         assert!(parse("DEPBAR.LE SB9, 0x1", &l).is_err());
+        let p = parse(
+            "HGMMA.64x64x16.F32 R120, R152, gdesc[UR24].tnspB, R120, gsb0",
+            &l,
+        )
+        .unwrap();
+        assert_eq!(
+            p.ops[2],
+            Opnd::GDesc {
+                ur: 24,
+                tnsp_a: false,
+                tnsp_b: true
+            }
+        );
+        assert_eq!(p.ops[4], Opnd::Gsb(0));
+        assert!(parse("HGMMA.64x64x16.F32 R0, gdesc[UR4].odd, R0", &l).is_err());
     }
 }

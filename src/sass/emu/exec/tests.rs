@@ -527,3 +527,60 @@ fn uiadd3_64_adds_register_pairs() {
     let e = steps(&mut m, &mut w, &mut [], 1).unwrap_err();
     assert!(matches!(&e, EmuError::Unsupported { .. }), "{e}");
 }
+
+#[test]
+fn hgmma_register_a_and_k_major_b_descriptor() {
+    // m64n8k16 f16 → f32, warp 0 (rows 0–15): A from R4–R7 (the m16n8k16 A layout), B from
+    // shared memory, K-major without swizzle: element (n, k) at n·16 + (2k mod 16) + (2k div 16)·LBO
+    // (PTX ISA "Shared memory matrix layout"), LBO = 128; descriptor = start/16 | LBO/16 << 16.
+    let (a, b, c) = (
+        small(256, 7, 11, 1.0),
+        small(128, 5, 9, 0.5),
+        small(128, 3, 13, 0.25),
+    );
+    let k = kernel(&[
+        "HGMMA.64x8x16.F32 R16, R4, gdesc[UR8], R16",
+        "HGMMA.64x8x16.F32 R20, R4, gdesc[UR8], RZ, !UPT, gsb0",
+        "WARPGROUP.DEPBAR.LE gsb0, 0x0",
+    ]);
+    let (mut m, mut w) = machine(&k, 32);
+    set_16816(&mut w, &a, &b, &c);
+    for l in 0..32 {
+        for i in 0..4u8 {
+            let v = reg(&w, l, 12 + i);
+            set(&mut w, l, 16 + i, v);
+        }
+    }
+    let mut shared = vec![0u8; 1024];
+    let start = 0x100usize;
+    for n in 0..8 {
+        for kk in 0..16 {
+            let at = start + n * 16 + (2 * kk) % 16 + (2 * kk / 16) * 128;
+            shared[at..at + 2].copy_from_slice(&(h(b[kk * 8 + n]) as u16).to_le_bytes());
+        }
+    }
+    let desc = (start as u64 >> 4) | (128u64 >> 4) << 16;
+    w.ur[10] = desc as u32;
+    w.ur[11] = (desc >> 32) as u32;
+    steps(&mut m, &mut w, &mut shared, 3).unwrap();
+    let want = product(&a, &b, &c, (16, 8, 16));
+    let want0 = product(&a, &b, &[0.0; 128], (16, 8, 16));
+    for l in 0..32 {
+        for (i, (r, col)) in c_pos(l).into_iter().enumerate() {
+            let got = |n: u8| f64::from(f32::from_bits(reg(&w, l, n + i as u8)));
+            assert_eq!(got(16), want[r * 8 + col], "lane {l} element {i}");
+            assert_eq!(
+                got(20),
+                want0[r * 8 + col],
+                "scale-d false, lane {l} element {i}"
+            );
+        }
+    }
+    // Fewer than 32 lanes: a fault naming the instruction.
+    let (mut m, mut w) = machine(&k, 16);
+    let e = steps(&mut m, &mut w, &mut shared, 1).unwrap_err();
+    assert!(
+        matches!(&e, EmuError::Fault { at, .. } if at.text.contains("HGMMA")),
+        "{e}"
+    );
+}
