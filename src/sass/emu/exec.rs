@@ -576,20 +576,13 @@ impl<'a> Machine<'a> {
                     .map_err(|m| Stop::Msg(m, None))?;
                 advance(w, act);
             }
-            Kind::Mma(spec) => {
-                self.exec_mma(i, w, exec, spec)?;
-                advance(w, act);
-            }
-            Kind::Gmma(spec) => {
-                self.exec_gmma(i, w, exec, spec, shared)?;
-                advance(w, act);
-            }
-            Kind::Ldsm { num, trans } => {
-                self.exec_ldsm(i, w, exec, (*num, *trans), shared)?;
-                advance(w, act);
-            }
-            Kind::Ldgsts { .. } | Kind::Ldgdepbar | Kind::DepbarLdgsts => {
-                self.exec_async_copy(i, w, exec, shared)?;
+            Kind::Mma(_)
+            | Kind::Gmma(_)
+            | Kind::Ldsm { .. }
+            | Kind::Ldgsts { .. }
+            | Kind::Ldgdepbar
+            | Kind::DepbarLdgsts => {
+                self.exec_matrix(i, w, exec, shared)?;
                 advance(w, act);
             }
             Kind::Redux { op, signed } => {

@@ -1,5 +1,6 @@
 //! Tensor-core instructions of the interpreter: `HMMA`/`IMMA` (one warp-wide `mma.sync` on
-//! register fragments) and `LDSM` (`ldmatrix`), sm_80 encodings (also sm_86/89/90).
+//! register fragments) and `LDSM` (`ldmatrix`), sm_80 encodings (also sm_86/89/90), and the
+//! dispatch of every matrix and asynchronous-copy instruction (`gmma`, `async_copy`).
 //!
 //! The fragment layouts and the arithmetic are the PTX emulator's ([`crate::emu::tensor`], PTX ISA
 //! §9.7.14.5 "Matrix fragments for mma.m*n*k*" and §9.7.14.5.15 `ldmatrix`): `HMMA.16816.F32 Rd,
@@ -13,8 +14,25 @@ use super::*;
 use crate::emu::tensor::{self, matrix_holder, row_addr_lane, MmaSpec, Operand};
 
 impl Machine<'_> {
+    /// The matrix and asynchronous-copy instructions: `HMMA`, `IMMA`, `HGMMA`…, `LDSM`,
+    /// `LDGSTS`, `LDGDEPBAR`, `DEPBAR.LE SB0`.
+    pub(super) fn exec_matrix(
+        &mut self,
+        i: &DInst,
+        w: &mut Warp,
+        exec: u32,
+        shared: &mut [u8],
+    ) -> Result<(), Stop> {
+        match &i.kind {
+            Kind::Mma(spec) => self.exec_mma(i, w, exec, spec),
+            Kind::Gmma(spec) => self.exec_gmma(i, w, exec, spec, shared),
+            Kind::Ldsm { num, trans } => self.exec_ldsm(i, w, exec, (*num, *trans), shared),
+            _ => self.exec_async_copy(i, w, exec, shared),
+        }
+    }
+
     /// `HMMA`/`IMMA` for the lanes `exec` (all 32 or none).
-    pub(super) fn exec_mma(&mut self, i: &DInst, w: &mut Warp, exec: u32, spec: &MmaSpec) -> R2 {
+    fn exec_mma(&mut self, i: &DInst, w: &mut Warp, exec: u32, spec: &MmaSpec) -> R2 {
         if exec == 0 {
             return Ok(());
         }
@@ -57,7 +75,7 @@ impl Machine<'_> {
     /// `LDSM.16.M88{,.2,.4}` / `.MT88`: lanes `8m … 8m+7` give the shared addresses of matrix
     /// `m`'s rows (16 bytes each, 16-byte aligned); register `Rd+m` of lane `l` receives the two
     /// elements [`matrix_holder`] assigns to it.
-    pub(super) fn exec_ldsm(
+    fn exec_ldsm(
         &mut self,
         i: &DInst,
         w: &mut Warp,
