@@ -4,11 +4,14 @@
 //! matrix product. The `ldmatrix` layout (emu/tensor.rs `matrix_holder`) and the `mma` layout
 //! (`MmaSpec::pos`) are encoded separately, so agreement checks both. Also `cp.async` group
 //! semantics, zero fill, `stmatrix`, `createpolicy`, and the errors for misuse. Every kernel is
-//! also assembled by ptxas when it is installed.
+//! also assembled by ptxas when it is installed, and the sm_80 `mma`/`ldmatrix`/`cp.async`
+//! kernels also run as cubins on the SASS emulator (`HMMA`, `IMMA`, `LDSM`, `LDGSTS`), which must
+//! give the same bytes ([`exec_and_sass`]; skipped without ptxas or nvdisasm).
 
 use warpsmith::emu::launch::{OutBuffer, RunOptions};
 use warpsmith::emu::{run, EmuError, LaunchSpec};
 use warpsmith::ptx::parse_module;
+use warpsmith::sass::emu::SassProgram;
 use warpsmith::tools::{self, Tool};
 
 fn exec(text: &str, spec: &str) -> Result<Vec<OutBuffer>, EmuError> {
@@ -23,6 +26,73 @@ fn exec(text: &str, spec: &str) -> Result<Vec<OutBuffer>, EmuError> {
         },
     )
     .map(|o| o.buffers)
+}
+
+/// [`exec`], and the same launch of ptxas's sm_80 cubin of `text` (`--fmad=false`) on the SASS
+/// emulator, whose output buffers must be byte-equal to the PTX emulator's.
+fn exec_and_sass(text: &str, spec: &str) -> Result<Vec<OutBuffer>, EmuError> {
+    exec_and_sass_except(text, spec, None)
+}
+
+/// [`exec_and_sass`], except for the bytes `opaque` (buffer, range) whose value the ISA leaves
+/// to the implementation.
+fn exec_and_sass_except(
+    text: &str,
+    spec: &str,
+    opaque: Option<(&str, std::ops::Range<usize>)>,
+) -> Result<Vec<OutBuffer>, EmuError> {
+    let out = exec(text, spec)?;
+    if tools::find(Tool::Ptxas).is_err() || tools::find(Tool::Nvdisasm).is_err() {
+        eprintln!("SKIPPED (SASS emulator check): ptxas or nvdisasm not found");
+        return Ok(out);
+    }
+    let dir = std::env::temp_dir().join(format!("emu-tensor-sass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let n = text
+        .bytes()
+        .fold(text.len(), |h, b| h.wrapping_mul(31) ^ b as usize);
+    let (src, cubin) = (
+        dir.join(format!("k{n:x}.ptx")),
+        dir.join(format!("k{n:x}.cubin")),
+    );
+    std::fs::write(&src, text).expect("write PTX");
+    let (s, c) = (src.to_str().unwrap(), cubin.to_str().unwrap());
+    tools::run(Tool::Ptxas, ["--fmad=false", "-arch=sm_80", s, "-o", c])
+        .unwrap_or_else(|e| panic!("ptxas rejects the test kernel: {e}"));
+    let prog = SassProgram::from_cubin(&std::fs::read(&cubin).expect("cubin")).expect("cubin");
+    let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(&cubin);
+    let sass = warpsmith::sass::emu::run(
+        &prog,
+        &LaunchSpec::from_json(spec).expect("spec"),
+        &RunOptions {
+            file: "t.sm_80.cubin".into(),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("SASS emulator: {e}"));
+    for x in out.iter().filter(|x| x.arg.is_some()) {
+        let mut y = sass
+            .buffers
+            .iter()
+            .find(|y| y.name == x.name)
+            .expect("buffer")
+            .clone();
+        if let Some((name, r)) = &opaque {
+            if *name == x.name {
+                y.data[r.clone()].copy_from_slice(&x.data[r.clone()]);
+            }
+        }
+        let first = x.data.iter().zip(&y.data).position(|(a, b)| a != b);
+        assert!(
+            x.data == y.data,
+            "{}: the cubin's bytes differ from the PTX's (first at byte {first:?}: {:?} vs {:?})",
+            x.name,
+            first.map(|i| &x.data[i & !3..(i & !3) + 4]),
+            first.map(|i| &y.data[i & !3..(i & !3) + 4]),
+        );
+    }
+    Ok(out)
 }
 
 /// Assembles `text` with ptxas for `arch` (skipped when ptxas is absent).
@@ -257,7 +327,7 @@ fn reference(a: &[f32], b_at: impl Fn(usize, usize) -> f32, c: &[f32], k: usize)
 fn check_mma(ab: &str, k: u32, b_trans: bool, stage: Stage) {
     let text = mma_kernel(ab, k, b_trans, stage);
     ptxas_accepts(&text, "sm_80");
-    let out = exec(&text, &mma_spec(ab, k)).unwrap_or_else(|e| panic!("{e}"));
+    let out = exec_and_sass(&text, &mma_spec(ab, k)).unwrap_or_else(|e| panic!("{e}"));
     let conv = if ab == "f16" { f16_to_f32 } else { bf16_to_f32 };
     let a: Vec<f32> = halves(&out[0].data).into_iter().map(conv).collect();
     let b: Vec<f32> = halves(&out[1].data).into_iter().map(conv).collect();
@@ -394,7 +464,7 @@ fn mma_tf32_m16n8k8_matches_cpu_matmul() {
     let text = frag_kernel("sm_80", body);
     ptxas_accepts(&text, "sm_80");
     let r = r#""random""#;
-    let out = exec(
+    let out = exec_and_sass(
         &text,
         &spec4([
             ("f32", 128, r),
@@ -457,7 +527,7 @@ fn mma_s8_u8_m16n8k32_matches_cpu_matmul() {
         let r = r#""random""#;
         // C near the top of the s32 range so that some sums overflow.
         let c_init = r#""random","range":[2147000000,2147483647]"#;
-        let out = exec(
+        let out = exec_and_sass(
             &text,
             &spec4([
                 ("s8", 512, r),
@@ -589,7 +659,7 @@ fn mma_f16_accumulator_m16n8k16() {
     let text = frag_kernel("sm_80", body);
     ptxas_accepts(&text, "sm_80");
     let r = r#""random""#;
-    let out = exec(
+    let out = exec_and_sass(
         &text,
         &spec4([
             ("f16", 256, r),
@@ -664,7 +734,7 @@ DONE:"#;
     let text = frag_kernel("sm_80", &body);
     ptxas_accepts(&text, "sm_80");
     let r = r#""random""#;
-    let out = exec(
+    let out = exec_and_sass_except(
         &text,
         &spec4([
             ("u32", 16, r),
@@ -672,6 +742,8 @@ DONE:"#;
             ("u32", 4, r),
             ("u32", 16, "\"zero\""),
         ]),
+        // Bytes 40..48: the `createpolicy` value (opaque: the emulator's own encoding vs ptxas's).
+        Some(("arg3", 40..48)),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let inp = words32(&out[0].data);

@@ -245,6 +245,27 @@ impl MmaSpec {
         Ok(spec)
     }
 
+    /// An `mma` of shape `m`×`n`×`k` with the element types `[d, a, b, c]`, checked like
+    /// [`MmaSpec::parse`] (the SASS emulator builds its `HMMA`/`IMMA` forms with it).
+    pub fn new(
+        (m, n, k): (u32, u32, u32),
+        [d, a, b, c]: [Elem; 4],
+        satfinite: bool,
+    ) -> Result<MmaSpec, String> {
+        let spec = MmaSpec {
+            m,
+            n,
+            k,
+            d,
+            a,
+            b,
+            c,
+            satfinite,
+        };
+        spec.check()?;
+        Ok(spec)
+    }
+
     /// Checks that the shape and types form an `mma` this module implements.
     fn check(&self) -> Result<(), String> {
         use Elem::*;

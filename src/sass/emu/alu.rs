@@ -26,6 +26,7 @@ fn is_sub32(b: u32) -> bool {
 }
 
 /// Flushes an f32 subnormal to a signed zero.
+#[inline]
 pub fn ftz32(b: u32) -> u32 {
     if is_sub32(b) {
         b & 0x8000_0000
@@ -38,6 +39,7 @@ fn f32of(b: u32) -> f64 {
     f64::from(f32::from_bits(b))
 }
 
+#[inline]
 fn fin32(r: u64, m: FMods) -> u32 {
     let mut r = r as u32;
     if m.ftz {
@@ -50,6 +52,7 @@ fn fin32(r: u64, m: FMods) -> u32 {
 }
 
 /// `FADD`.
+#[inline]
 pub fn fadd(a: u32, b: u32, m: FMods) -> u32 {
     let (a, b) = if m.ftz { (ftz32(a), ftz32(b)) } else { (a, b) };
     if m.rnd == Rnd::Rn {
@@ -63,6 +66,7 @@ pub fn fadd(a: u32, b: u32, m: FMods) -> u32 {
 }
 
 /// `FMUL`.
+#[inline]
 pub fn fmul(a: u32, b: u32, m: FMods) -> u32 {
     let (a, b) = if m.ftz { (ftz32(a), ftz32(b)) } else { (a, b) };
     if m.rnd == Rnd::Rn {
@@ -76,6 +80,7 @@ pub fn fmul(a: u32, b: u32, m: FMods) -> u32 {
 }
 
 /// `FFMA`.
+#[inline]
 pub fn ffma(a: u32, b: u32, c: u32, m: FMods) -> u32 {
     let (a, b, c) = if m.ftz {
         (ftz32(a), ftz32(b), ftz32(c))
@@ -89,6 +94,7 @@ pub fn ffma(a: u32, b: u32, c: u32, m: FMods) -> u32 {
     fin32(float::fma(f32of(a), f32of(b), f32of(c), F32, m.rnd), m)
 }
 
+#[inline]
 fn canon32(r: f32) -> u32 {
     if r.is_nan() {
         NAN32
@@ -98,6 +104,7 @@ fn canon32(r: f32) -> u32 {
 }
 
 /// `FMNMX`: `min` when `pmin`, else `max`; a NaN operand is ignored; −0 < +0.
+#[inline]
 pub fn fmnmx(a: u32, b: u32, pmin: bool, ftz: bool) -> u32 {
     let (a, b) = if ftz { (ftz32(a), ftz32(b)) } else { (a, b) };
     let (x, y) = (f32::from_bits(a), f32::from_bits(b));
@@ -194,6 +201,7 @@ pub fn combine(r: bool, bop: BoolOp, c: bool) -> bool {
 }
 
 /// `LOP3.LUT`.
+#[inline]
 pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {
     let mut r = 0u32;
     for i in 0..8 {
@@ -209,6 +217,7 @@ pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {
 
 /// `PRMT` (default mode): bytes of `{b, a}` chosen by the selector's nibbles; bit 3 of a nibble
 /// replicates the chosen byte's sign.
+#[inline]
 pub fn prmt(a: u32, sel: u32, b: u32) -> u32 {
     let bytes = (u64::from(b) << 32 | u64::from(a)).to_le_bytes();
     let mut r = 0u32;
@@ -245,6 +254,7 @@ pub struct ShfMode {
 }
 
 /// `SHF`: funnel shift of `{hi: c, lo: a}`.
+#[inline]
 pub fn shf(a: u32, s: u32, c: u32, m: ShfMode) -> u32 {
     let ShfMode {
         left,

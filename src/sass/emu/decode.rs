@@ -4,7 +4,10 @@
 //! run stops with that reason only if a thread executes the instruction (RegDem §3: the oracle
 //! never skips an instruction silently).
 
-use super::operand::Parsed;
+use super::operand::{Opnd, Parsed};
+use crate::emu::tensor::{Elem, MmaSpec};
+use crate::emu::wgmma::WgmmaSpec;
+use crate::ptx::ir::Type;
 
 /// Comparison of `ISETP`/`FSETP`/`DSETP`/`FSET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,6 +206,8 @@ pub enum Kind {
     },
     /// `VIADD`
     Viadd,
+    /// `UIADD3.64`: the sum of three 64-bit uniform pairs (or immediates), `-x` negated.
+    Iadd64,
     /// `LEA`
     Lea {
         /// `.HI`
@@ -450,8 +455,32 @@ pub enum Kind {
     Brx,
     /// `RET.REL.NODEC`
     Ret,
+    /// `HMMA`, `IMMA`: one warp-wide `mma` (PTX ISA §9.7.14.5) on register fragments.
+    Mma(MmaSpec),
+    /// `HGMMA`, `IGMMA`, `QGMMA`: one warp's 16 rows of a warpgroup MMA (`wgmma.mma_async`,
+    /// PTX ISA §9.7.15), completed at issue.
+    Gmma(WgmmaSpec),
+    /// `LDSM.16.M88{.2,.4}` / `LDSM.16.MT88{…}`: `ldmatrix` of 1, 2 or 4 8×8 b16 matrices.
+    Ldsm {
+        /// Matrices (1, 2, 4).
+        num: u8,
+        /// `.MT88`: transposed.
+        trans: bool,
+    },
+    /// `LDGSTS`: an asynchronous global → shared copy (`cp.async`).
+    Ldgsts {
+        /// Bytes (4, 8, 16).
+        bytes: u32,
+        /// `.ZFILL`: the low bits of the source address count the bytes to zero-fill.
+        zfill: bool,
+    },
+    /// `LDGDEPBAR`: closes the thread's current group of `LDGSTS` copies (`commit_group`).
+    Ldgdepbar,
+    /// `DEPBAR.LE SB0, n`: waits until at most `n` `LDGSTS` groups are outstanding
+    /// (`cp.async.wait_group n`).
+    DepbarLdgsts,
     /// Instructions without architectural effect here (`NOP`, `YIELD`, `MEMBAR`, `ERRBAR`,
-    /// `CCTL`, `DEPBAR`, `FENCE`, …).
+    /// `CCTL`, `DEPBAR` on scoreboards other than SB0, `FENCE`, …).
     Nop,
     /// Not implemented.
     Unsupported(String),
@@ -588,7 +617,8 @@ type Decoded = Result<Option<Kind>, String>;
 
 /// The instruction classes [`decode_inner`] tries in turn: each decodes the mnemonics of its
 /// class and answers `None` for the others.
-const DECODERS: [fn(&Parsed) -> Decoded; 9] = [
+const DECODERS: [fn(&Parsed) -> Decoded; 10] = [
+    decode_tensor,
     decode_move,
     decode_int,
     decode_bits,
@@ -644,7 +674,18 @@ fn decode_int(p: &Parsed) -> Decoded {
             signed: !m("U32"),
             x: m("X"),
         },
-        "IADD3" | "UIADD3" => Kind::Iadd3 { x: m("X") },
+        "UIADD3" if m("64") => {
+            if p.mods.len() != 1 || p.ops.len() != 4 {
+                return Err(format!("UIADD3.{} with carries", p.mods.join(".")));
+            }
+            Kind::Iadd64
+        }
+        "IADD3" | "UIADD3" => {
+            if let Some(other) = p.mods.iter().find(|x| *x != "X") {
+                return Err(format!("{} modifier .{other}", p.op));
+            }
+            Kind::Iadd3 { x: m("X") }
+        }
         "VIADD" => Kind::Viadd,
         "LEA" | "ULEA" => Kind::Lea {
             hi: m("HI"),
@@ -1021,6 +1062,148 @@ fn decode_control(p: &Parsed) -> Decoded {
     }))
 }
 
+/// Tensor-core and asynchronous-copy instructions (sm_80 encodings, also sm_86/89/90):
+/// `HMMA.<shape>.<D type>[.BF16|.TF32]`, `IMMA.<shape>.<A type>.<B type>[.SAT]` with `.ROW`/`.COL`
+/// operands, `LDSM`, `LDGSTS`, `LDGDEPBAR`, `DEPBAR.LE SB0, n`.
+fn decode_tensor(p: &Parsed) -> Decoded {
+    Ok(Some(match p.op.as_str() {
+        "HMMA" => Kind::Mma(hmma_spec(p)?),
+        "HGMMA" | "IGMMA" | "QGMMA" => Kind::Gmma(gmma_spec(p)?),
+        // Warpgroup MMAs complete when they are issued: the fence and the wait have nothing
+        // left to do (as `wgmma.fence`/`wait_group` in the PTX emulator).
+        "WARPGROUP" if p.has("ARRIVE") || p.has("DEPBAR") => Kind::Nop,
+        "IMMA" => Kind::Mma(imma_spec(p)?),
+        "LDSM" => {
+            let (num, trans) = match p.mods.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                ["16", "M88"] => (1, false),
+                ["16", "M88", "2"] => (2, false),
+                ["16", "M88", "4"] => (4, false),
+                ["16", "MT88"] => (1, true),
+                ["16", "MT88", "2"] => (2, true),
+                ["16", "MT88", "4"] => (4, true),
+                _ => return Err(format!("LDSM.{}", p.mods.join("."))),
+            };
+            Kind::Ldsm { num, trans }
+        }
+        "LDGSTS" => {
+            mem_mods_ok(p, &["ZFILL", "LTC64B", "LTC128B", "LTC256B"])?;
+            let w = width(p);
+            if w.signed || w.bytes < 4 {
+                return Err(format!("LDGSTS.{}", p.mods.join(".")));
+            }
+            Kind::Ldgsts {
+                bytes: w.bytes,
+                zfill: p.has("ZFILL"),
+            }
+        }
+        "LDGDEPBAR" => Kind::Ldgdepbar,
+        "DEPBAR" => match p.ops.first() {
+            Some(Opnd::Sb(0)) if p.has("LE") => Kind::DepbarLdgsts,
+            Some(Opnd::Sb(0)) => return Err(format!("DEPBAR.{} on SB0", p.mods.join("."))),
+            _ => Kind::Nop,
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// The `mma` of `HMMA.<shape>.<F32|F16>[.BF16|.TF32]` (inputs f16 unless named; C has D's type).
+fn hmma_spec(p: &Parsed) -> Result<MmaSpec, String> {
+    let bad = || format!("HMMA.{}", p.mods.join("."));
+    let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
+    let (shape, d, input) = match mods[..] {
+        [s, d] => (s, d, Elem::F16),
+        [s, d, "BF16"] => (s, d, Elem::Bf16),
+        [s, d, "TF32"] => (s, d, Elem::Tf32),
+        _ => return Err(bad()),
+    };
+    let d = match d {
+        "F32" => Elem::F32,
+        "F16" => Elem::F16,
+        _ => return Err(bad()),
+    };
+    MmaSpec::new(
+        shape_of(shape).ok_or_else(bad)?,
+        [d, input, input, d],
+        false,
+    )
+    .map_err(|e| format!("{}: {e}", bad()))
+}
+
+/// The `mma` of `IMMA.<shape>.<A>.<B>[.SAT] Rd, Ra.ROW, Rb.COL, Rc` (8-bit inputs, s32 C/D).
+fn imma_spec(p: &Parsed) -> Result<MmaSpec, String> {
+    let bad = || format!("IMMA.{}", p.mods.join("."));
+    let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
+    let (shape, a, b, sat) = match mods[..] {
+        [s, a, b] => (s, a, b, false),
+        [s, a, b, "SAT"] => (s, a, b, true),
+        _ => return Err(bad()),
+    };
+    let ty = |t: &str| match t {
+        "S8" => Some(Elem::S8),
+        "U8" => Some(Elem::U8),
+        _ => None,
+    };
+    let row_col = [(1, "ROW".to_string()), (2, "COL".to_string())];
+    if p.layouts != row_col {
+        return Err(format!(
+            "{}: operand layouts other than A.ROW, B.COL",
+            bad()
+        ));
+    }
+    let (a, b) = (ty(a).ok_or_else(bad)?, ty(b).ok_or_else(bad)?);
+    MmaSpec::new(
+        shape_of(shape).ok_or_else(bad)?,
+        [Elem::S32, a, b, Elem::S32],
+        sat,
+    )
+    .map_err(|e| format!("{}: {e}", bad()))
+}
+
+/// The `wgmma` of `HGMMA.64xNxK.<D>[.BF16|.TF32]`, `IGMMA.64xNx32.<A>.<B>[.SAT]`,
+/// `QGMMA.64xNx32.<D>.<A>.<B>` (HGMMA inputs f16 unless named).
+fn gmma_spec(p: &Parsed) -> Result<WgmmaSpec, String> {
+    let bad = || format!("{}.{}", p.op, p.mods.join("."));
+    let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
+    let ty = |t: &str| match t {
+        "F32" => Some(Type::F32),
+        "F16" => Some(Type::F16),
+        "BF16" => Some(Type::Bf16),
+        "TF32" => Some(Type::Tf32),
+        "S8" => Some(Type::S8),
+        "U8" => Some(Type::U8),
+        "E4M3" => Some(Type::E4m3),
+        "E5M2" => Some(Type::E5m2),
+        _ => None,
+    };
+    let (shape, types, sat) = match (p.op.as_str(), &mods[..]) {
+        ("HGMMA", [s, d]) => (*s, [ty(d), Some(Type::F16), Some(Type::F16)], false),
+        ("HGMMA", [s, d, i @ ("BF16" | "TF32")]) => (*s, [ty(d), ty(i), ty(i)], false),
+        ("IGMMA", [s, a, b]) => (*s, [Some(Type::S32), ty(a), ty(b)], false),
+        ("IGMMA", [s, a, b, "SAT"]) => (*s, [Some(Type::S32), ty(a), ty(b)], true),
+        ("QGMMA", [s, d, a, b]) => (*s, [ty(d), ty(a), ty(b)], false),
+        _ => return Err(bad()),
+    };
+    let types: Option<Vec<Type>> = types.into_iter().collect();
+    let shape = shape
+        .strip_prefix("64x")
+        .and_then(|r| r.split_once('x'))
+        .map(|(n, k)| format!("m64n{n}k{k}"))
+        .ok_or_else(bad)?;
+    WgmmaSpec::parse(&shape, &types.ok_or_else(bad)?, sat).map_err(|e| format!("{}: {e}", bad()))
+}
+
+/// `16816` → (16, 8, 16).
+fn shape_of(s: &str) -> Option<(u32, u32, u32)> {
+    Some(match s {
+        "16816" => (16, 8, 16),
+        "1688" => (16, 8, 8),
+        "1684" => (16, 8, 4),
+        "16832" => (16, 8, 32),
+        "8816" => (8, 8, 16),
+        _ => return None,
+    })
+}
+
 fn space_of(op: &str) -> Space {
     match op {
         "LDG" | "STG" | "ATOMG" | "RED" | "REDG" => Space::Global,
@@ -1061,11 +1244,13 @@ pub enum Class {
     Uniform,
     /// Moves, special registers, predicates and no-ops.
     Misc,
+    /// Tensor cores (`HMMA`, `IMMA`).
+    Tensor,
 }
 
 impl Class {
     /// All classes in order.
-    pub const ALL: [Class; 14] = [
+    pub const ALL: [Class; 15] = [
         Class::Int,
         Class::Fp32,
         Class::Fp64,
@@ -1080,6 +1265,7 @@ impl Class {
         Class::Warp,
         Class::Uniform,
         Class::Misc,
+        Class::Tensor,
     ];
     /// A short name.
     pub fn name(self) -> &'static str {
@@ -1098,6 +1284,7 @@ impl Class {
             Class::Warp => "warp",
             Class::Uniform => "uniform",
             Class::Misc => "misc",
+            Class::Tensor => "tensor",
         }
     }
 }
@@ -1110,6 +1297,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
     match k {
         Kind::Imad { .. }
         | Kind::Iadd3 { .. }
+        | Kind::Iadd64
         | Kind::Viadd
         | Kind::Lea { .. }
         | Kind::Lop3
@@ -1164,6 +1352,10 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         Kind::Mov | Kind::S2r { .. } | Kind::Sel | Kind::Plop3 | Kind::P2r | Kind::R2p => {
             Class::Misc
         }
+        Kind::Mma(_) | Kind::Gmma(_) => Class::Tensor,
+        Kind::Ldsm { .. } => Class::Shared,
+        Kind::Ldgsts { .. } => Class::Global,
+        Kind::Ldgdepbar | Kind::DepbarLdgsts => Class::Control,
         Kind::Nop | Kind::Unsupported(_) => Class::Misc,
     }
 }

@@ -19,7 +19,8 @@
 //!
 //! **Layout.** This file holds the scheduler (`run_cta`, `step`), the dispatch of one instruction
 //! (`exec`, `alu`), operand access, memory and warp collectives; the rest is by instruction class:
-//! `control` (branches, calls, `EXIT`, convergence and CTA barriers), and the lane-by-lane datapath
+//! `control` (branches, calls, `EXIT`, convergence and CTA barriers), `tensor` (`HMMA`, `IMMA`,
+//! `LDSM`), `async_copy` (`LDGSTS` and its groups), and the lane-by-lane datapath
 //! in `alu_move` (moves, special registers, constants, comparisons), `alu_int` (integer
 //! arithmetic, logic, shifts, bit operations) and `alu_float` (f32/f64, conversions, half
 //! precision).
@@ -40,11 +41,20 @@ use super::stats::SassStats;
 mod alu_float;
 mod alu_int;
 mod alu_move;
+mod async_copy;
 mod control;
+mod gmma;
+mod smem;
+mod tensor;
+#[cfg(test)]
+mod tests;
 
 /// A decoded instruction.
 struct DInst {
     kind: Kind,
+    /// A control instruction (branch, call, exit, convergence or CTA barrier): may move lanes
+    /// apart or make them wait.
+    control: bool,
     ops: Vec<Opnd>,
     guard: Option<(bool, u8, bool)>,
     class: Class,
@@ -92,6 +102,44 @@ pub(crate) struct Warp {
     local: Vec<u8>,
     b2r: [u32; 32],
     insts: u64,
+    /// Every lane runs at one PC (see [`next_lanes`]).
+    converged: bool,
+    /// `LDGSTS` copies in flight.
+    copies: async_copy::Queue,
+}
+
+impl Warp {
+    /// Warp `wi` of a CTA of shape `block` (`nr` registers, `local` bytes of stack per thread):
+    /// the lanes that exist run from PC 0.
+    fn new(wi: u32, nr: usize, local: usize, [bx, by, bz]: [u32; 3]) -> Warp {
+        let n = (bx * by * bz) as usize;
+        let mut w = Warp {
+            id: wi,
+            regs: vec![0; 32 * nr],
+            nr,
+            preds: [0x80; 32],
+            ur: [0; 64],
+            up: 0x80,
+            pc: [0; 32],
+            st: [St::Absent; 32],
+            bars: [0; 16],
+            tid: [[0; 3]; 32],
+            local: vec![0; 32 * local],
+            b2r: [0; 32],
+            insts: 0,
+            converged: false,
+            copies: async_copy::Queue::default(),
+        };
+        for l in 0..32 {
+            let t = wi as usize * 32 + l;
+            if t < n {
+                let t = t as u32;
+                w.st[l] = St::Run;
+                w.tid[l] = [t % bx, (t / bx) % by, t / (bx * by)];
+            }
+        }
+        w
+    }
 }
 
 /// The machine for one launch.
@@ -108,6 +156,8 @@ pub struct Machine<'a> {
     file: String,
     local_size: usize,
     cur_cta: [u32; 3],
+    /// Trace logging is on (read once per run).
+    trace: bool,
 }
 
 type R<T> = Result<T, String>;
@@ -150,6 +200,7 @@ impl<'a> Machine<'a> {
                         && !matches!(kind, Kind::Redux { .. } | Kind::Vote { .. })
                         || p.op.starts_with('U') && !matches!(kind, Kind::Vote { .. });
                     DInst {
+                        control: is_control(&kind),
                         kind,
                         ops: p.ops.clone(),
                         guard: p.guard,
@@ -160,6 +211,7 @@ impl<'a> Machine<'a> {
                     }
                 }
                 Err(why) => DInst {
+                    control: false,
                     kind: Kind::Unsupported(format!("cannot parse {why}")),
                     ops: Vec::new(),
                     guard: None,
@@ -183,6 +235,7 @@ impl<'a> Machine<'a> {
             file: file.to_string(),
             local_size: k.local_size as usize,
             cur_cta: [0; 3],
+            trace: log::log_enabled!(log::Level::Trace),
         }
     }
 
@@ -222,32 +275,7 @@ impl<'a> Machine<'a> {
         let nw = n.div_ceil(32);
         let nr = (self.k.nregs as usize).max(1);
         let mut warps: Vec<Warp> = (0..nw)
-            .map(|wi| {
-                let mut w = Warp {
-                    id: wi as u32,
-                    regs: vec![0; 32 * nr],
-                    nr,
-                    preds: [0x80; 32],
-                    ur: [0; 64],
-                    up: 0x80,
-                    pc: [0; 32],
-                    st: [St::Absent; 32],
-                    bars: [0; 16],
-                    tid: [[0; 3]; 32],
-                    local: vec![0; 32 * self.local_size],
-                    b2r: [0; 32],
-                    insts: 0,
-                };
-                for l in 0..32 {
-                    let t = wi * 32 + l;
-                    if t < n {
-                        let t = t as u32;
-                        w.st[l] = St::Run;
-                        w.tid[l] = [t % bx, (t / bx) % by, t / (bx * by)];
-                    }
-                }
-                w
-            })
+            .map(|wi| Warp::new(wi as u32, nr, self.local_size, self.shape.block))
             .collect();
         let smem = (self.k.shared_static + self.shape.dynamic_smem) as usize;
         let mut shared = vec![0u8; smem];
@@ -340,6 +368,7 @@ impl<'a> Machine<'a> {
                 }
             }
             for w in warps.iter_mut() {
+                w.converged = false;
                 for l in 0..32 {
                     if w.st[l] == St::Bar(id) {
                         let red = w.b2r[l] >> 8;
@@ -361,6 +390,7 @@ impl<'a> Machine<'a> {
 
     /// Releases lanes waiting at BSYNC/WARPSYNC whose condition now holds.
     fn release_warp(w: &mut Warp) -> bool {
+        w.converged = false;
         let mut released = false;
         for l in 0..32 {
             match w.st[l] {
@@ -407,27 +437,7 @@ impl<'a> Machine<'a> {
 
     /// One warp step; false when the warp cannot run (all lanes done or waiting).
     fn step(&mut self, w: &mut Warp, cta: [u32; 3], shared: &mut [u8]) -> EmuResult<bool> {
-        // The lowest PC among the runnable lanes, and the lanes at it (one pass; a converged
-        // full warp is the common case and needs only the comparison).
-        let mut pc = u32::MAX;
-        let mut act = 0u32;
-        let p0 = w.pc[0];
-        if w.st.iter().all(|s| *s == St::Run) && w.pc.iter().all(|p| *p == p0) {
-            pc = p0;
-            act = u32::MAX;
-        } else {
-            for l in 0..32 {
-                if w.st[l] == St::Run {
-                    let p = w.pc[l];
-                    if p < pc {
-                        pc = p;
-                        act = 1 << l;
-                    } else if p == pc {
-                        act |= 1 << l;
-                    }
-                }
-            }
-        }
+        let (pc, act) = next_lanes(w);
         if pc == u32::MAX {
             if Self::release_warp(w) {
                 return Ok(true);
@@ -453,7 +463,7 @@ impl<'a> Machine<'a> {
                 ),
             });
         }
-        if log::log_enabled!(log::Level::Trace) {
+        if self.trace {
             log::trace!(
                 "CTA {cta:?} warp {} +{:#06x} lanes {act:#010x}: {}",
                 w.id,
@@ -461,27 +471,14 @@ impl<'a> Machine<'a> {
                 inst.text
             );
         }
-        // Guard.
-        let exec = match inst.guard {
-            None => act,
-            Some((uni, n, not)) => {
-                let mut m = 0;
-                for l in lanes(act) {
-                    let v = if uni {
-                        w.up >> n & 1 == 1
-                    } else {
-                        w.preds[l] >> n & 1 == 1
-                    };
-                    if v != not {
-                        m |= 1 << l;
-                    }
-                }
-                m
-            }
-        };
+        let exec = guard_mask(w, inst.guard, act);
+        if inst.control {
+            // Control flow may split the warp or make lanes wait: look at every lane next time.
+            w.converged = false;
+        }
         let code = std::mem::take(&mut self.code);
         let r = self.exec(&code[pc as usize], w, act, exec, pc, cta, shared);
-        if log::log_enabled!(log::Level::Trace) {
+        if self.trace {
             if let (Some(Opnd::R { n, .. }), Some(l)) =
                 (self.code_first_op(&code, pc), lanes(exec).next())
             {
@@ -539,11 +536,19 @@ impl<'a> Machine<'a> {
             | Kind::Bar { .. }
             | Kind::B2r => self.exec_convergence(i, w, act, exec)?,
             Kind::Ld { space, w: wd } => {
-                self.ld(i, w, exec, *space, *wd, shared)?;
+                let fast = *space == Space::Shared
+                    && self.lds_fast(i, w, exec, wd.bytes, shared).is_some();
+                if !fast {
+                    self.ld(i, w, exec, *space, *wd, shared)?;
+                }
                 advance(w, act);
             }
             Kind::St { space, w: wd } => {
-                self.st(i, w, exec, *space, *wd, shared)?;
+                let fast = *space == Space::Shared
+                    && self.sts_fast(i, w, exec, wd.bytes, shared).is_some();
+                if !fast {
+                    self.st(i, w, exec, *space, *wd, shared)?;
+                }
                 advance(w, act);
             }
             Kind::Atom {
@@ -569,6 +574,15 @@ impl<'a> Machine<'a> {
             Kind::Match { all, wide } => {
                 self.match_(i, w, exec, *all, *wide)
                     .map_err(|m| Stop::Msg(m, None))?;
+                advance(w, act);
+            }
+            Kind::Mma(_)
+            | Kind::Gmma(_)
+            | Kind::Ldsm { .. }
+            | Kind::Ldgsts { .. }
+            | Kind::Ldgdepbar
+            | Kind::DepbarLdgsts => {
+                self.exec_matrix(i, w, exec, shared)?;
                 advance(w, act);
             }
             Kind::Redux { op, signed } => {
@@ -812,7 +826,29 @@ impl<'a> Machine<'a> {
     // ---- whole-warp operand access (warp_alu.rs) ----
 
     /// An operand's value for every lane of `exec` (`float`: `-`/`|x|` act on the f32 sign).
+    #[inline(always)]
     pub(crate) fn vals(&self, w: &Warp, exec: u32, o: &Opnd, float: bool) -> R<Lanes> {
+        // The common case, a plain register, inline in the caller (no copy through the result).
+        if let Opnd::R {
+            n,
+            sel: Sel::All,
+            neg: false,
+            abs: false,
+            not: false,
+        } = o
+        {
+            let n = *n as usize;
+            if n != RZ as usize && n < w.nr {
+                let mut v: Lanes = [0; 32];
+                v.copy_from_slice(&w.regs[32 * n..32 * n + 32]);
+                return Ok(v);
+            }
+        }
+        self.vals_general(w, exec, o, float)
+    }
+
+    /// [`Machine::vals`] for every operand form.
+    fn vals_general(&self, w: &Warp, exec: u32, o: &Opnd, float: bool) -> R<Lanes> {
         let mut v: Lanes = [0; 32];
         let (neg, abs, not) = decor(o);
         let fix = |x: u32| -> u32 {
@@ -871,6 +907,21 @@ impl<'a> Machine<'a> {
     /// A 64-bit operand as (low, high) words per lane.
     pub(crate) fn vals64(&self, w: &Warp, exec: u32, o: &Opnd) -> R<(Lanes, Lanes)> {
         let (mut lo, mut hi): (Lanes, Lanes) = ([0; 32], [0; 32]);
+        match o {
+            // The common cases without a per-lane read (same values as `rd64`).
+            Opnd::R { n: RZ, .. } => return Ok((lo, hi)),
+            Opnd::R { n, .. } if (*n as usize) + 1 < w.nr => {
+                let n = *n as usize;
+                lo.copy_from_slice(&w.regs[32 * n..32 * n + 32]);
+                hi.copy_from_slice(&w.regs[32 * n + 32..32 * n + 64]);
+                return Ok((lo, hi));
+            }
+            Opnd::Ur { .. } | Opnd::Imm(_) | Opnd::C { idx: None, .. } => {
+                let x = self.rd64(w, lanes(exec).next().unwrap_or(0), o, false)?;
+                return Ok(([x as u32; 32], [(x >> 32) as u32; 32]));
+            }
+            _ => {}
+        }
         for l in lanes(exec) {
             let x = self.rd64(w, l, o, false)?;
             lo[l] = x as u32;
@@ -898,6 +949,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Writes a register destination for the lanes of `exec`.
+    #[inline]
     pub(crate) fn wvals(&self, w: &mut Warp, exec: u32, o: &Opnd, v: &Lanes) -> R<()> {
         match o {
             Opnd::R { n, .. } => {
@@ -952,12 +1004,11 @@ impl<'a> Machine<'a> {
             if *n == PT {
                 return Ok(());
             }
-            for l in lanes(exec) {
-                if m >> l & 1 == 1 {
-                    w.preds[l] |= 1 << n;
-                } else {
-                    w.preds[l] &= !(1 << n);
-                }
+            // Branch-free over all lanes: lanes outside `exec` keep their bit.
+            let bit = 1u8 << n;
+            for (l, p) in w.preds.iter_mut().enumerate() {
+                let keep = *p & !bit | (((m >> l) & 1) as u8) << n;
+                *p = if exec >> l & 1 == 1 { keep } else { *p };
             }
             return Ok(());
         }
@@ -980,6 +1031,7 @@ impl<'a> Machine<'a> {
             }
             Kind::Imad { .. }
             | Kind::Iadd3 { .. }
+            | Kind::Iadd64
             | Kind::Viadd
             | Kind::Lea { .. }
             | Kind::Iabs
@@ -1470,10 +1522,80 @@ impl<'a> Machine<'a> {
     }
 }
 
+/// Whether `k` is a control instruction (see [`DInst::control`]).
+fn is_control(k: &Kind) -> bool {
+    matches!(
+        k,
+        Kind::Bra
+            | Kind::BraDiv
+            | Kind::Exit
+            | Kind::Call
+            | Kind::Brx
+            | Kind::Ret
+            | Kind::Bssy
+            | Kind::Bsync
+            | Kind::Break
+            | Kind::Bmov { .. }
+            | Kind::Warpsync
+            | Kind::Bar { .. }
+            | Kind::B2r
+    )
+}
+
 /// Why an instruction stopped the run.
 enum Stop {
     Msg(String, Option<usize>),
     Fault(String, Option<usize>),
+}
+
+/// The lowest PC among the runnable lanes of `w` and the lanes at it (`u32::MAX`, 0 when none
+/// can run). A warp known to be converged (every lane running at one PC: `w.converged`) needs no
+/// look at its lanes; the flag is set here and cleared by every control instruction, the only
+/// ones that move lanes other than all together.
+fn next_lanes(w: &mut Warp) -> (u32, u32) {
+    if w.converged {
+        return (w.pc[0], u32::MAX);
+    }
+    let p0 = w.pc[0];
+    if w.st.iter().all(|s| *s == St::Run) && w.pc.iter().all(|p| *p == p0) {
+        w.converged = true;
+        return (p0, u32::MAX);
+    }
+    let (mut pc, mut act) = (u32::MAX, 0u32);
+    for l in 0..32 {
+        if w.st[l] == St::Run {
+            let p = w.pc[l];
+            if p < pc {
+                pc = p;
+                act = 1 << l;
+            } else if p == pc {
+                act |= 1 << l;
+            }
+        }
+    }
+    (pc, act)
+}
+
+/// The lanes of `act` whose guard predicate (uniform?, number, negated) holds.
+fn guard_mask(w: &Warp, guard: Option<(bool, u8, bool)>, act: u32) -> u32 {
+    match guard {
+        None => act,
+        Some((true, n, not)) => {
+            if (w.up >> n & 1 == 1) != not {
+                act
+            } else {
+                0
+            }
+        }
+        Some((false, n, not)) => {
+            let flip = u32::from(not);
+            let mut m = 0u32;
+            for (l, p) in w.preds.iter().enumerate() {
+                m |= ((u32::from(*p) >> n & 1) ^ flip) << l;
+            }
+            m & act
+        }
+    }
 }
 
 /// Moves the lanes of `m` to their next instruction.

@@ -105,6 +105,20 @@ pub enum Opnd {
     Pr,
     /// The zero special register pair (`SRZ`).
     Srz,
+    /// A dependency scoreboard (`SB0`…`SB5`, operand of `DEPBAR`).
+    Sb(u8),
+    /// The warpgroup MMA descriptors `gdesc[URn]` (`URn:URn+1` A's shared-memory descriptor,
+    /// `URn+2:URn+3` B's) with `.tnspA`/`.tnspB` (the operand is M/N-major).
+    GDesc {
+        /// First uniform register of the quad.
+        ur: u8,
+        /// `.tnspA`
+        tnsp_a: bool,
+        /// `.tnspB`
+        tnsp_b: bool,
+    },
+    /// A warpgroup scoreboard (`gsb0`).
+    Gsb(u8),
 }
 
 /// A memory address operand.
@@ -158,6 +172,9 @@ pub struct Parsed {
     pub mods: Vec<String>,
     /// The operands in order.
     pub ops: Vec<Opnd>,
+    /// Matrix layouts written after register operands (`IMMA … R4.ROW, R8.COL`): (operand
+    /// index, `ROW` or `COL`).
+    pub layouts: Vec<(usize, String)>,
 }
 
 impl Parsed {
@@ -365,6 +382,9 @@ fn parse_value(tok: &str) -> Option<Opnd> {
     if let Some(n) = reg_num(base, "B", "", 0) {
         return (n < 16).then_some(Opnd::B(n));
     }
+    if let Some(n) = reg_num(base, "SB", "", 0) {
+        return (n < 6).then_some(Opnd::Sb(n));
+    }
     match base {
         "PR" | "UPR" => return Some(Opnd::Pr),
         "SRZ" => return Some(Opnd::Srz),
@@ -452,6 +472,22 @@ fn parse_operand(tok: &str, labels: &HashMap<String, u64>) -> Option<Opnd> {
     if let Some(l) = t.strip_prefix("`(").and_then(|x| x.strip_suffix(')')) {
         return labels.get(l).map(|&o| Opnd::Target(o));
     }
+    if let Some(rest) = t.strip_prefix("gdesc[") {
+        let (ur, mods) = rest.split_once(']')?;
+        let ur = reg_num(ur, "UR", "URZ", URZ)?;
+        let (mut tnsp_a, mut tnsp_b) = (false, false);
+        for m in mods.split('.').filter(|m| !m.is_empty()) {
+            match m {
+                "tnspA" => tnsp_a = true,
+                "tnspB" => tnsp_b = true,
+                _ => return None,
+            }
+        }
+        return Some(Opnd::GDesc { ur, tnsp_a, tnsp_b });
+    }
+    if let Some(n) = t.strip_prefix("gsb").and_then(|n| n.parse::<u8>().ok()) {
+        return Some(Opnd::Gsb(n));
+    }
     if let Some(rest) = t.strip_prefix("desc[") {
         // `desc[UR4][R2.64+0x10]`: the descriptor register is a cache policy; only the address
         // matters here.
@@ -522,9 +558,18 @@ pub fn parse(text: &str, labels: &HashMap<String, u64>) -> Result<Parsed, String
             *last = last[..i].trim().to_string();
         }
     }
+    let mut layouts = Vec::new();
     for t in tokens.iter().chain(extra.iter()) {
         if t.is_empty() {
             continue;
+        }
+        // `R4.ROW`, `R8.reuse.COL`: the layout of a matrix operand (IMMA).
+        let (t, layout) = match t.rsplit_once('.') {
+            Some((r, l @ ("ROW" | "COL"))) => (r, Some(l)),
+            _ => (t.as_str(), None),
+        };
+        if let Some(l) = layout {
+            layouts.push((ops.len(), l.to_string()));
         }
         ops.push(parse_operand(t, labels).ok_or_else(|| format!("operand `{t}`"))?);
     }
@@ -533,6 +578,7 @@ pub fn parse(text: &str, labels: &HashMap<String, u64>) -> Result<Parsed, String
         op,
         mods,
         ops,
+        layouts,
     })
 }
 
@@ -598,5 +644,26 @@ mod tests {
         let p = parse("IADD3 R0, -0x1, R2, RZ", &l).unwrap();
         assert_eq!(p.ops[1], Opnd::Imm(-1));
         assert!(parse("FOO R0, what?", &l).is_err());
+        let p = parse("IMMA.16832.S8.S8.SAT R16, R4.ROW, R24.reuse.COL, R16", &l).unwrap();
+        assert_eq!(p.layouts, vec![(1, "ROW".into()), (2, "COL".into())]);
+        assert!(matches!(p.ops[2], Opnd::R { n: 24, .. }));
+        let p = parse("DEPBAR.LE SB0, 0x1", &l).unwrap();
+        assert_eq!(p.ops, vec![Opnd::Sb(0), Opnd::Imm(1)]);
+        assert!(parse("DEPBAR.LE SB9, 0x1", &l).is_err());
+        let p = parse(
+            "HGMMA.64x64x16.F32 R120, R152, gdesc[UR24].tnspB, R120, gsb0",
+            &l,
+        )
+        .unwrap();
+        assert_eq!(
+            p.ops[2],
+            Opnd::GDesc {
+                ur: 24,
+                tnsp_a: false,
+                tnsp_b: true
+            }
+        );
+        assert_eq!(p.ops[4], Opnd::Gsb(0));
+        assert!(parse("HGMMA.64x64x16.F32 R0, gdesc[UR4].odd, R0", &l).is_err());
     }
 }

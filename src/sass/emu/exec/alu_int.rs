@@ -50,6 +50,16 @@ impl Machine<'_> {
                     self.wp(w, l, &o[pk], carry > j as u64)?;
                 }
             }
+            Kind::Iadd64 => {
+                // UIADD3.64 d, a, b, c on register pairs, wrapping at 64 bits.
+                let mut sum = 0u64;
+                for k in 1..4 {
+                    let x = op(k)?;
+                    let v = self.rd64(w, l, x, false)?;
+                    sum = sum.wrapping_add(if decor(x).0 { v.wrapping_neg() } else { v });
+                }
+                self.wr64(w, l, op(0)?, sum)?;
+            }
             Kind::Viadd => {
                 let a = self.rd(w, l, op(1)?)?;
                 let b = self.rd(w, l, op(2)?)?;

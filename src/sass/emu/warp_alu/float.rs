@@ -2,10 +2,25 @@
 //! in `exec/alu_float.rs`.
 
 use super::super::alu;
-use super::super::decode::{FMods, Kind};
+use super::super::decode::{FMods, Kind, Rnd};
 use super::super::exec::{Lanes, Machine, Warp};
 use super::super::operand::Opnd;
 use super::R;
+
+/// Round to nearest, no `.FTZ`, no `.SAT`: the IEEE operation, with the canonical NaN.
+fn plain(m: FMods) -> bool {
+    m.rnd == Rnd::Rn && !m.ftz && !m.sat
+}
+
+/// The bits of an f32 result, NaN canonical (as `alu` gives them).
+#[inline]
+fn canon(r: f32) -> u32 {
+    if r.is_nan() {
+        alu::NAN32
+    } else {
+        r.to_bits()
+    }
+}
 
 impl Machine<'_> {
     /// f32 forms with a whole-warp path; `None` for the others.
@@ -33,12 +48,30 @@ impl Machine<'_> {
         let a = self.vals(w, exec, &o[1], true)?;
         let b = self.vals(w, exec, &o[2], true)?;
         let mut d: Lanes = [0; 32];
-        for l in 0..32 {
-            d[l] = if add {
-                alu::fadd(a[l], b[l], m)
-            } else {
-                alu::fmul(a[l], b[l], m)
-            };
+        let f = f32::from_bits;
+        match (plain(m), add) {
+            // Round to nearest without FTZ/SAT: the native operation (what `alu` computes),
+            // in loops the compiler can vectorise.
+            (true, true) => {
+                for l in 0..32 {
+                    d[l] = canon(f(a[l]) + f(b[l]));
+                }
+            }
+            (true, false) => {
+                for l in 0..32 {
+                    d[l] = canon(f(a[l]) * f(b[l]));
+                }
+            }
+            (false, true) => {
+                for l in 0..32 {
+                    d[l] = alu::fadd(a[l], b[l], m);
+                }
+            }
+            (false, false) => {
+                for l in 0..32 {
+                    d[l] = alu::fmul(a[l], b[l], m);
+                }
+            }
         }
         self.wvals(w, exec, &o[0], &d)
     }
@@ -49,8 +82,15 @@ impl Machine<'_> {
         let b = self.vals(w, exec, &o[2], true)?;
         let c = self.vals(w, exec, &o[3], true)?;
         let mut d: Lanes = [0; 32];
-        for l in 0..32 {
-            d[l] = alu::ffma(a[l], b[l], c[l], m);
+        let f = f32::from_bits;
+        if plain(m) {
+            for l in 0..32 {
+                d[l] = canon(f(a[l]).mul_add(f(b[l]), f(c[l])));
+            }
+        } else {
+            for l in 0..32 {
+                d[l] = alu::ffma(a[l], b[l], c[l], m);
+            }
         }
         self.wvals(w, exec, &o[0], &d)
     }
