@@ -142,15 +142,6 @@ pub fn local_to_shared(bytes: &[u8], opts: &LocalToShared) -> Result<Outcome, De
         kernels.push(report);
     }
     let changed = kernels.iter().any(|k| k.demoted);
-    if changed
-        && (original.section(".debug_line").is_some()
-            || original.section(".nv_debug_line_sass").is_some())
-    {
-        log::warn!(
-            "the cubin has line tables (-lineinfo); they are not remapped after the edit, so \
-             source attribution of the demoted kernels is off by the inserted instructions"
-        );
-    }
     let cubin = if changed {
         current.to_bytes()
     } else {

@@ -547,6 +547,13 @@ pub fn parse(text: &str, labels: &HashMap<String, u64>) -> Result<Parsed, String
         Some(i) => operands[..i].trim(),
         None => operands,
     };
+    // `DEPBAR.LE SB0, 0x0, {4,3,2,1}`: the braces list more scoreboards to drain. Operations
+    // on scoreboards complete when issued here (only LDGSTS groups wait), so the list adds
+    // nothing to wait for.
+    let operands = match (op == "DEPBAR", operands.find(", {")) {
+        (true, Some(i)) if operands.ends_with('}') => &operands[..i],
+        _ => operands,
+    };
     let mut tokens = split_operands(operands);
     if op == "BRX" && tokens.len() == 1 {
         tokens = tokens[0].split_whitespace().map(str::to_string).collect();
@@ -650,6 +657,8 @@ mod tests {
         let p = parse("DEPBAR.LE SB0, 0x1", &l).unwrap();
         assert_eq!(p.ops, vec![Opnd::Sb(0), Opnd::Imm(1)]);
         assert!(parse("DEPBAR.LE SB9, 0x1", &l).is_err());
+        let p = parse("DEPBAR.LE SB0, 0x0, {4,3,2,1}", &l).unwrap();
+        assert_eq!(p.ops, vec![Opnd::Sb(0), Opnd::Imm(0)]);
         let p = parse(
             "HGMMA.64x64x16.F32 R120, R152, gdesc[UR24].tnspB, R120, gsb0",
             &l,
