@@ -9,7 +9,8 @@
 #   test       cargo test
 #   kernels    scripts/compile-kernels.sh target/kernels --check-ptxas   (bench kernels → PTX → ptxas)
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
-#   triton     bench/triton/never_worse.py --ci (Triton suite, sm_80 + sm_90: warpsmith ptxas vs
+#   triton     bench/triton/never_worse.py --ci --passes spill,shuffle,demote (Triton suite,
+#              sm_80 + sm_90: warpsmith ptxas (and the demote stage) vs
 #              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12)
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
 #   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
@@ -117,7 +118,8 @@ else
   triton_check() {
     python3 bench/triton/test_never_worse.py &&
       PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
-        --warpsmith "$root/target/debug/warpsmith" --out "$triton_out" &&
+        --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
+        --out "$triton_out" &&
       rm -rf "$triton_out/equiv" && mkdir -p "$triton_out/equiv" &&
       ln -s ../sm_80/ptxas "$triton_out/equiv/sm_80" &&
       ln -s ../sm_90/ptxas "$triton_out/equiv/sm_90" &&
