@@ -172,6 +172,20 @@ impl Editor {
             })
             .map(|s| s.st_value)
             .collect();
+        // sm_90 `LEPC Rd, offset` (the return address of a CALL.ABS) holds a PC-relative offset
+        // the tables do not decode as a target field: moving code would leave it wrong.
+        if let Some(k) = ed.slots[..ed.body]
+            .iter()
+            .position(|s| s.inst.mnemonic().trim_end_matches('?') == "LEPC")
+        {
+            return Err(unsupported(
+                kernel,
+                format!(
+                    "LEPC at {:#x}: its PC-relative offset is not decoded",
+                    k * 16
+                ),
+            ));
+        }
         ed.find_return_addresses(kernel, &entries)?;
         ed.register_calls = ed.slots[..ed.body]
             .iter()
