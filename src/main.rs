@@ -17,7 +17,8 @@ mod cli;
 /// Built today: the PTX machine IR (`fmt`, `stats`), the occupancy calculator (`occupancy`), the
 /// affine divergence analysis (`divergence`, and the LLVM 22 pass plugin libwarpsmith.so), the PTX
 /// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`), the cubin/SASS tools
-/// (`sass`), shuffle synthesis (`shuffle`) and the drop-in assembler wrapper (`ptxas`). Partial or
+/// (`sass`), shuffle synthesis (`shuffle`), the variant predictor (`tune`) and the drop-in
+/// assembler wrapper (`ptxas`). Partial or
 /// planned: see each command's help and docs/ (SASS register demotion is not built yet).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
@@ -87,6 +88,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    Tune(cli::tune::TuneArgs),
     /// Shared-memory spilling: demote registers to shared memory so that ptxas, capped at
     /// --max-regs (written as .maxnreg), needs no local memory.
     ///
@@ -408,6 +410,7 @@ fn main() -> ExitCode {
             seeds,
         } => cli::equiv::run(a, b, launch, *seeds),
         Command::Sass { command } => cli::sass::run(command),
+        Command::Tune(args) => cli::tune::run(args),
         // Reached with global options before the subcommand (`warpsmith --log info ptxas …`).
         Command::Ptxas { args } => return cli::ptxas::main(args.clone()),
     };

@@ -100,6 +100,39 @@ pub fn ptxas_verbose_source(
     ptxas_verbose_with(&ptxas, &input, arch, extra_args)
 }
 
+/// A cubin ptxas made, with the `-v` figures of every function (sorted by name).
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The cubin's bytes.
+    pub cubin: Vec<u8>,
+    /// `ptxas -v`'s figures.
+    pub resources: Vec<KernelResources>,
+}
+
+/// Runs `ptxas -arch=<arch> -v <extra_args>` on PTX text and keeps the cubin as well as the
+/// figures (the performance predictor runs the cubin on the SASS emulator).
+pub fn ptxas_assemble_source(
+    ptx: &str,
+    arch: &str,
+    extra_args: &[&str],
+) -> Result<Assembled, ToolError> {
+    let ptxas = find(Tool::Ptxas)?;
+    let dir = temp_dir()?;
+    let input = write_input(&dir, ptx)?;
+    let arch = normalize_arch(arch);
+    let mut args = vec![format!("-arch={arch}"), "-v".to_string()];
+    args.extend(extra_args.iter().map(|s| s.to_string()));
+    let out = dir.path().join("out.cubin");
+    let (stdout, mut text) = run_ptxas_to(&ptxas, &input, args, &out)?;
+    text.push_str(&stdout);
+    let resources = parse_ptxas_verbose(&text, &arch)?;
+    let cubin = std::fs::read(&out).map_err(|source| ToolError::Io {
+        context: format!("cannot read ptxas's output {}", out.display()),
+        source,
+    })?;
+    Ok(Assembled { cubin, resources })
+}
+
 /// Checks that ptxas assembles the PTX file for `arch`: `Ok(())`, or [`ToolError::Failed`] with
 /// ptxas's diagnostics.
 pub fn ptxas_accepts(ptx_path: &Path, arch: &str) -> Result<(), ToolError> {
@@ -149,7 +182,7 @@ fn write_input(dir: &TempDir, ptx: &str) -> Result<std::path::PathBuf, ToolError
 fn run_ptxas(
     ptxas: &Path,
     ptx_path: &Path,
-    mut args: Vec<String>,
+    args: Vec<String>,
 ) -> Result<(String, String), ToolError> {
     if let Err(source) = std::fs::metadata(ptx_path) {
         return Err(ToolError::Io {
@@ -159,6 +192,16 @@ fn run_ptxas(
     }
     let dir = temp_dir()?;
     let out = dir.path().join("out.cubin");
+    run_ptxas_to(ptxas, ptx_path, args, &out)
+}
+
+/// [`run_ptxas`] writing the cubin to `out`.
+fn run_ptxas_to(
+    ptxas: &Path,
+    ptx_path: &Path,
+    mut args: Vec<String>,
+    out: &Path,
+) -> Result<(String, String), ToolError> {
     args.push(ptx_path.display().to_string());
     args.push("-o".to_string());
     args.push(out.display().to_string());
