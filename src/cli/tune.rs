@@ -1,11 +1,12 @@
 //! `warpsmith tune`: build a kernel's variants, predict each one's time and write the fastest
 //! (RegDem §4; the library side is `warpsmith::tune`, the model in docs/tune.md).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use warpsmith::fsutil::write_atomic;
 use warpsmith::ptx::print_module;
-use warpsmith::tune::{tune, TuneOptions, TuneReport};
+use warpsmith::tune::{tune, TuneOptions, TuneReport, Tuned};
 
 use super::emulate::load_spec;
 use super::{emit, load_ptx, write_json_report, CliError};
@@ -57,6 +58,11 @@ pub struct TuneArgs {
     /// Write the JSON report here.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Also write every variant to this folder, for timing on a GPU
+    /// (bench/gpu/time_variants.py): NAME.ptx and NAME.cubin per variant that assembled,
+    /// report.json, and launch.json (the spec).
+    #[arg(long, value_name = "DIR")]
+    emit_variants: Option<PathBuf>,
 }
 
 /// Runs the command.
@@ -77,8 +83,32 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     if let Some(p) = &a.report {
         write_json_report(p, &tuned.report)?;
     }
+    if let Some(dir) = &a.emit_variants {
+        emit_variants(dir, &tuned, a.launch.as_deref())?;
+    }
     emit(Some(&a.output), &print_module(&tuned.module))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes every variant's PTX and cubin, the report and the launch spec into `dir`.
+fn emit_variants(dir: &Path, t: &Tuned, launch: Option<&Path>) -> Result<(), CliError> {
+    let write_err = |path: PathBuf| move |source| CliError::Write { path, source };
+    std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
+    for b in &t.builds {
+        if let Some(ptx) = &b.ptx {
+            emit(Some(&dir.join(format!("{}.ptx", b.name))), ptx)?;
+        }
+        if let Some(cubin) = &b.cubin {
+            let p = dir.join(format!("{}.cubin", b.name));
+            write_atomic(&p, cubin).map_err(write_err(p.clone()))?;
+        }
+    }
+    write_json_report(&dir.join("report.json"), &t.report)?;
+    if let Some(spec) = launch {
+        let text = crate::read_input(spec)?;
+        emit(Some(&dir.join("launch.json")), &text)?;
+    }
+    Ok(())
 }
 
 /// One line per variant on stderr, the chosen one marked.

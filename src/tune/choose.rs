@@ -98,3 +98,81 @@ fn best(vs: &[Evaluated], have_spec: bool) -> Option<usize> {
         })
         .map(|(i, _)| i)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::parse_module;
+    use crate::tune::{Kind, VariantReport};
+
+    fn v(name: &str, kind: Kind, max_regs: Option<u32>, us: f64, error: Option<&str>) -> Evaluated {
+        let m = parse_module(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+            "k.ptx",
+        )
+        .unwrap();
+        Evaluated {
+            report: VariantReport {
+                name: name.into(),
+                kind,
+                max_regs,
+                registers: Some(32),
+                local_bytes: Some(0),
+                shared_bytes: Some(0),
+                occupancy: Some(1.0),
+                predicted_us: Some(us),
+                bound: None,
+                chosen: false,
+                equivalent: None,
+                error: error.map(str::to_string),
+            },
+            module: m,
+            measured: None,
+        }
+    }
+
+    fn pick(vs: &mut [Evaluated]) -> (String, Vec<String>) {
+        let original = vs[0].module.clone();
+        let mut notes = Vec::new();
+        let i = choose(&original, vs, &TuneOptions::default(), &mut notes);
+        assert_eq!(vs.iter().filter(|v| v.report.chosen).count(), 1);
+        (vs[i].report.name.clone(), notes)
+    }
+
+    #[test]
+    fn ties_go_to_the_least_invasive_variant() {
+        let mut vs = vec![
+            v("ptxas", Kind::Ptxas, None, 10.0, None),
+            v("ptxas-maxnreg-64", Kind::Ptxas, Some(64), 9.95, None),
+            v("pragma-64", Kind::Pragma, Some(64), 9.93, None),
+        ];
+        assert_eq!(pick(&mut vs).0, "ptxas");
+        vs[1].report.predicted_us = Some(9.0);
+        vs[1].report.chosen = false;
+        vs[0].report.chosen = false;
+        assert_eq!(pick(&mut vs).0, "ptxas-maxnreg-64");
+    }
+
+    #[test]
+    fn unusable_variants_and_unproved_rewrites_are_never_chosen() {
+        let mut vs = vec![
+            v("ptxas", Kind::Ptxas, None, 10.0, None),
+            v(
+                "ptxas-maxnreg-32",
+                Kind::Ptxas,
+                Some(32),
+                1.0,
+                Some("launch-illegal: …"),
+            ),
+            v("spill-32", Kind::Spill, Some(32), 2.0, None),
+            v("shuffle", Kind::Shuffle, None, 3.0, None),
+            v("pragma-32", Kind::Pragma, Some(32), 8.0, None),
+        ];
+        let (name, notes) = pick(&mut vs);
+        assert_eq!(name, "pragma-32");
+        assert!(
+            notes.iter().any(|n| n.contains("never chosen")),
+            "{notes:?}"
+        );
+    }
+}

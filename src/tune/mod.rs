@@ -125,11 +125,21 @@ pub struct TuneReport {
     pub notes: Vec<String>,
 }
 
-/// The result: the chosen variant's module and the report.
+/// One variant as built: its PTX (the tuned kernel alone) and its cubin where ptxas made one,
+/// for timing on a GPU (bench/gpu/time_variants.py).
+#[derive(Clone, Debug)]
+pub struct Build {
+    pub name: String,
+    pub ptx: Option<String>,
+    pub cubin: Option<Vec<u8>>,
+}
+
+/// The result: the chosen variant's module, the report and every variant's build.
 #[derive(Clone, Debug)]
 pub struct Tuned {
     pub module: Module,
     pub report: TuneReport,
+    pub builds: Vec<Build>,
 }
 
 /// Builds, measures and predicts every variant of the kernel and returns the fastest one the
@@ -181,6 +191,17 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
     let (mut evaluated, model, blocks, mut notes) = run.all(candidates);
     let chosen = choose::choose(module, &mut evaluated, opts, &mut notes);
     let out = scope::splice(full, &evaluated[chosen].module, &kernel);
+    let builds = evaluated
+        .iter()
+        .map(|e| Build {
+            name: e.report.name.clone(),
+            ptx: e
+                .measured
+                .as_ref()
+                .map(|_| crate::ptx::print_module(&e.module)),
+            cubin: e.measured.as_ref().map(|m| m.cubin.clone()),
+        })
+        .collect();
     let variants = evaluated.into_iter().map(|e| e.report).collect();
     Ok(Tuned {
         module: out,
@@ -194,6 +215,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
             variants,
             notes,
         },
+        builds,
     })
 }
 
