@@ -85,6 +85,8 @@ impl<'a> Runner<'a> {
                     Ok((mix, outs)) => {
                         let sh = Shape {
                             resident_blocks: m.resident_blocks,
+                            local_bytes_per_thread: m.figures.stack,
+                            smem_per_block: m.res.shared + self.launch.dynamic.bytes_or_zero(),
                             ..shape
                         };
                         let p = predict(self.machine, &mix, &sh);
@@ -180,6 +182,8 @@ impl<'a> Runner<'a> {
             blocks,
             warps_per_block,
             resident_blocks: 1,
+            local_bytes_per_thread: 0,
+            smem_per_block: 0,
         }
     }
 

@@ -2,7 +2,8 @@
 //! register-allocation variant is fastest). A launch's time on the busiest SM is the largest of
 //! its throughput bounds (issue, each pipe, the L1/LSU path, shared-memory wavefronts, DRAM) and
 //! its latency bound (each warp's dependent latencies, overlapped across the warps resident at
-//! once: more occupancy hides more latency, until a throughput bound is reached). Equations and
+//! once: more occupancy hides more latency, until a throughput bound is reached; local memory hits
+//! L1 while the resident threads' stack fits beside their shared memory). Equations and
 //! sources: docs/tune.md, "The model".
 
 use serde::Serialize;
@@ -47,6 +48,11 @@ pub struct Shape {
     pub warps_per_block: u32,
     /// Blocks resident per SM at once (the occupancy calculator's answer).
     pub resident_blocks: u32,
+    /// Local memory (stack frame) per thread, bytes: its working set competes for L1.
+    pub local_bytes_per_thread: u32,
+    /// Shared memory per block (static + dynamic), bytes: it takes its share of the L1/shared
+    /// array.
+    pub smem_per_block: u32,
 }
 
 /// Which bound set the time.
@@ -112,7 +118,8 @@ pub fn predict(m: &MachineParams, mix: &Mix, shape: &Shape) -> Prediction {
             .copied()
             .fold((Bound::Issue, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
     let warps = blocks * f64::from(shape.warps_per_block.max(1));
-    let latency = waves * warp_latency(m, mix, warps);
+    let lat_local = local_latency(m, shape, resident);
+    let latency = waves * warp_latency(m, mix, warps, lat_local);
     let (bound, cycles) = if latency > throughput {
         (Bound::Latency, latency)
     } else {
@@ -125,6 +132,21 @@ pub fn predict(m: &MachineParams, mix: &Mix, shape: &Shape) -> Prediction {
         latency_cycles: latency,
         throughput_cycles: throughput,
     }
+}
+
+/// The latency of a local access: an L1 hit while the resident threads' local working set fits
+/// the L1 left beside their shared memory, an L2 hit for the share that does not.
+fn local_latency(m: &MachineParams, shape: &Shape, resident: f64) -> f64 {
+    let threads = resident * f64::from(shape.warps_per_block) * 32.0;
+    let working_set = threads * f64::from(shape.local_bytes_per_thread);
+    let l1 =
+        (f64::from(m.l1_smem_kib) * 1024.0 - resident * f64::from(shape.smem_per_block)).max(0.0);
+    let hit = if working_set > 0.0 {
+        (l1 / working_set).min(1.0)
+    } else {
+        1.0
+    };
+    hit * m.lat_l1 + (1.0 - hit) * m.lat_l2
 }
 
 /// Cycles the busiest functional-unit pipe needs for the whole mix on one SM.
@@ -143,7 +165,7 @@ fn pipe_cycles(m: &MachineParams, mix: &Mix) -> f64 {
 /// The dependent latency of one average warp, cycles: every instruction waits for its
 /// predecessor (no instruction-level parallelism is assumed), memory requests for their level of
 /// the hierarchy plus one cycle per extra sector or wavefront they need.
-fn warp_latency(m: &MachineParams, mix: &Mix, warps: f64) -> f64 {
+fn warp_latency(m: &MachineParams, mix: &Mix, warps: f64, lat_local: f64) -> f64 {
     let mem = mix.global_requests + mix.local_requests + mix.shared_requests;
     let alu = (mix.warp_insts - mem - mix.fp64 - mix.sfu).max(0.0);
     // The share of requests that reach DRAM: compulsory bytes over the bytes the requests would
@@ -162,7 +184,7 @@ fn warp_latency(m: &MachineParams, mix: &Mix, warps: f64) -> f64 {
         + mix.fp64 * m.lat_fp64
         + mix.sfu * m.lat_sfu
         + mix.global_requests * lat_global
-        + mix.local_requests * m.lat_l1
+        + mix.local_requests * lat_local
         + mix.shared_requests * m.lat_smem
         + replays;
     total / warps.max(1.0)
@@ -195,6 +217,8 @@ mod tests {
             blocks: 132 * 8,
             warps_per_block: 8,
             resident_blocks: resident,
+            local_bytes_per_thread: 64,
+            smem_per_block: 0,
         }
     }
 
@@ -232,6 +256,31 @@ mod tests {
     }
 
     #[test]
+    fn local_memory_beyond_l1_is_slower() {
+        let mix = Mix {
+            warp_insts: latency_mix().warp_insts + 20_000.0,
+            local_requests: 20_000.0,
+            local_sectors: 80_000.0,
+            ..latency_mix()
+        };
+        let at = |bytes: u32, smem: u32| {
+            predict(
+                h100(),
+                &mix,
+                &Shape {
+                    local_bytes_per_thread: bytes,
+                    smem_per_block: smem,
+                    ..shape(2)
+                },
+            )
+            .us
+        };
+        // 2 blocks × 256 threads × 256 B fit in L1; × 2 KiB do not; shared memory shrinks L1.
+        assert!(at(2048, 0) > at(256, 0));
+        assert!(at(256, 100 * 1024) > at(256, 0));
+    }
+
+    #[test]
     fn occupancy_does_not_help_a_throughput_bound_mix() {
         let mix = Mix {
             warp_insts: 10_000_000.0,
@@ -256,6 +305,8 @@ mod tests {
             blocks: 132,
             warps_per_block: 4,
             resident_blocks: 1,
+            local_bytes_per_thread: 0,
+            smem_per_block: 0,
         };
         assert!(
             predict(h100(), &smem(80_000.0), &few).us > predict(h100(), &smem(20_000.0), &few).us

@@ -6,7 +6,8 @@
 //! the microbenchmark papers cited in docs/tune.md report (Jia et al. 2018 for Volta, 2019 for
 //! Turing; Abdelkhalik et al. 2022 for Ampere; Luo et al. 2024/2025 for Hopper): dependent
 //! ALU issue, shared memory, L1 hit, L2 hit and DRAM. SM counts, clocks and DRAM bandwidth are the
-//! data-centre part of each generation NVIDIA's data sheets give (the H100 SXM for sm_90).
+//! data-centre part of each generation NVIDIA's data sheets give (the H100 SXM for sm_90), and the
+//! L1/shared-memory array per SM that its architecture whitepaper and tuning guide give.
 
 /// The predictor's view of one GPU.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -31,6 +32,8 @@ pub struct MachineParams {
     pub sfu_lanes: u32,
     /// 32-byte sectors the L1/LSU path moves per cycle per SM (128 B/cycle).
     pub l1_sectors_per_cycle: f64,
+    /// The unified L1 data cache / shared memory array per SM, KiB.
+    pub l1_smem_kib: u32,
     /// Shared-memory wavefronts per cycle per SM.
     pub smem_wavefronts_per_cycle: f64,
     /// DRAM bandwidth, GB/s (the whole GPU).
@@ -57,6 +60,7 @@ const fn base(
     sms: u32,
     clock_mhz: f64,
     dram_gbps: f64,
+    l1_smem_kib: u32,
 ) -> MachineParams {
     MachineParams {
         arch,
@@ -69,6 +73,7 @@ const fn base(
         fp64_lanes: 32,
         sfu_lanes: 16,
         l1_sectors_per_cycle: 4.0,
+        l1_smem_kib,
         smem_wavefronts_per_cycle: 1.0,
         dram_gbps,
         lat_alu: 4.0,
@@ -83,27 +88,27 @@ const fn base(
 
 /// Every architecture the predictor knows.
 pub const MACHINES: &[MachineParams] = &[
-    base("sm_70", "Tesla V100 SXM2", 80, 1530.0, 900.0),
+    base("sm_70", "Tesla V100 SXM2", 80, 1530.0, 900.0, 128),
     MachineParams {
         fp64_lanes: 2,
         lat_l2: 190.0,
-        ..base("sm_75", "Tesla T4", 40, 1590.0, 320.0)
+        ..base("sm_75", "Tesla T4", 40, 1590.0, 320.0, 96)
     },
     MachineParams {
         lat_smem: 24.0,
-        ..base("sm_80", "A100 SXM4 40 GB", 108, 1410.0, 1555.0)
+        ..base("sm_80", "A100 SXM4 40 GB", 108, 1410.0, 1555.0, 192)
     },
     MachineParams {
         fp32_lanes: 128,
         fp64_lanes: 2,
-        ..base("sm_86", "A10", 72, 1695.0, 600.0)
+        ..base("sm_86", "A10", 72, 1695.0, 600.0, 128)
     },
     MachineParams {
         fp32_lanes: 128,
         fp64_lanes: 2,
         lat_l2: 260.0,
         lat_dram: 500.0,
-        ..base("sm_89", "L4", 58, 2040.0, 300.0)
+        ..base("sm_89", "L4", 58, 2040.0, 300.0, 128)
     },
     MachineParams {
         fp32_lanes: 128,
@@ -112,7 +117,7 @@ pub const MACHINES: &[MachineParams] = &[
         lat_l1: 35.0,
         lat_l2: 260.0,
         lat_dram: 500.0,
-        ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0)
+        ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0, 256)
     },
 ];
 
