@@ -182,6 +182,9 @@ pub enum Pass {
     Shuffle,
     /// Shared-memory spilling (`warpsmith::spill`), options from `WARPSMITH_SPILL_*`.
     Spill,
+    /// The variant predictor without a launch spec (`warpsmith::tune::tune_all`): `.maxnreg` or
+    /// the pragma at an occupancy cliff where the static model predicts it faster.
+    Tune,
 }
 
 impl Pass {
@@ -190,6 +193,7 @@ impl Pass {
         match self {
             Pass::Shuffle => "shuffle",
             Pass::Spill => "spill",
+            Pass::Tune => "tune",
         }
     }
 }
@@ -202,8 +206,9 @@ pub fn parse_passes(value: &str) -> (Vec<Pass>, Vec<String>) {
         match name {
             "shuffle" => passes.push(Pass::Shuffle),
             "spill" => passes.push(Pass::Spill),
+            "tune" => passes.push(Pass::Tune),
             other => warnings.push(format!(
-                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill)"
+                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill, tune)"
             )),
         }
     }
@@ -360,6 +365,12 @@ pub fn rewrite(
                     });
                 }
             }
+            Pass::Tune => notes.extend(tune_pass(
+                &mut module,
+                &arch,
+                env.as_ref().ok(),
+                ptxas_args,
+            )?),
         }
     }
     if module == original {
@@ -394,6 +405,28 @@ pub fn rewrite(
         ptx: Some(print_module(&module)),
         notes,
     })
+}
+
+/// `WARPSMITH_PASSES=tune`: every kernel through the variant predictor without a launch spec
+/// (block size and dynamic shared memory from `WARPSMITH_SPILL_*`, like the spill pass).
+fn tune_pass(
+    module: &mut warpsmith::ptx::Module,
+    arch: &str,
+    env: Option<&warpsmith::spill::SpillOptions>,
+    ptxas_args: &[String],
+) -> Result<Vec<String>, PassFailure> {
+    let opts = warpsmith::tune::TuneOptions {
+        arch: arch.to_string(),
+        block_size: env.and_then(|o| o.block_size),
+        dynamic_smem: env.and_then(|o| o.dynamic_smem),
+        ptxas_args: ptxas_args.to_vec(),
+        ..Default::default()
+    };
+    let (m, notes) = run_guarded(Pass::Tune.name(), || {
+        Ok(warpsmith::tune::tune_all(module, &opts))
+    })?;
+    *module = m;
+    Ok(notes)
 }
 
 /// Whether `candidate` is the executable `me` (both resolved through symbolic links).
@@ -861,6 +894,7 @@ mod tests {
             (vec![Pass::Shuffle, Pass::Spill], vec![])
         );
         assert_eq!(parse_passes(" spill , "), (vec![Pass::Spill], vec![]));
+        assert_eq!(parse_passes("tune"), (vec![Pass::Tune], vec![]));
         assert_eq!(parse_passes(""), (vec![], vec![]));
         let (p, w) = parse_passes("spill,vectorize");
         assert_eq!(p, vec![Pass::Spill]);

@@ -77,6 +77,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         dynamic_smem: a.dynamic_smem,
         ptxas_args: Vec::new(),
         seeds: a.seeds,
+        skip_rewrites: false,
     };
     let tuned = tune(&module, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
     summary(&tuned.report);

@@ -54,6 +54,9 @@ pub struct TuneOptions {
     pub ptxas_args: Vec<String>,
     /// Seeds of the equivalence check of a rewritten winner.
     pub seeds: u64,
+    /// Build only the variants that can be chosen without a launch spec (ptxas, pragma): the
+    /// drop-in's mode, where spill and shuffle variants would cost time and never win.
+    pub skip_rewrites: bool,
 }
 
 /// Why tuning could not start.
@@ -186,7 +189,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
         dynamic: launch.dynamic,
         ptxas_args: opts.ptxas_args.clone(),
     };
-    let candidates = variants::build(module, &ctx, &caps, base.res.registers);
+    let candidates = variants::build(module, &ctx, &caps, base.res.registers, opts.skip_rewrites);
     let run = evaluate::Runner::new(module, &kernel, machine, &launch, opts);
     let (mut evaluated, model, blocks, mut notes) = run.all(candidates);
     let chosen = choose::choose(module, &mut evaluated, opts, &mut notes);
@@ -217,6 +220,41 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
         },
         builds,
     })
+}
+
+/// Tunes every kernel of `module` in turn without a launch spec (the drop-in,
+/// `WARPSMITH_PASSES=tune`): only ptxas-option variants, the static model. Returns the module and
+/// one line per kernel (its choice, or why it was left as it was).
+pub fn tune_all(module: &Module, base: &TuneOptions) -> (Module, Vec<String>) {
+    let names: Vec<String> = module
+        .functions()
+        .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
+        .map(|f| f.name.to_string())
+        .collect();
+    let mut m = module.clone();
+    let mut notes = Vec::new();
+    for k in names {
+        let opts = TuneOptions {
+            kernel: Some(k.clone()),
+            launch: None,
+            skip_rewrites: true,
+            ..base.clone()
+        };
+        match tune(&m, &opts) {
+            Ok(t) => {
+                let chosen = t.report.variants.iter().find(|v| v.chosen);
+                notes.push(format!(
+                    "tune: {k}: {} ({} model, predicted {:.2} us)",
+                    chosen.map_or("ptxas", |v| v.name.as_str()),
+                    t.report.model.name(),
+                    chosen.and_then(|v| v.predicted_us).unwrap_or(0.0)
+                ));
+                m = t.module;
+            }
+            Err(e) => notes.push(format!("tune: {k}: left as it was: {e}")),
+        }
+    }
+    (m, notes)
 }
 
 /// The kernel to tune: the named one, the spec's, or the only one.

@@ -85,8 +85,14 @@ pub fn with_cap(m: &Module, kernel: &str, n: u32, pragma: bool) -> Module {
 }
 
 /// Every variant for `caps` (the occupancy cliffs to try, nearest first) below or at the
-/// kernel's own `regs`.
-pub fn build(original: &Module, ctx: &Context, caps: &[u32], regs: u32) -> Vec<Candidate> {
+/// kernel's own `regs`; without the rewriting ones (spill, shuffle) when `skip_rewrites`.
+pub fn build(
+    original: &Module,
+    ctx: &Context,
+    caps: &[u32],
+    regs: u32,
+    skip_rewrites: bool,
+) -> Vec<Candidate> {
     let mut out = vec![Candidate {
         name: "ptxas".into(),
         kind: Kind::Ptxas,
@@ -108,6 +114,9 @@ pub fn build(original: &Module, ctx: &Context, caps: &[u32], regs: u32) -> Vec<C
             max_regs: Some(n),
             module: Ok(with_cap(original, &ctx.kernel, n, true)),
         });
+    }
+    if skip_rewrites {
+        return out;
     }
     for &n in caps {
         let t0 = std::time::Instant::now();
