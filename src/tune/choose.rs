@@ -37,7 +37,7 @@ pub fn choose(
         };
         if vs[i].report.kind.rewrites() {
             let Some(spec) = opts.launch.as_ref() else {
-                unreachable_choice(vs, i);
+                refuse_unprovable(vs, i);
                 continue;
             };
             let proof = check(original, &vs[i].module, spec, opts.seeds.max(1));
@@ -63,8 +63,9 @@ pub fn choose(
     }
 }
 
-/// Guards the loop: a rewriting variant is never eligible without a spec.
-fn unreachable_choice(vs: &mut [Evaluated], i: usize) {
+/// A rewrite cannot be proved equal without a spec ([`best`] already leaves such variants out;
+/// this keeps the loop finite should that ever change).
+fn refuse_unprovable(vs: &mut [Evaluated], i: usize) {
     vs[i].report.error = Some("rewrites need a launch spec to be proved equal".into());
 }
 
