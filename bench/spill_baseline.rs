@@ -17,7 +17,7 @@
 //! never-worse rule keeps it; the figures are read from the output cubin).
 
 use warpsmith::analysis::occupancy::{arch, cliffs, occupancy, LaunchResources};
-use warpsmith::ptx::{parse_module, print_module, FuncDirective, Module, Stmt};
+use warpsmith::ptx::{parse_module, print_module, Module};
 use warpsmith::sass::demote::{local_to_shared, LocalToShared};
 use warpsmith::spill::{spill_module, SpillOptions, Target};
 use warpsmith::tools::{self, KernelResources, Tool};
@@ -28,23 +28,9 @@ const DYNAMIC_SMEM: &[(&str, u32)] = &[
     ("heavy_stencil33_dynsmem", (1024 + 32) * 4),
 ];
 
+/// `.maxnreg n` (and the pragma) on `kernel`, printed ([`warpsmith::tune::variants::with_cap`]).
 fn with_cap(m: &Module, kernel: &str, n: u32, pragma: bool) -> String {
-    let mut m = m.clone();
-    if pragma && m.version < (8, 7) {
-        m.version = (8, 7);
-    }
-    for f in m.functions_mut().filter(|f| &*f.name == kernel) {
-        f.directives
-            .retain(|d| !matches!(d, FuncDirective::MaxNreg(_)));
-        f.directives.push(FuncDirective::MaxNreg(n));
-        if pragma {
-            if let Some(b) = f.body.as_mut() {
-                b.stmts
-                    .insert(0, Stmt::Pragma(vec!["enable_smem_spilling".into()]));
-            }
-        }
-    }
-    print_module(&m)
+    print_module(&warpsmith::tune::variants::with_cap(m, kernel, n, pragma))
 }
 
 fn figures(text: &str, sm: &str, kernel: &str) -> Result<KernelResources, String> {
@@ -123,9 +109,10 @@ fn demote_at(
     sm: &str,
     dynamic_smem: u32,
 ) -> Result<KernelResources, String> {
-    let (figs, cubin) = tools::ptxas_cubin_source(&with_cap(module, kernel, n, false), sm, &[])
-        .map_err(|e| format!("refused: {e}"))?;
-    let plain = figs
+    let tools::Assembled { cubin, resources } =
+        tools::ptxas_assemble_source(&with_cap(module, kernel, n, false), sm, &[])
+            .map_err(|e| format!("refused: {e}"))?;
+    let plain = resources
         .into_iter()
         .find(|k| k.name == kernel)
         .ok_or("no figures")?;

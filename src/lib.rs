@@ -28,3 +28,4 @@ pub mod sass;
 pub mod shuffle;
 pub mod spill;
 pub mod tools;
+pub mod tune;

@@ -17,9 +17,10 @@ mod cli;
 /// Built today: the PTX machine IR (`fmt`, `stats`), the occupancy calculator (`occupancy`), the
 /// affine divergence analysis (`divergence`, and the LLVM 22 pass plugin libwarpsmith.so), the PTX
 /// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`), the cubin/SASS tools
-/// (`sass`), shuffle synthesis (`shuffle`) and the drop-in assembler wrapper (`ptxas`). Partial or
-/// planned: see each command's help and docs/ (`demote`: local-to-shared only; SASS register
-/// demotion is not built yet).
+/// (`sass`), the cubin demoter (`demote`) and local-memory report (`lmem-report`), shuffle
+/// synthesis (`shuffle`), the variant predictor (`tune`) and the drop-in assembler wrapper
+/// (`ptxas`). Partial or planned: see each command's help and docs/ (`demote`: local-to-shared
+/// only; SASS register demotion is not built yet).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
 struct Cli {
@@ -88,6 +89,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    Tune(cli::tune::TuneArgs),
     /// Shared-memory spilling: demote registers to shared memory so that ptxas, capped at
     /// --max-regs (written as .maxnreg), needs no local memory.
     ///
@@ -507,6 +509,7 @@ fn main() -> ExitCode {
             verify,
             report: report.as_deref(),
         }),
+        Command::Tune(args) => cli::tune::run(args),
         // Reached with global options before the subcommand (`warpsmith --log info ptxas …`).
         Command::Ptxas { args } => return cli::ptxas::main(args.clone()),
     };

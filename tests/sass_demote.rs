@@ -206,7 +206,11 @@ fn triton_attention_frame_moves_and_is_proved() {
         .arg(&ptx)
         .output()
         .expect("ptxas runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let bytes = std::fs::read(&cubin).unwrap();
     let opts = LocalToShared {
         dynamic_smem: Some(spec.dynamic_smem as u32),

@@ -18,6 +18,7 @@ pub mod sass;
 pub mod shuffle;
 pub mod spill;
 pub mod stats;
+pub mod tune;
 
 /// Errors of the command-line tool.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +53,9 @@ pub enum CliError {
     /// Shuffle synthesis failed.
     #[error("{0}")]
     Shuffle(String),
+    /// `tune` could not start.
+    #[error("{0}")]
+    Tune(String),
     /// A cubin/SASS operation failed.
     #[error("{0}")]
     Sass(#[from] warpsmith::sass::SassError),

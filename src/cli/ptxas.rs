@@ -187,6 +187,9 @@ pub enum Pass {
     Shuffle,
     /// Shared-memory spilling (`warpsmith::spill`), options from `WARPSMITH_SPILL_*`.
     Spill,
+    /// The variant predictor without a launch spec (`warpsmith::tune::tune_all`): `.maxnreg` or
+    /// the pragma at an occupancy cliff where the static model predicts it faster.
+    Tune,
     /// After ptxas: the cubin's local-memory frame moved to shared memory
     /// (`warpsmith::sass::demote`; `super::ptxas_demote`).
     Demote,
@@ -198,6 +201,7 @@ impl Pass {
         match self {
             Pass::Shuffle => "shuffle",
             Pass::Spill => "spill",
+            Pass::Tune => "tune",
             Pass::Demote => "demote",
         }
     }
@@ -211,9 +215,10 @@ pub fn parse_passes(value: &str) -> (Vec<Pass>, Vec<String>) {
         match name {
             "shuffle" => passes.push(Pass::Shuffle),
             "spill" => passes.push(Pass::Spill),
+            "tune" => passes.push(Pass::Tune),
             "demote" => passes.push(Pass::Demote),
             other => warnings.push(format!(
-                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill, demote)"
+                "{PASSES_VAR}: unknown pass `{other}` ignored (known: shuffle, spill, tune, demote)"
             )),
         }
     }
@@ -372,6 +377,12 @@ pub fn rewrite(
                     });
                 }
             }
+            Pass::Tune => notes.extend(tune_pass(
+                &mut module,
+                &arch,
+                env.as_ref().ok(),
+                ptxas_args,
+            )?),
         }
     }
     if module == original {
@@ -408,7 +419,28 @@ pub fn rewrite(
     })
 }
 
-/// Whether `candidate` is the executable `me` (both resolved through symbolic links).
+/// `WARPSMITH_PASSES=tune`: every kernel through the variant predictor without a launch spec
+/// (block size and dynamic shared memory from `WARPSMITH_SPILL_*`, like the spill pass).
+fn tune_pass(
+    module: &mut warpsmith::ptx::Module,
+    arch: &str,
+    env: Option<&warpsmith::spill::SpillOptions>,
+    ptxas_args: &[String],
+) -> Result<Vec<String>, PassFailure> {
+    let opts = warpsmith::tune::TuneOptions {
+        arch: arch.to_string(),
+        block_size: env.and_then(|o| o.block_size),
+        dynamic_smem: env.and_then(|o| o.dynamic_smem),
+        ptxas_args: ptxas_args.to_vec(),
+        ..Default::default()
+    };
+    let (m, notes) = run_guarded(Pass::Tune.name(), || {
+        Ok(warpsmith::tune::tune_all(module, &opts))
+    })?;
+    *module = m;
+    Ok(notes)
+}
+
 /// Finds the real ptxas, never `me` (the wrapper, also through a symbolic link): the value of
 /// `WARPSMITH_PTXAS` (`env_value`: a path, or a name looked up on `path_var`), else `ptxas` in
 /// `local_dirs` (the project's `.tools/bin`), else on `path_var` — the search of
@@ -883,6 +915,7 @@ mod tests {
             (vec![Pass::Shuffle, Pass::Spill], vec![])
         );
         assert_eq!(parse_passes(" spill , "), (vec![Pass::Spill], vec![]));
+        assert_eq!(parse_passes("tune"), (vec![Pass::Tune], vec![]));
         assert_eq!(parse_passes(""), (vec![], vec![]));
         let (p, w) = parse_passes("spill,vectorize");
         assert_eq!(p, vec![Pass::Spill]);

@@ -57,6 +57,8 @@ mod search;
 pub mod select;
 mod setup;
 
+pub use setup::cliff_caps;
+
 pub use plan::pressure_of;
 
 use serde::Serialize;

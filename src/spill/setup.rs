@@ -121,31 +121,51 @@ pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, Spill
     match target {
         Target::MaxRegs(n) => Ok(vec![n]),
         Target::Auto => {
-            let steps = occupancy::cliffs(
-                s.arch,
-                &launch_resources(0, s.threads, s.static_smem, s.dynamic),
-            )?;
             let spills = s
                 .before
                 .as_ref()
                 .is_some_and(|k| k.spill_stores + k.spill_loads + k.stack_frame > 0);
-            let own_step = steps
-                .iter()
-                .find(|c| c.max_regs >= s.regs_before)
-                .map(|c| c.max_regs)
-                .filter(|_| spills);
-            Ok(own_step
-                .into_iter()
-                .chain(
-                    steps
-                        .iter()
-                        .rev()
-                        .filter(|c| c.max_regs < s.regs_before)
-                        .map(|c| c.max_regs),
-                )
-                .collect())
+            Ok(cliff_caps(
+                s.arch,
+                s.threads,
+                s.static_smem,
+                s.dynamic,
+                s.regs_before,
+                spills,
+            )?)
         }
     }
+}
+
+/// The register caps worth trying for a kernel that uses `regs` registers (ptxas's figure) with
+/// `threads` threads per block and the given shared memory, nearest first: the cap of the
+/// kernel's own occupancy step when ptxas alone already spills (`spills`: same occupancy, the
+/// local memory moved to shared memory), then every occupancy cliff below `regs`. The `spill`
+/// pass (`--occupancy auto`) and `warpsmith tune` try exactly these.
+pub fn cliff_caps(
+    arch: &'static ArchLimits,
+    threads: u32,
+    static_smem: u32,
+    dynamic: DynamicSmem,
+    regs: u32,
+    spills: bool,
+) -> Result<Vec<u32>, occupancy::OccupancyError> {
+    let steps = occupancy::cliffs(arch, &launch_resources(0, threads, static_smem, dynamic))?;
+    let own_step = steps
+        .iter()
+        .find(|c| c.max_regs >= regs)
+        .map(|c| c.max_regs)
+        .filter(|_| spills);
+    Ok(own_step
+        .into_iter()
+        .chain(
+            steps
+                .iter()
+                .rev()
+                .filter(|c| c.max_regs < regs)
+                .map(|c| c.max_regs),
+        )
+        .collect())
 }
 
 /// Bytes of shared memory the kernel can still declare statically and the launch can still take:

@@ -100,6 +100,39 @@ pub fn ptxas_verbose_source(
     ptxas_verbose_with(&ptxas, &input, arch, extra_args)
 }
 
+/// A cubin ptxas made, with the `-v` figures of every function (sorted by name).
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The cubin's bytes.
+    pub cubin: Vec<u8>,
+    /// `ptxas -v`'s figures.
+    pub resources: Vec<KernelResources>,
+}
+
+/// Runs `ptxas -arch=<arch> -v <extra_args>` on PTX text and keeps the cubin as well as the
+/// figures (the performance predictor runs the cubin on the SASS emulator).
+pub fn ptxas_assemble_source(
+    ptx: &str,
+    arch: &str,
+    extra_args: &[&str],
+) -> Result<Assembled, ToolError> {
+    let ptxas = find(Tool::Ptxas)?;
+    let dir = temp_dir()?;
+    let input = write_input(&dir, ptx)?;
+    let arch = normalize_arch(arch);
+    let mut args = vec![format!("-arch={arch}"), "-v".to_string()];
+    args.extend(extra_args.iter().map(|s| s.to_string()));
+    let out = dir.path().join("out.cubin");
+    let (stdout, mut text) = run_ptxas_to(&ptxas, &input, args, &out)?;
+    text.push_str(&stdout);
+    let resources = parse_ptxas_verbose(&text, &arch)?;
+    let cubin = std::fs::read(&out).map_err(|source| ToolError::Io {
+        context: format!("cannot read ptxas's output {}", out.display()),
+        source,
+    })?;
+    Ok(Assembled { cubin, resources })
+}
+
 /// Checks that ptxas assembles the PTX file for `arch`: `Ok(())`, or [`ToolError::Failed`] with
 /// ptxas's diagnostics.
 pub fn ptxas_accepts(ptx_path: &Path, arch: &str) -> Result<(), ToolError> {
@@ -151,33 +184,6 @@ fn run_ptxas(
     ptx_path: &Path,
     args: Vec<String>,
 ) -> Result<(String, String), ToolError> {
-    run_ptxas_cubin(ptxas, ptx_path, args).map(|(o, e, _)| (o, e))
-}
-
-/// `ptxas -arch=<arch> -v <extra_args>` on PTX text: the figures of every function and the
-/// cubin ptxas wrote.
-pub fn ptxas_cubin_source(
-    ptx: &str,
-    arch: &str,
-    extra_args: &[&str],
-) -> Result<(Vec<KernelResources>, Vec<u8>), ToolError> {
-    let ptxas = find(Tool::Ptxas)?;
-    let dir = temp_dir()?;
-    let input = write_input(&dir, ptx)?;
-    let arch = normalize_arch(arch);
-    let mut args = vec![format!("-arch={arch}"), "-v".to_string()];
-    args.extend(extra_args.iter().map(|s| s.to_string()));
-    let (stdout, mut text, cubin) = run_ptxas_cubin(&ptxas, &input, args)?;
-    text.push_str(&stdout);
-    Ok((parse_ptxas_verbose(&text, &arch)?, cubin))
-}
-
-/// [`run_ptxas`], also returning the cubin.
-fn run_ptxas_cubin(
-    ptxas: &Path,
-    ptx_path: &Path,
-    mut args: Vec<String>,
-) -> Result<(String, String, Vec<u8>), ToolError> {
     if let Err(source) = std::fs::metadata(ptx_path) {
         return Err(ToolError::Io {
             context: format!("cannot read {}", ptx_path.display()),
@@ -186,6 +192,16 @@ fn run_ptxas_cubin(
     }
     let dir = temp_dir()?;
     let out = dir.path().join("out.cubin");
+    run_ptxas_to(ptxas, ptx_path, args, &out)
+}
+
+/// [`run_ptxas`] writing the cubin to `out`.
+fn run_ptxas_to(
+    ptxas: &Path,
+    ptx_path: &Path,
+    mut args: Vec<String>,
+    out: &Path,
+) -> Result<(String, String), ToolError> {
     args.push(ptx_path.display().to_string());
     args.push("-o".to_string());
     args.push(out.display().to_string());
@@ -195,11 +211,7 @@ fn run_ptxas_cubin(
     for line in stderr.lines().filter(|l| l.starts_with("ptxas warning")) {
         log::debug!("{line}");
     }
-    let cubin = std::fs::read(&out).map_err(|source| ToolError::Io {
-        context: format!("cannot read {}", out.display()),
-        source,
-    })?;
-    Ok((stdout, stderr, cubin))
+    Ok((stdout, stderr))
 }
 
 /// Parses the text `ptxas -v` printed into one record per function, sorted by name.

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Times every variant `warpsmith tune` built, on a GPU, and writes the ground-truth table.
+
+    time_variants.py DIR [DIR ...] [--out bench/results/h100-<date>.json] [--warmup 10] [--runs 100]
+    time_variants.py selftest
+
+Each DIR is a `warpsmith tune ... --launch SPEC --emit-variants DIR` folder (bench/tune/table.sh
+makes one per bench kernel): NAME.cubin per variant, report.json (the predictions and the
+choice) and launch.json (the spec). For every variant with a cubin the script loads it with the
+CUDA driver (libcuda through ctypes, as bench/gpu/crosscheck.py does: no toolkit needed), builds
+the arguments from the spec with crosscheck.py's generator (the emulator's bytes), runs it once on
+fresh inputs and compares every buffer with ptxas alone's bytes (a variant that differs is
+recorded as `differs` and gets no time), then times it: `--warmup` launches, then `--runs`
+launches each bracketed by CUDA events; the median is the variant's time in µs.
+
+The output has the issue's format,
+    {"kernels": {name: {"measured_us": {variant: us}, "predicted_choice": variant}}}
+plus, per kernel, `predicted_us`, `best_measured`, `choice_within_5pct` and `speedup_over_ptxas`
+(measured), and a summary: how often the predicted choice is within 5 % of the best measured
+variant, and the geomean speed-up of the choice over ptxas alone.
+
+Exit status: 0 done, 2 usage error or no GPU (the message says which). Nothing is faked: without
+a CUDA driver and a GPU the script stops before writing anything.
+"""
+
+import argparse
+import ctypes
+import datetime
+import json
+import math
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crosscheck  # noqa: E402  (same folder: the generator and the driver wrapper)
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if n == 0:
+        raise ValueError("median of no values")
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
+
+
+def geomean(xs):
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summarise(kernels):
+    """Adds the per-kernel verdicts and returns the summary (pure: unit-tested by `selftest`)."""
+    within, speedups = [], []
+    for k in kernels.values():
+        m = {v: t for v, t in k["measured_us"].items() if isinstance(t, (int, float))}
+        if not m:
+            continue
+        best = min(m, key=m.get)
+        k["best_measured"] = best
+        choice = k["predicted_choice"]
+        if choice in m:
+            ok = m[choice] <= 1.05 * m[best]
+            k["choice_within_5pct"] = ok
+            within.append(ok)
+            if "ptxas" in m:
+                k["speedup_over_ptxas"] = m["ptxas"] / m[choice]
+                speedups.append(k["speedup_over_ptxas"])
+    return {
+        "kernels_timed": len(within),
+        "choice_within_5pct": sum(within),
+        "fraction_within_5pct": (sum(within) / len(within)) if within else None,
+        "geomean_speedup_over_ptxas": geomean(speedups),
+    }
+
+
+class Timer:
+    """Loads cubins and times launches with CUDA events."""
+
+    def __init__(self):
+        self.cuda = crosscheck.Cuda()  # raises RuntimeError without a driver or GPU
+        self.lib = self.cuda.lib
+
+    def load_cubin(self, data, name):
+        mod = ctypes.c_void_p()
+        self.cuda.check(self.lib.cuModuleLoadData(ctypes.byref(mod), ctypes.c_char_p(data)), "cuModuleLoadData")
+        return mod, self.cuda.function(mod, name)
+
+    def args(self, spec):
+        blobs, buffers = [], []
+        for i, a in enumerate(spec["args"]):
+            if "buffer" in a:
+                data = crosscheck.buffer_bytes(a["buffer"], i)
+                ptr = self.cuda.alloc(data)
+                buffers.append((i, ptr, data))
+                blobs.append(struct.pack("<Q", ptr.value))
+            elif "scalar" in a:
+                blobs.append(crosscheck.scalar_bytes(a["scalar"]))
+            else:
+                blobs.append(crosscheck.buffer_bytes(a["byval"], i))
+        return blobs, buffers
+
+    def outputs(self, f, spec):
+        """One launch on fresh inputs; every buffer's bytes afterwards."""
+        blobs, buffers = self.args(spec)
+        self.cuda.launch(f, crosscheck.dims(spec["grid"]), crosscheck.dims(spec["block"]),
+                         int(spec.get("dynamic_smem", 0)), blobs)
+        out = [self.cuda.read(ptr, len(data)) for _, ptr, data in buffers]
+        for _, ptr, _ in buffers:
+            self.lib.cuMemFree_v2(ptr)
+        return out
+
+    def time(self, f, spec, warmup, runs):
+        blobs, buffers = self.args(spec)
+        holders = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(h, ctypes.c_void_p) for h in holders])
+        grid, block = crosscheck.dims(spec["grid"]), crosscheck.dims(spec["block"])
+        smem = ctypes.c_uint(int(spec.get("dynamic_smem", 0)))
+        if smem.value:
+            self.lib.cuFuncSetAttribute(f, 8, ctypes.c_int(smem.value))
+        start, stop = ctypes.c_void_p(), ctypes.c_void_p()
+        self.cuda.check(self.lib.cuEventCreate(ctypes.byref(start), 0), "cuEventCreate")
+        self.cuda.check(self.lib.cuEventCreate(ctypes.byref(stop), 0), "cuEventCreate")
+        launch = lambda: self.cuda.check(  # noqa: E731
+            self.lib.cuLaunchKernel(f, *grid, *block, smem, None, params, None), "cuLaunchKernel")
+        for _ in range(warmup):
+            launch()
+        self.cuda.check(self.lib.cuCtxSynchronize(), "warm-up")
+        times = []
+        for _ in range(runs):
+            self.lib.cuEventRecord(start, None)
+            launch()
+            self.lib.cuEventRecord(stop, None)
+            self.cuda.check(self.lib.cuEventSynchronize(stop), "kernel execution")
+            ms = ctypes.c_float()
+            self.lib.cuEventElapsedTime(ctypes.byref(ms), start, stop)
+            times.append(ms.value * 1000.0)
+        for _, ptr, _ in buffers:
+            self.lib.cuMemFree_v2(ptr)
+        return median(times)
+
+
+def time_dir(timer, d, warmup, runs):
+    report = json.load(open(os.path.join(d, "report.json")))
+    spec = json.load(open(os.path.join(d, "launch.json")))
+    measured, predicted, reference = {}, {}, None
+    for v in report["variants"]:
+        predicted[v["name"]] = v.get("predicted_us")
+        path = os.path.join(d, v["name"] + ".cubin")
+        if not os.path.isfile(path):
+            measured[v["name"]] = "not built: " + (v.get("error") or "no cubin")
+            continue
+        _, f = timer.load_cubin(open(path, "rb").read(), report["kernel"])
+        outs = timer.outputs(f, spec)
+        if reference is None:
+            reference = outs
+        elif outs != reference:
+            measured[v["name"]] = "differs from ptxas alone on the GPU"
+            continue
+        measured[v["name"]] = timer.time(f, spec, warmup, runs)
+    choice = next((v["name"] for v in report["variants"] if v["chosen"]), None)
+    return report["kernel"], {"measured_us": measured, "predicted_choice": choice,
+                              "predicted_us": predicted, "model": report["model"], "arch": report["arch"]}
+
+
+def cmd_selftest():
+    assert median([3, 1, 2]) == 2 and median([4, 1, 2, 3]) == 2.5
+    ks = {"a": {"measured_us": {"ptxas": 10.0, "v": 8.0, "w": 8.3}, "predicted_choice": "w"},
+          "b": {"measured_us": {"ptxas": 5.0, "v": "differs from ptxas alone on the GPU"}, "predicted_choice": "ptxas"},
+          "c": {"measured_us": {"ptxas": 4.0, "v": 2.0}, "predicted_choice": "ptxas"}}
+    s = summarise(ks)
+    assert ks["a"]["best_measured"] == "v" and ks["a"]["choice_within_5pct"] is True
+    assert ks["c"]["choice_within_5pct"] is False and ks["b"]["speedup_over_ptxas"] == 1.0
+    assert s["kernels_timed"] == 3 and s["choice_within_5pct"] == 2
+    assert abs(s["geomean_speedup_over_ptxas"] - (10.0 / 8.3) ** (1 / 3)) < 1e-12
+    print("selftest: ok")
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ["selftest"]:
+        return cmd_selftest()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dirs", nargs="+", help="folders written by `warpsmith tune --emit-variants`")
+    ap.add_argument("--out", help="default: bench/results/h100-<UTC date>.json")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=100)
+    a = ap.parse_args()
+    try:
+        timer = Timer()
+    except RuntimeError as e:
+        print("time_variants: %s; nothing was timed or written" % e, file=sys.stderr)
+        return 2
+    kernels = {}
+    for d in a.dirs:
+        name, entry = time_dir(timer, d, a.warmup, a.runs)
+        kernels[name] = entry
+    summary = summarise(kernels)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = a.out or os.path.join(root, "bench", "results",
+                                "h100-%s.json" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".tmp", "w") as fh:
+        json.dump({"kernels": kernels, "summary": summary}, fh, indent=2)
+        fh.write("\n")
+    os.replace(out + ".tmp", out)
+    print("wrote %s: %s" % (out, json.dumps(summary)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

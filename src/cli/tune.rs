@@ -1,0 +1,145 @@
+//! `warpsmith tune`: build a kernel's variants, predict each one's time and write the fastest
+//! (RegDem §4; the library side is `warpsmith::tune`, the model in docs/tune.md).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use warpsmith::fsutil::write_atomic;
+use warpsmith::ptx::print_module;
+use warpsmith::tune::{tune, TuneOptions, TuneReport, Tuned};
+
+use super::emulate::load_spec;
+use super::{emit, load_ptx, write_json_report, CliError};
+
+/// Predict the fastest variant of a kernel and write it.
+///
+/// Variants: ptxas alone; ptxas with `.maxnreg N` at each occupancy cliff below the kernel's
+/// register use; NVIDIA's `.pragma "enable_smem_spilling"` at each cliff (ptxas refuses it with
+/// dynamic shared memory); warpsmith's shared-memory spilling at each cliff (kept only where the
+/// never-worse rule keeps it); shuffle synthesis. Each is assembled with `ptxas -v` (registers,
+/// local and shared memory, occupancy with static and dynamic shared memory); variants ptxas
+/// refuses or that cannot launch are listed with the reason and never chosen.
+///
+/// With --launch (the emulator's JSON launch spec) each variant's cubin runs on the SASS emulator
+/// and an analytic model (issue, pipe, L1, shared-memory, DRAM and latency bounds against the
+/// occupancy) predicts its time in µs; where the SASS emulator cannot run the kernel the PTX
+/// emulator's counts are used, else a static count (the report's `model` says which). Without
+/// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) can
+/// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
+/// original on the launch. Predictions are not measurements: no GPU timing backs them yet.
+///
+/// OUT is PTX: the chosen variant with its `.maxnreg`, pragma or rewrite applied, so any ptxas
+/// reproduces it.
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// The PTX file.
+    input: PathBuf,
+    /// Where to write the chosen variant's PTX (atomically).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The kernel (default: the launch spec's, or the module's only kernel).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Target architecture (sm_70 … sm_90).
+    #[arg(long, default_value = "sm_90")]
+    arch: String,
+    /// JSON launch spec (as for `emulate`): grid, block, dynamic shared memory, arguments.
+    #[arg(long)]
+    launch: Option<PathBuf>,
+    /// Threads per block for kernels without launch bounds when no spec is given.
+    #[arg(long)]
+    block_size: Option<u32>,
+    /// Dynamic shared memory per block, bytes, when no spec is given.
+    #[arg(long)]
+    dynamic_smem: Option<u32>,
+    /// Seeds for the equivalence check of a rewritten winner.
+    #[arg(long, default_value_t = 2)]
+    seeds: u64,
+    /// Write the JSON report here.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Also write every variant to this folder, for timing on a GPU
+    /// (bench/gpu/time_variants.py): NAME.ptx and NAME.cubin per variant that assembled,
+    /// report.json, and launch.json (the spec).
+    #[arg(long, value_name = "DIR")]
+    emit_variants: Option<PathBuf>,
+}
+
+/// Runs the command.
+pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
+    let module = load_ptx(&a.input)?;
+    let launch = a.launch.as_deref().map(load_spec).transpose()?;
+    let opts = TuneOptions {
+        kernel: a.kernel.clone(),
+        arch: a.arch.clone(),
+        launch,
+        block_size: a.block_size,
+        dynamic_smem: a.dynamic_smem,
+        ptxas_args: Vec::new(),
+        seeds: a.seeds,
+        skip_rewrites: false,
+    };
+    let tuned = tune(&module, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
+    summary(&tuned.report);
+    if let Some(p) = &a.report {
+        write_json_report(p, &tuned.report)?;
+    }
+    if let Some(dir) = &a.emit_variants {
+        emit_variants(dir, &tuned, a.launch.as_deref())?;
+    }
+    emit(Some(&a.output), &print_module(&tuned.module))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes every variant's PTX and cubin, the report and the launch spec into `dir`.
+fn emit_variants(dir: &Path, t: &Tuned, launch: Option<&Path>) -> Result<(), CliError> {
+    let write_err = |path: PathBuf| move |source| CliError::Write { path, source };
+    std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
+    for b in &t.builds {
+        if let Some(ptx) = &b.ptx {
+            emit(Some(&dir.join(format!("{}.ptx", b.name))), ptx)?;
+        }
+        if let Some(cubin) = &b.cubin {
+            let p = dir.join(format!("{}.cubin", b.name));
+            write_atomic(&p, cubin).map_err(write_err(p.clone()))?;
+        }
+    }
+    write_json_report(&dir.join("report.json"), &t.report)?;
+    if let Some(spec) = launch {
+        let text = crate::read_input(spec)?;
+        emit(Some(&dir.join("launch.json")), &text)?;
+    }
+    Ok(())
+}
+
+/// One line per variant on stderr, the chosen one marked.
+fn summary(r: &TuneReport) {
+    eprintln!(
+        "{} on {} ({}), block {}, {} blocks, model {}",
+        r.kernel,
+        r.arch,
+        r.machine,
+        r.threads,
+        r.blocks,
+        r.model.name()
+    );
+    for v in &r.variants {
+        let mark = if v.chosen { "*" } else { " " };
+        match (&v.error, v.predicted_us) {
+            (Some(e), _) => eprintln!("{mark} {:<20} unusable: {e}", v.name),
+            (None, Some(us)) => eprintln!(
+                "{mark} {:<20} {:>4} regs {:>5} B local {:>6} B smem occ {:>5.1}% {:>10.3} us",
+                v.name,
+                v.registers.unwrap_or(0),
+                v.local_bytes.unwrap_or(0),
+                v.shared_bytes.unwrap_or(0),
+                v.occupancy.unwrap_or(0.0) * 100.0,
+                us
+            ),
+            (None, None) => eprintln!("{mark} {:<20} no prediction", v.name),
+        }
+    }
+    for n in &r.notes {
+        eprintln!("  note: {n}");
+    }
+}

@@ -1,0 +1,179 @@
+//! Choosing the variant (RegDem §4: the predictor's pick among the variants). The fastest
+//! prediction wins; predictions within [`TIE`] of the fastest count as a tie, settled for the
+//! least invasive variant (ptxas alone, then `.maxnreg` alone, then the pragma, then warpsmith's
+//! rewrites), then for the faster prediction. A variant that rewrites the
+//! kernel is chosen only with a launch spec and only after `equiv` proves it computes the same
+//! bytes as the original on the PTX emulator; otherwise the next one is tried. When nothing has a
+//! prediction, ptxas alone is kept.
+
+use crate::emu::equiv::{check, Verdict};
+
+use super::evaluate::Evaluated;
+use super::TuneOptions;
+use crate::ptx::Module;
+
+/// Relative difference under which two predictions tie.
+pub const TIE: f64 = 0.01;
+
+/// Marks and returns the chosen variant's index (0, ptxas alone, when none qualifies).
+pub fn choose(
+    original: &Module,
+    vs: &mut [Evaluated],
+    opts: &TuneOptions,
+    notes: &mut Vec<String>,
+) -> usize {
+    if opts.launch.is_none() && vs.iter().any(|v| v.report.kind.rewrites()) {
+        notes.push(
+            "without --launch, rewriting variants (spill, shuffle) cannot be proved equal to the \
+             original and are never chosen"
+                .into(),
+        );
+    }
+    loop {
+        let Some(i) = best(vs, opts.launch.is_some()) else {
+            notes.push("no variant has a prediction: ptxas alone is kept".into());
+            vs[0].report.chosen = true;
+            return 0;
+        };
+        if vs[i].report.kind.rewrites() {
+            let Some(spec) = opts.launch.as_ref() else {
+                refuse_unprovable(vs, i);
+                continue;
+            };
+            let proof = check(original, &vs[i].module, spec, opts.seeds.max(1));
+            let why = match proof {
+                Ok(r) => match r.verdict {
+                    Verdict::Equal => None,
+                    Verdict::Differ(d) => Some(format!(
+                        "not equal to the original: {} element {}: {} vs {}",
+                        d.buffer, d.index, d.a, d.b
+                    )),
+                    Verdict::SecondFailed { error, .. } => Some(format!("equiv: {error}")),
+                },
+                Err(e) => Some(format!("equiv could not run: {e}")),
+            };
+            vs[i].report.equivalent = Some(why.is_none());
+            if let Some(why) = why {
+                vs[i].report.error = Some(why);
+                continue;
+            }
+        }
+        vs[i].report.chosen = true;
+        return i;
+    }
+}
+
+/// A rewrite cannot be proved equal without a spec ([`best`] already leaves such variants out;
+/// this keeps the loop finite should that ever change).
+fn refuse_unprovable(vs: &mut [Evaluated], i: usize) {
+    vs[i].report.error = Some("rewrites need a launch spec to be proved equal".into());
+}
+
+/// The index of the best eligible variant.
+fn best(vs: &[Evaluated], have_spec: bool) -> Option<usize> {
+    let eligible = |v: &Evaluated| {
+        v.report.error.is_none()
+            && v.report.predicted_us.is_some()
+            && (have_spec || !v.report.kind.rewrites())
+    };
+    let fastest = vs
+        .iter()
+        .filter(|v| eligible(v))
+        .filter_map(|v| v.report.predicted_us)
+        .fold(f64::INFINITY, f64::min);
+    if !fastest.is_finite() {
+        return None;
+    }
+    let limit = fastest * (1.0 + TIE) + 1e-12;
+    vs.iter()
+        .enumerate()
+        .filter(|(_, v)| eligible(v) && v.report.predicted_us.is_some_and(|t| t <= limit))
+        .min_by(|(_, a), (_, b)| {
+            let key = |v: &Evaluated| (v.report.kind, v.report.max_regs.is_some());
+            key(a).cmp(&key(b)).then(
+                a.report
+                    .predicted_us
+                    .partial_cmp(&b.report.predicted_us)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+        })
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::parse_module;
+    use crate::tune::{Kind, VariantReport};
+
+    fn v(name: &str, kind: Kind, max_regs: Option<u32>, us: f64, error: Option<&str>) -> Evaluated {
+        let m = parse_module(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+            "k.ptx",
+        )
+        .unwrap();
+        Evaluated {
+            report: VariantReport {
+                name: name.into(),
+                kind,
+                max_regs,
+                registers: Some(32),
+                local_bytes: Some(0),
+                shared_bytes: Some(0),
+                occupancy: Some(1.0),
+                predicted_us: Some(us),
+                bound: None,
+                chosen: false,
+                equivalent: None,
+                error: error.map(str::to_string),
+            },
+            module: m,
+            measured: None,
+        }
+    }
+
+    fn pick(vs: &mut [Evaluated]) -> (String, Vec<String>) {
+        let original = vs[0].module.clone();
+        let mut notes = Vec::new();
+        let i = choose(&original, vs, &TuneOptions::default(), &mut notes);
+        assert_eq!(vs.iter().filter(|v| v.report.chosen).count(), 1);
+        (vs[i].report.name.clone(), notes)
+    }
+
+    #[test]
+    fn ties_go_to_the_least_invasive_variant() {
+        let mut vs = vec![
+            v("ptxas", Kind::Ptxas, None, 10.0, None),
+            v("ptxas-maxnreg-64", Kind::Ptxas, Some(64), 9.95, None),
+            v("pragma-64", Kind::Pragma, Some(64), 9.93, None),
+        ];
+        assert_eq!(pick(&mut vs).0, "ptxas");
+        vs[1].report.predicted_us = Some(9.0);
+        vs[1].report.chosen = false;
+        vs[0].report.chosen = false;
+        assert_eq!(pick(&mut vs).0, "ptxas-maxnreg-64");
+    }
+
+    #[test]
+    fn unusable_variants_and_unproved_rewrites_are_never_chosen() {
+        let mut vs = vec![
+            v("ptxas", Kind::Ptxas, None, 10.0, None),
+            v(
+                "ptxas-maxnreg-32",
+                Kind::Ptxas,
+                Some(32),
+                1.0,
+                Some("launch-illegal: …"),
+            ),
+            v("spill-32", Kind::Spill, Some(32), 2.0, None),
+            v("shuffle", Kind::Shuffle, None, 3.0, None),
+            v("pragma-32", Kind::Pragma, Some(32), 8.0, None),
+        ];
+        let (name, notes) = pick(&mut vs);
+        assert_eq!(name, "pragma-32");
+        assert!(
+            notes.iter().any(|n| n.contains("never chosen")),
+            "{notes:?}"
+        );
+    }
+}

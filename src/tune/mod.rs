@@ -1,0 +1,291 @@
+//! `warpsmith tune`: build the variants of a kernel, predict each one's time, and keep the
+//! fastest (RegDem §4, the compile-time performance predictor that picks among register
+//! allocation variants).
+//!
+//! - [`variants`]: ptxas alone, `.maxnreg N` at each occupancy cliff, NVIDIA's
+//!   `enable_smem_spilling` pragma at each cliff, warpsmith spill at each cliff, shuffle.
+//! - [`measure`]: `ptxas -v` on each (cubin, registers, local and shared memory), launch
+//!   legality and occupancy.
+//! - [`profile`]: the dynamic instruction mix and memory traffic of the launch — SASS emulator,
+//!   else PTX emulator, else a static count — one source for every variant.
+//! - [`model`] and [`params`]: the analytic model and its per-architecture figures.
+//! - [`scope`]: the variants are made on the module without the other kernels, and the chosen
+//!   one gets them back.
+//! - [`evaluate`]: one variant from PTX to predicted time; [`choose`]: the winner, proved equal
+//!   to the original on the emulator when it rewrites the kernel.
+//!
+//! No GPU timing exists yet: the predictions are the model's, not measurements (docs/tune.md).
+
+pub mod choose;
+pub mod evaluate;
+pub mod measure;
+pub mod model;
+pub mod params;
+pub mod profile;
+pub mod scope;
+pub mod variants;
+
+use serde::Serialize;
+
+use crate::analysis::occupancy::{self, OccupancyError};
+use crate::emu::launch::LaunchSpec;
+use crate::never_worse::dynamic_smem;
+use crate::ptx::{FuncKind, Function, Module};
+use crate::spill::cliff_caps;
+
+pub use model::{Bound, Prediction};
+pub use profile::Source;
+pub use variants::Kind;
+
+/// What to tune.
+#[derive(Clone, Debug, Default)]
+pub struct TuneOptions {
+    /// The kernel (default: the launch spec's, or the module's only kernel).
+    pub kernel: Option<String>,
+    /// `sm_XX`.
+    pub arch: String,
+    /// The launch to predict (absent: the static model ranks the variants).
+    pub launch: Option<LaunchSpec>,
+    /// Threads per block where neither the spec nor launch bounds give them.
+    pub block_size: Option<u32>,
+    /// Dynamic shared memory where the spec does not give it.
+    pub dynamic_smem: Option<u32>,
+    /// ptxas options for every variant.
+    pub ptxas_args: Vec<String>,
+    /// Seeds of the equivalence check of a rewritten winner.
+    pub seeds: u64,
+    /// Build only the variants that can be chosen without a launch spec (ptxas, pragma): the
+    /// drop-in's mode, where spill and shuffle variants would cost time and never win.
+    pub skip_rewrites: bool,
+}
+
+/// Why tuning could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    /// No such kernel.
+    #[error("no kernel named `{0}` with a body")]
+    NoKernel(String),
+    /// Several kernels and none named.
+    #[error("the module has {0} kernels ({1}): name one with --kernel")]
+    WhichKernel(usize, String),
+    /// No block size known.
+    #[error("kernel `{0}` has no .reqntid/.maxntid launch bounds and no launch spec: pass --block-size or --launch")]
+    NoBlockSize(String),
+    /// The spec launches another kernel.
+    #[error("the launch spec is for kernel `{spec}`, not `{kernel}`")]
+    SpecKernel { spec: String, kernel: String },
+    /// Occupancy rules refuse the request.
+    #[error("{0}")]
+    Occupancy(#[from] OccupancyError),
+    /// No machine figures for the architecture.
+    #[error(
+        "the predictor has no figures for {0} (known: sm_70, sm_75, sm_80, sm_86, sm_89, sm_90)"
+    )]
+    NoMachine(String),
+    /// The original does not assemble or launch.
+    #[error("the original kernel cannot be used: {0}")]
+    Original(String),
+}
+
+/// One variant in the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantReport {
+    pub name: String,
+    pub kind: Kind,
+    pub max_regs: Option<u32>,
+    pub registers: Option<u32>,
+    /// Stack + spill traffic, bytes per thread.
+    pub local_bytes: Option<u32>,
+    /// Static shared memory, bytes per block.
+    pub shared_bytes: Option<u32>,
+    pub occupancy: Option<f64>,
+    pub predicted_us: Option<f64>,
+    /// The bound that set the prediction.
+    pub bound: Option<Bound>,
+    pub chosen: bool,
+    /// For rewriting variants: whether `equiv` proved it equal to the original (None: not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equivalent: Option<bool>,
+    /// Why the variant cannot be used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The report (`--report`).
+#[derive(Clone, Debug, Serialize)]
+pub struct TuneReport {
+    pub kernel: String,
+    pub arch: String,
+    /// The GPU the machine figures describe.
+    pub machine: String,
+    /// Where the instruction mix came from (the same source for every variant).
+    pub model: Source,
+    pub threads: u32,
+    /// Blocks of the launch (assumed ones for the static model).
+    pub blocks: u64,
+    pub variants: Vec<VariantReport>,
+    /// What the reader must know about this run (assumptions, fallbacks).
+    pub notes: Vec<String>,
+}
+
+/// One variant as built: its PTX (the tuned kernel alone) and its cubin where ptxas made one,
+/// for timing on a GPU (bench/gpu/time_variants.py).
+#[derive(Clone, Debug)]
+pub struct Build {
+    pub name: String,
+    pub ptx: Option<String>,
+    pub cubin: Option<Vec<u8>>,
+}
+
+/// The result: the chosen variant's module, the report and every variant's build.
+#[derive(Clone, Debug)]
+pub struct Tuned {
+    pub module: Module,
+    pub report: TuneReport,
+    pub builds: Vec<Build>,
+}
+
+/// Builds, measures and predicts every variant of the kernel and returns the fastest one the
+/// rules allow.
+pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
+    let kernel = pick_kernel(full, opts)?.name.to_string();
+    let module = &scope::strip(full, &kernel);
+    let f = pick_kernel(module, opts)?;
+    let limits = occupancy::arch(&opts.arch)?;
+    let machine =
+        params::machine(&opts.arch).ok_or_else(|| TuneError::NoMachine(opts.arch.clone()))?;
+    let threads = match &opts.launch {
+        Some(s) => s.block.iter().product(),
+        None => f
+            .block_size_bound()
+            .or(opts.block_size)
+            .ok_or_else(|| TuneError::NoBlockSize(kernel.clone()))?,
+    };
+    let given = opts
+        .launch
+        .as_ref()
+        .map(|s| u32::try_from(s.dynamic_smem).unwrap_or(u32::MAX))
+        .or(opts.dynamic_smem);
+    let launch = measure::Launch {
+        arch: limits,
+        threads,
+        dynamic: dynamic_smem(module, f, given),
+    };
+    let base = measure::assemble(module, &kernel, &opts.arch, &opts.ptxas_args, &launch)
+        .map_err(TuneError::Original)?;
+    let spills = base.figures.local_bytes() > 0;
+    let caps = cliff_caps(
+        limits,
+        threads,
+        base.res.shared,
+        launch.dynamic,
+        base.res.registers,
+        spills,
+    )?;
+    let ctx = variants::Context {
+        kernel: kernel.clone(),
+        arch: opts.arch.clone(),
+        threads,
+        dynamic: launch.dynamic,
+        ptxas_args: opts.ptxas_args.clone(),
+    };
+    let candidates = variants::build(module, &ctx, &caps, base.res.registers, opts.skip_rewrites);
+    let run = evaluate::Runner::new(module, &kernel, machine, &launch, opts);
+    let (mut evaluated, model, blocks, mut notes) = run.all(candidates);
+    let chosen = choose::choose(module, &mut evaluated, opts, &mut notes);
+    let out = scope::splice(full, &evaluated[chosen].module, &kernel);
+    let builds = evaluated
+        .iter()
+        .map(|e| Build {
+            name: e.report.name.clone(),
+            ptx: e
+                .measured
+                .as_ref()
+                .map(|_| crate::ptx::print_module(&e.module)),
+            cubin: e.measured.as_ref().map(|m| m.cubin.clone()),
+        })
+        .collect();
+    let variants = evaluated.into_iter().map(|e| e.report).collect();
+    Ok(Tuned {
+        module: out,
+        report: TuneReport {
+            kernel,
+            arch: opts.arch.clone(),
+            machine: machine.part.to_string(),
+            model,
+            threads,
+            blocks,
+            variants,
+            notes,
+        },
+        builds,
+    })
+}
+
+/// Tunes every kernel of `module` in turn without a launch spec (the drop-in,
+/// `WARPSMITH_PASSES=tune`): only ptxas-option variants, the static model. Returns the module and
+/// one line per kernel (its choice, or why it was left as it was).
+pub fn tune_all(module: &Module, base: &TuneOptions) -> (Module, Vec<String>) {
+    let names: Vec<String> = module
+        .functions()
+        .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
+        .map(|f| f.name.to_string())
+        .collect();
+    let mut m = module.clone();
+    let mut notes = Vec::new();
+    for k in names {
+        let opts = TuneOptions {
+            kernel: Some(k.clone()),
+            launch: None,
+            skip_rewrites: true,
+            ..base.clone()
+        };
+        match tune(&m, &opts) {
+            Ok(t) => {
+                let chosen = t.report.variants.iter().find(|v| v.chosen);
+                notes.push(format!(
+                    "tune: {k}: {} ({} model, predicted {:.2} us)",
+                    chosen.map_or("ptxas", |v| v.name.as_str()),
+                    t.report.model.name(),
+                    chosen.and_then(|v| v.predicted_us).unwrap_or(0.0)
+                ));
+                m = t.module;
+            }
+            Err(e) => notes.push(format!("tune: {k}: left as it was: {e}")),
+        }
+    }
+    (m, notes)
+}
+
+/// The kernel to tune: the named one, the spec's, or the only one.
+fn pick_kernel<'m>(module: &'m Module, opts: &TuneOptions) -> Result<&'m Function, TuneError> {
+    let entries: Vec<&Function> = module
+        .functions()
+        .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
+        .collect();
+    let want = opts
+        .kernel
+        .clone()
+        .or_else(|| opts.launch.as_ref().map(|s| s.kernel.clone()));
+    let f = match want {
+        Some(k) => entries
+            .iter()
+            .find(|f| *f.name == *k)
+            .copied()
+            .ok_or(TuneError::NoKernel(k))?,
+        None if entries.len() == 1 => entries[0],
+        None => {
+            let names: Vec<&str> = entries.iter().map(|f| &*f.name).collect();
+            return Err(TuneError::WhichKernel(entries.len(), names.join(", ")));
+        }
+    };
+    if let Some(s) = &opts.launch {
+        if s.kernel != *f.name {
+            return Err(TuneError::SpecKernel {
+                spec: s.kernel.clone(),
+                kernel: f.name.to_string(),
+            });
+        }
+    }
+    Ok(f)
+}
