@@ -508,8 +508,9 @@ fails, or ptxas rejects the rewritten PTX, a warning is printed and the original
 assembled: a build is never broken by warpsmith.
 
 Environment:
-  WARPSMITH_PASSES       comma list of passes, in order: shuffle, spill (on the PTX), demote
-                         (on the cubin ptxas wrote: local-memory frame to shared memory;
+  WARPSMITH_PASSES       comma list of passes, in order: shuffle, spill, tune (on the PTX;
+                         tune: .maxnreg/pragma where the static model predicts it faster),
+                         demote (on the cubin ptxas wrote: local-memory frame to shared memory;
                          needs WARPSMITH_SPILL_DYNAMIC_SMEM, and a block-size bound in the
                          PTX or WARPSMITH_SPILL_BLOCK_SIZE). Unset or empty: pass-through.
   WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
