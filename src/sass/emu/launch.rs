@@ -49,10 +49,15 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
         ))
     })?;
     let (grid, block) = grid_and_block(spec)?;
-    if k.shared_static + spec.dynamic_smem > 227 * 1024 {
+    // The architecture's opt-in maximum per block (sm_80 163 KiB, sm_86/89 99 KiB, sm_90 227 KiB).
+    let limit = crate::analysis::occupancy::arch(&format!("sm_{}", prog.sm))
+        .map_or(227 * 1024, |a| a.max_smem_per_block as u64);
+    if k.shared_static + spec.dynamic_smem > limit {
         return Err(EmuError::Spec(format!(
-            "{} bytes of shared memory per CTA exceed 227 KiB",
-            k.shared_static + spec.dynamic_smem
+            "{} bytes of shared memory per CTA exceed sm_{}'s {} KiB",
+            k.shared_static + spec.dynamic_smem,
+            prog.sm,
+            limit / 1024
         )));
     }
     if !spec.globals.is_empty() {
