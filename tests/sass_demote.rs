@@ -21,22 +21,20 @@ use warpsmith::tools::{self, Tool};
 /// Registers per thread: low enough that ptxas spills in most heavy kernels.
 const MAX_REGS: u32 = 40;
 
-fn tools_present() -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+/// clang's path when clang, ptxas and nvdisasm are all present; else prints why the test skips.
+fn tools_present() -> Option<std::path::PathBuf> {
     for t in [Tool::Clang, Tool::Ptxas, Tool::Nvdisasm] {
         if let Err(e) = tools::find(t) {
             eprintln!("SKIPPED (sass_demote): {e}");
             return None;
         }
     }
-    Some((
-        tools::find(Tool::Clang).ok()?,
-        tools::find(Tool::Ptxas).ok()?,
-    ))
+    tools::find(Tool::Clang).ok()
 }
 
 /// `bench/kernels/<stem>.cu` for `arch` with `.maxnreg` on every kernel: (module, cubin bytes).
 fn build(stem: &str, arch: &str) -> Option<(warpsmith::ptx::Module, Vec<u8>)> {
-    let (clang, ptxas) = tools_present()?;
+    let clang = tools_present()?;
     let src = common::repo_root().join(format!("bench/kernels/{stem}.cu"));
     let text = tools::cuda::cuda_to_ptx(&clang, &src, arch, "O3").expect("clang compiles");
     let mut m = warpsmith::ptx::parse_module(&text, &format!("{stem}.ptx")).expect("parses");
@@ -47,25 +45,15 @@ fn build(stem: &str, arch: &str) -> Option<(warpsmith::ptx::Module, Vec<u8>)> {
             f.directives.push(FuncDirective::MaxNreg(MAX_REGS));
         }
     }
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("warpsmith-demote-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx = dir.join(format!("{stem}.{arch}.ptx"));
-    let cubin = dir.join(format!("{stem}.{arch}.cubin"));
-    std::fs::write(&ptx, warpsmith::ptx::print_module(&m)).unwrap();
-    let out = std::process::Command::new(ptxas)
-        .args(["-arch", arch, "-o"])
-        .arg(&cubin)
-        .arg(&ptx)
-        .output()
-        .expect("ptxas runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some((m, std::fs::read(&cubin).unwrap()))
+    let cubin = assemble(&warpsmith::ptx::print_module(&m), arch);
+    Some((m, cubin))
+}
+
+/// ptxas's cubin of PTX text for `arch` (a failure panics with ptxas's message).
+fn assemble(ptx: &str, arch: &str) -> Vec<u8> {
+    tools::ptxas_assemble_source(ptx, arch, &[])
+        .unwrap_or_else(|e| panic!("ptxas: {e}"))
+        .cubin
 }
 
 /// Two launch shapes for kernel `f` that reach its spill code, within its block-size bound
@@ -190,28 +178,14 @@ fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
 /// LDGSTS) proves the rewrite on the suite's launch: every output byte equal.
 #[test]
 fn triton_attention_frame_moves_and_is_proved() {
-    let Some((_, ptxas)) = tools_present() else {
+    if tools_present().is_none() {
         return;
-    };
+    }
     let data = common::repo_root().join("tests/data/demote");
     let ptx = data.join("attn_d128_causal.sm_80.ptx");
     let spec_text = std::fs::read_to_string(data.join("attn_d128_causal.sm_80.spec.json")).unwrap();
     let spec = LaunchSpec::from_json(&spec_text).expect("spec");
-    let dir = std::env::temp_dir().join(format!("warpsmith-demote-attn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cubin = dir.join("attn.cubin");
-    let out = std::process::Command::new(ptxas)
-        .args(["-arch", "sm_80", "-o"])
-        .arg(&cubin)
-        .arg(&ptx)
-        .output()
-        .expect("ptxas runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let bytes = std::fs::read(&cubin).unwrap();
+    let bytes = assemble(&std::fs::read_to_string(&ptx).unwrap(), "sm_80");
     let opts = LocalToShared {
         dynamic_smem: Some(spec.dynamic_smem as u32),
         verify: vec![spec],
