@@ -258,14 +258,7 @@ fn demote_kernel(
         return refuse(report, format!("{}{hint}", verdict.reason));
     }
     let mut out = cubin.clone();
-    let edited = rewrite_cubin(
-        &mut out,
-        name,
-        &plan,
-        &layout,
-        before.static_smem,
-        static_after,
-    );
+    let edited = rewrite_cubin(&mut out, name, &plan, &layout, start, static_after);
     let (accesses, inserted, removed) = match edited {
         Ok(x) => x,
         Err(e) => return refuse(report, e.to_string()),
