@@ -29,13 +29,12 @@ use crate::analysis::occupancy;
 use crate::emu::equiv::Verdict;
 use crate::emu::exec::Limits;
 use crate::emu::launch::LaunchSpec;
-use crate::emu::launch::RunOptions;
 use crate::never_worse::{judge, DynamicSmem, Figures, LaunchContext};
 use crate::sass::edit::{EditError, Editor};
 use crate::sass::elf::launch_attrs::ThreadBound;
 use crate::sass::elf::{Cubin, ElfError};
 use crate::sass::emu::equiv::{check, Source};
-use crate::sass::emu::{run, SassProgram};
+use crate::sass::emu::SassProgram;
 use layout::SharedFrame;
 
 /// What to demote and what is known about the launch.
@@ -394,21 +393,7 @@ fn verify(
             .map(|p| Source::Cubin(Box::new(p)))
             .map_err(|e| err(e.to_string()))
     };
-    let original_prog =
-        SassProgram::from_cubin(&original.to_bytes()).map_err(|e| err(e.to_string()))?;
-    let reached = |spec: &LaunchSpec| {
-        let opts = RunOptions {
-            file: "original".into(),
-            limits: Limits::default(),
-        };
-        run(&original_prog, spec, &opts)
-            .map(|r| r.stats.local.accesses)
-            .map_err(|e| err(e.to_string()))
-    };
-    let (a, b) = (
-        Source::Cubin(Box::new(original_prog.clone())),
-        load(rewritten)?,
-    );
+    let (a, b) = (load(original)?, load(rewritten)?);
     // Warps interleaved one instruction at a time: a layout that made threads of different
     // warps share a frame word shows up as a difference instead of hiding behind a schedule
     // that runs each warp to its end.
@@ -422,13 +407,18 @@ fn verify(
             "grid {:?} block {:?} dynamic {} B",
             spec.grid, spec.block, spec.dynamic_smem
         );
-        let local = reached(spec)?;
         let rep = check(&a, &b, spec, opts.seeds, ("original", "demoted"), limits)
             .map_err(|e| err(e.to_string()))?;
+        let local = rep.local_accesses.0.unwrap_or(0);
         if rep.verdict != Verdict::Equal {
             return Ok(Some(format!(
                 "the SASS emulator finds the rewrite different on {shape}: {:?}",
                 rep.verdict
+            )));
+        }
+        if let Some(n @ 1..) = rep.local_accesses.1 {
+            return Ok(Some(format!(
+                "the rewrite still makes {n} local-memory accesses on {shape}"
             )));
         }
         proved |= local > 0;

@@ -27,6 +27,8 @@ pub struct Outcome {
     pub buffers: Vec<OutBuffer>,
     /// Lane-instructions executed.
     pub lane_insts: u64,
+    /// Lane accesses to local memory (`None` for PTX: the PTX emulator does not count them).
+    pub local_accesses: Option<u64>,
 }
 
 impl Source {
@@ -37,11 +39,13 @@ impl Source {
                 let p = Program::new(m, &opts.file).map_err(EmuError::Program)?;
                 run_program(&p, spec, opts).map(|r| Outcome {
                     lane_insts: r.stats.lane_insts,
+                    local_accesses: None,
                     buffers: r.buffers,
                 })
             }
             Source::Cubin(p) => super::launch::run(p, spec, opts).map(|r| Outcome {
                 lane_insts: r.stats.lane_insts,
+                local_accesses: Some(r.stats.local.accesses),
                 buffers: r.buffers,
             }),
         }
@@ -57,6 +61,9 @@ pub struct MixedReport {
     pub seeds_run: u64,
     /// Lane-instructions of the first and second kernel (all seeds).
     pub lane_insts: (u64, u64),
+    /// Lane accesses to local memory of the first and second kernel (all seeds; `None` for a
+    /// PTX kernel).
+    pub local_accesses: (Option<u64>, Option<u64>),
 }
 
 /// Runs `a` and `b` on `spec` for `seeds` seed offsets and compares their outputs.
@@ -80,6 +87,7 @@ pub fn check(
         verdict: Verdict::Equal,
         seeds_run: 0,
         lane_insts: (0, 0),
+        local_accesses: (None, None),
     };
     for s in 0..seeds.max(1) {
         let sp = spec.with_seed_offset(s);
@@ -99,6 +107,9 @@ pub fn check(
         rep.seeds_run = s + 1;
         rep.lane_insts.0 += ra.lane_insts;
         rep.lane_insts.1 += rb.lane_insts;
+        let sum = |total: Option<u64>, n: Option<u64>| n.map(|n| n + total.unwrap_or(0));
+        rep.local_accesses.0 = sum(rep.local_accesses.0, ra.local_accesses);
+        rep.local_accesses.1 = sum(rep.local_accesses.1, rb.local_accesses);
         if let Some(d) = compare_outputs(s, &ra.buffers, &rb.buffers) {
             rep.verdict = Verdict::Differ(d);
             return Ok(rep);
