@@ -23,17 +23,6 @@ pub struct PostStage {
     pub cubin: Option<PathBuf>,
 }
 
-fn env_u32(name: &str) -> Result<Option<u32>, String> {
-    match std::env::var(name) {
-        Ok(v) if !v.trim().is_empty() => v
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| format!("{name}={v}: not a number of bytes/threads")),
-        _ => Ok(None),
-    }
-}
-
 impl PostStage {
     /// The stage for `passes` and ptxas's command line `inv`.
     pub fn new(passes: &[Pass], inv: &Invocation) -> PostStage {
@@ -59,9 +48,14 @@ impl PostStage {
 
 fn demote_file(path: &PathBuf) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    // The spill pass's reader of the same variables.
+    let var = |v: &'static str| {
+        warpsmith::spill::env::u32_var(&|k: &str| std::env::var(k).ok(), v)
+            .map_err(|e| e.to_string())
+    };
     let opts = LocalToShared {
-        dynamic_smem: env_u32("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
-        block_size: env_u32("WARPSMITH_SPILL_BLOCK_SIZE")?,
+        dynamic_smem: var("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
+        block_size: var("WARPSMITH_SPILL_BLOCK_SIZE")?,
         ..LocalToShared::default()
     };
     let out = local_to_shared(&bytes, &opts).map_err(|e| e.to_string())?;

@@ -32,17 +32,7 @@ pub fn spill_options_with(
     get: impl Fn(&str) -> Option<String>,
     arch: &str,
 ) -> Result<SpillOptions, EnvError> {
-    let num = |var: &'static str| -> Result<Option<u32>, EnvError> {
-        match get(var) {
-            None => Ok(None),
-            Some(v) if v.trim().is_empty() => Ok(None),
-            Some(v) => v.trim().parse::<u32>().map(Some).map_err(|_| EnvError {
-                var,
-                value: v,
-                why: "expected a non-negative integer",
-            }),
-        }
-    };
+    let num = |var: &'static str| u32_var(&get, var);
     let target = match get("WARPSMITH_SPILL_MAX_REGS") {
         None => Target::Auto,
         Some(v) if v.trim().is_empty() || v.trim() == "auto" => Target::Auto,
@@ -82,6 +72,22 @@ pub fn spill_options_with(
         dynamic_smem: num("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
         ptxas_args: Vec::new(),
     })
+}
+
+/// A non-negative integer variable read through `get`: `None` when unset or empty.
+pub fn u32_var(
+    get: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+) -> Result<Option<u32>, EnvError> {
+    match get(var) {
+        None => Ok(None),
+        Some(v) if v.trim().is_empty() => Ok(None),
+        Some(v) => v.trim().parse::<u32>().map(Some).map_err(|_| EnvError {
+            var,
+            value: v,
+            why: "expected a non-negative integer",
+        }),
+    }
 }
 
 /// [`spill_options_with`] on the process environment.
