@@ -84,11 +84,12 @@ pub fn apply(
     region_start: u32,
 ) -> Result<usize, EditError> {
     let arch = ed.arch;
-    let isa = |e: IsaError| EditError::Unsupported {
-        kernel: ed_name(ed),
-        reason: e.to_string(),
+    let kernel = ed.function.name.clone();
+    let unsupported = |reason: String| EditError::Unsupported {
+        kernel: kernel.clone(),
+        reason,
     };
-    let pro = prologue(arch, region_start).map_err(isa)?;
+    let pro = prologue(arch, region_start).map_err(|e| unsupported(e.to_string()))?;
     ed.insert_before(0, pro)?;
     ed.remove(frame.sp_def)?;
     ed.remove(frame.alloc)?;
@@ -105,20 +106,13 @@ pub fn apply(
             } else {
                 encode::lds(arch, p.data, SP, p.offset, p.width, control, a.guard)
             }
-            .map_err(|e| EditError::Unsupported {
-                kernel: ed_name(ed),
-                reason: e.to_string(),
-            })?;
+            .map_err(|e| unsupported(e.to_string()))?;
             if !i.is_known() {
-                return Err(EditError::Unsupported {
-                    kernel: ed_name(ed),
-                    reason: format!(
-                        "the replacement of the access at {:#x} ({}) is not a form the decoder \
-                         knows",
-                        a.index * 16,
-                        i.mnemonic()
-                    ),
-                });
+                return Err(unsupported(format!(
+                    "the replacement of the access at {:#x} ({}) is not a form the decoder knows",
+                    a.index * 16,
+                    i.mnemonic()
+                )));
             }
             insts.push(i);
         }
@@ -129,10 +123,6 @@ pub fn apply(
         }
     }
     Ok(frame.accesses.len())
-}
-
-fn ed_name(ed: &Editor) -> String {
-    ed.function.name.clone()
 }
 
 #[cfg(test)]
