@@ -320,35 +320,39 @@ pub fn list_all_bytes(cubin: &[u8]) -> Result<Listing, ToolError> {
 }
 
 fn run_listing(cubin: &[u8], life_ranges: bool, code_only: bool) -> Result<Listing, ToolError> {
-    let nvdisasm = tools::find(Tool::Nvdisasm)?;
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!(
-        "warpsmith-nvdisasm-{}-{}.cubin",
-        std::process::id(),
-        unique()
-    ));
     let data = if life_ranges {
         std_header_copy(cubin)
     } else {
         cubin.to_vec()
     };
-    std::fs::write(&path, &data).map_err(|e| ToolError::Io {
+    let mut args: Vec<&str> = vec!["-hex"];
+    if code_only {
+        args.push("-c");
+    }
+    if life_ranges {
+        args.extend(["-lrm", "narrow"]);
+    }
+    let out = run_on_bytes(&data, &args)?;
+    Ok(parse_full_listing(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Runs `nvdisasm ARGS FILE` on `cubin` written to a temporary file (removed afterwards).
+fn run_on_bytes(cubin: &[u8], args: &[&str]) -> Result<std::process::Output, ToolError> {
+    let nvdisasm = tools::find(Tool::Nvdisasm)?;
+    let path = std::env::temp_dir().join(format!(
+        "warpsmith-nvdisasm-{}-{}.cubin",
+        std::process::id(),
+        unique()
+    ));
+    std::fs::write(&path, cubin).map_err(|e| ToolError::Io {
         context: format!("writing {}", path.display()),
         source: e,
     })?;
-    let mut args: Vec<std::ffi::OsString> = vec!["-hex".into()];
-    if code_only {
-        args.push("-c".into());
-    }
-    if life_ranges {
-        args.push("-lrm".into());
-        args.push("narrow".into());
-    }
-    args.push(path.clone().into());
-    let out = tools::run_at(Tool::Nvdisasm, &nvdisasm, &args);
+    let mut argv: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    argv.push(path.clone().into());
+    let out = tools::run_at(Tool::Nvdisasm, &nvdisasm, &argv);
     let _ = std::fs::remove_file(&path);
-    let out = out?;
-    Ok(parse_full_listing(&String::from_utf8_lossy(&out.stdout)))
+    out
 }
 
 /// One instruction of `nvdisasm -g`: where its source line is, and whether ptxas marked it as
@@ -399,23 +403,8 @@ pub fn parse_line_listing(out: &str) -> Vec<LinedInstruction> {
 /// `nvdisasm -g` of cubin bytes: the source line of every instruction (from `.debug_line`,
 /// present when ptxas ran with `-lineinfo`) and ptxas's spill tags.
 pub fn line_listing(cubin: &[u8]) -> Result<Vec<LinedInstruction>, ToolError> {
-    let nvdisasm = tools::find(Tool::Nvdisasm)?;
-    let path = std::env::temp_dir().join(format!(
-        "warpsmith-nvdisasm-{}-{}.cubin",
-        std::process::id(),
-        unique()
-    ));
-    std::fs::write(&path, cubin).map_err(|e| ToolError::Io {
-        context: format!("writing {}", path.display()),
-        source: e,
-    })?;
-    let out = tools::run_at(
-        Tool::Nvdisasm,
-        &nvdisasm,
-        [std::ffi::OsStr::new("-g"), path.as_os_str()],
-    );
-    let _ = std::fs::remove_file(&path);
-    Ok(parse_line_listing(&String::from_utf8_lossy(&out?.stdout)))
+    let out = run_on_bytes(cubin, &["-g"])?;
+    Ok(parse_line_listing(&String::from_utf8_lossy(&out.stdout)))
 }
 
 fn unique() -> u64 {
