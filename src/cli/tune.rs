@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use warpsmith::fsutil::write_atomic;
 use warpsmith::ptx::print_module;
-use warpsmith::tune::{tune, TuneOptions, TuneReport, Tuned};
+use warpsmith::tune::{output_cubin, tune, TuneOptions, TuneReport, Tuned};
 
 use super::emulate::load_spec;
 use super::{emit, load_ptx, write_json_report, CliError};
@@ -28,13 +28,20 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
 /// original on the launch. Predictions are not measurements: no GPU timing backs them yet.
 ///
-/// OUT is PTX: the chosen variant with its `.maxnreg`, pragma or rewrite applied, so any ptxas
-/// reproduces it.
+/// With --launch, each ptxas build that uses local memory also gets a demote variant (`demote`,
+/// `demote-N`): its local-memory frame moved into shared memory in the cubin, as `warpsmith
+/// demote --local-to-shared` does, proved on the SASS emulator against the build it came from.
+///
+/// OUT is PTX (any other name): the chosen variant with its `.maxnreg`, pragma or rewrite
+/// applied, so any ptxas reproduces it; demote variants are predicted but cannot be chosen. OUT
+/// ending in `.cubin`: the chosen variant assembled for --arch with every other kernel of the
+/// module, demote variants included.
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
     /// The PTX file.
     input: PathBuf,
-    /// Where to write the chosen variant's PTX (atomically).
+    /// Where to write the chosen variant (atomically): PTX, or a cubin when the name ends in
+    /// `.cubin`.
     #[arg(short, long)]
     output: PathBuf,
     /// The kernel (default: the launch spec's, or the module's only kernel).
@@ -78,6 +85,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         ptxas_args: Vec::new(),
         seeds: a.seeds,
         skip_rewrites: false,
+        cubin_out: a.output.extension().is_some_and(|e| e == "cubin"),
     };
     let tuned = tune(&module, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
     summary(&tuned.report);
@@ -87,7 +95,15 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     if let Some(dir) = &a.emit_variants {
         emit_variants(dir, &tuned, a.launch.as_deref())?;
     }
-    emit(Some(&a.output), &print_module(&tuned.module))?;
+    if opts.cubin_out {
+        let cubin = output_cubin(&tuned, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
+        write_atomic(&a.output, &cubin).map_err(|source| CliError::Write {
+            path: a.output.clone(),
+            source,
+        })?;
+    } else {
+        emit(Some(&a.output), &print_module(&tuned.module))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -285,7 +285,7 @@ pub fn parse_ptxas_verbose(
             let rec = record(&mut records, &name, default_arch);
             for item in msg.split(',') {
                 let (n, what) =
-                    number_then(item).ok_or_else(|| parse_err("expected `N bytes …`"))?;
+                    count_then(item).ok_or_else(|| parse_err("expected `N bytes …`"))?;
                 match what.strip_prefix("bytes ").map(str::trim) {
                     Some("stack frame") => rec.stack_frame = n,
                     Some("spill stores") => rec.spill_stores = n,
@@ -368,6 +368,20 @@ fn quoted(s: &str) -> Option<(&str, &str)> {
     let s = s.strip_prefix('\'')?;
     let end = s.find('\'')?;
     Some((&s[..end], &s[end + 1..]))
+}
+
+/// A stack or spill figure: as [`number_then`], but ptxas 12.9 prints negative spill counts for
+/// some kernels under `.pragma "enable_smem_spilling"` (`-16 bytes spill stores`: every spill
+/// went to shared memory and the count was reduced past zero); those read as 0.
+fn count_then(s: &str) -> Option<(u32, &str)> {
+    match s.trim().strip_prefix('-') {
+        Some(rest) => {
+            let (n, what) = number_then(rest)?;
+            log::debug!("ptxas -v printed -{n} {what}: read as 0");
+            Some((0, what))
+        }
+        None => number_then(s),
+    }
 }
 
 /// `" 128 bytes stack frame"` → (128, `bytes stack frame`).
@@ -499,6 +513,25 @@ ptxas info    : Compile time = 40.1 ms
             (k.registers, k.spill_stores, k.spill_loads, k.stack_frame),
             (64, 580, 632, 296)
         );
+    }
+
+    #[test]
+    fn negative_spill_counts_under_the_smem_pragma_read_as_zero() {
+        // The shape ptxas 12.9 printed for heavy_lu8x8 (bench/kernels/heavy.cu), sm_90, `.maxnreg
+        // 72` + the pragma (the Used line here is illustrative).
+        let text = "\
+ptxas info    : Compiling entry function 'heavy_lu8x8' for 'sm_90'
+ptxas info    : Function properties for heavy_lu8x8
+    0 bytes stack frame, -16 bytes spill stores, -16 bytes spill loads
+ptxas info    : Used 72 registers, 9216 bytes smem, 392 bytes cmem[0]
+";
+        let k = &parse_ptxas_verbose(text, "sm_90").unwrap()[0];
+        assert_eq!(
+            (k.registers, k.stack_frame, k.spill_stores, k.spill_loads),
+            (72, 0, 0, 0)
+        );
+        let bad = "ptxas info    : Function properties for k\n    -x bytes stack frame\n";
+        assert!(parse_ptxas_verbose(bad, "sm_80").is_err());
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! least invasive variant (ptxas alone, then `.maxnreg` alone, then the pragma, then warpsmith's
 //! rewrites), then for the faster prediction. A variant that rewrites the
 //! kernel is chosen only with a launch spec and only after `equiv` proves it computes the same
-//! bytes as the original on the PTX emulator; otherwise the next one is tried. When nothing has a
-//! prediction, ptxas alone is kept.
+//! bytes as the original on the PTX emulator (a demote variant: on the SASS emulator, when it was
+//! built); otherwise the next one is tried. A cubin-only variant (demote) is chosen only when the
+//! output is a cubin. When nothing has a prediction, ptxas alone is kept.
 
 use crate::emu::equiv::{check, Verdict};
 
@@ -24,10 +25,26 @@ pub fn choose(
 ) -> usize {
     if opts.launch.is_none() && vs.iter().any(|v| v.report.kind.rewrites()) {
         notes.push(
-            "without --launch, rewriting variants (spill, shuffle) cannot be proved equal to the \
-             original and are never chosen"
+            "without --launch, rewriting variants (spill, shuffle, demote) cannot be proved \
+             equal to the original and are never chosen"
                 .into(),
         );
+    }
+    if !opts.cubin_out {
+        let mut excluded = false;
+        for v in vs.iter_mut().filter(|v| v.report.kind.cubin_only()) {
+            if v.report.error.is_none() && v.report.predicted_us.is_some() {
+                excluded = true;
+                v.report.error = Some("exists only as a cubin: write the output as .cubin".into());
+            }
+        }
+        if excluded {
+            notes.push(
+                "the output is PTX: demote variants (cubin-only) are predicted but not chosen; \
+                 `-o OUT.cubin` lets them compete"
+                    .into(),
+            );
+        }
     }
     loop {
         let Some(i) = best(vs, opts.launch.is_some()) else {
@@ -35,7 +52,11 @@ pub fn choose(
             vs[0].report.chosen = true;
             return 0;
         };
-        if vs[i].report.kind.rewrites() {
+        if vs[i].report.kind.cubin_only() && vs[i].report.equivalent != Some(true) {
+            refuse_unprovable(vs, i);
+            continue;
+        }
+        if vs[i].report.kind.rewrites() && !vs[i].report.kind.cubin_only() {
             let Some(spec) = opts.launch.as_ref() else {
                 refuse_unprovable(vs, i);
                 continue;
@@ -138,6 +159,46 @@ mod tests {
         let i = choose(&original, vs, &TuneOptions::default(), &mut notes);
         assert_eq!(vs.iter().filter(|v| v.report.chosen).count(), 1);
         (vs[i].report.name.clone(), notes)
+    }
+
+    #[test]
+    fn demote_competes_only_for_a_cubin_output_and_only_when_proved() {
+        let spec = crate::emu::launch::LaunchSpec::from_json(
+            r#"{"kernel": "k", "grid": [1], "block": [32], "args": []}"#,
+        )
+        .unwrap();
+        let make = || {
+            let mut d = v("demote-40", Kind::Demote, Some(40), 5.0, None);
+            d.report.equivalent = Some(true);
+            vec![v("ptxas", Kind::Ptxas, None, 10.0, None), d]
+        };
+        let run = |vs: &mut Vec<Evaluated>, cubin_out: bool| {
+            let opts = TuneOptions {
+                launch: Some(spec.clone()),
+                cubin_out,
+                ..TuneOptions::default()
+            };
+            let original = vs[0].module.clone();
+            let mut notes = Vec::new();
+            let i = choose(&original, vs, &opts, &mut notes);
+            (vs[i].report.name.clone(), notes)
+        };
+        let mut vs = make();
+        let (name, notes) = run(&mut vs, false);
+        assert_eq!(name, "ptxas");
+        assert!(notes.iter().any(|n| n.contains("cubin-only")), "{notes:?}");
+        assert!(vs[1]
+            .report
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("only as a cubin"));
+        let mut vs = make();
+        assert_eq!(run(&mut vs, true).0, "demote-40");
+        let mut vs = make();
+        vs[1].report.equivalent = None;
+        assert_eq!(run(&mut vs, true).0, "ptxas");
+        assert!(vs[1].report.error.is_some());
     }
 
     #[test]

@@ -12,11 +12,12 @@ use crate::never_worse::{launch_resources, DynamicSmem};
 use crate::ptx::Module;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
+use super::demoted::{demote, DemoteInputs};
 use super::measure::{assemble, Launch, Measured};
 use super::model::{predict, Mix, Shape};
 use super::params::MachineParams;
 use super::profile::{footprint, from_listing, from_ptx, from_sass, Source};
-use super::variants::{Candidate, Kind};
+use super::variants::{ptxas_name, Candidate, Kind};
 use super::{TuneOptions, VariantReport};
 
 /// A variant after evaluation.
@@ -70,10 +71,13 @@ impl<'a> Runner<'a> {
         let mut base_outputs: Option<Vec<OutBuffer>> = None;
         for c in cands {
             let t0 = std::time::Instant::now();
-            let mut e = self.assemble(&c);
+            let mut e = self.assemble(&c, &out);
             let t1 = t0.elapsed();
             if let (Some(m), Ok(module)) = (e.measured.clone(), &c.module) {
                 let profiled = match source {
+                    Some(Source::PtxEmulator) if c.kind.cubin_only() => Err(
+                        "the PTX emulator's profile cannot see a rewrite made in the cubin".into(),
+                    ),
                     Some(s) => self.profile(s, module, &m),
                     None => {
                         let (s, p) = self.first_source(module, &m, &mut notes);
@@ -108,8 +112,9 @@ impl<'a> Runner<'a> {
         (out, source.unwrap_or(Source::Static), shape.blocks, notes)
     }
 
-    /// Builds the report entry and assembles the candidate.
-    fn assemble(&self, c: &Candidate) -> Evaluated {
+    /// Builds the report entry and assembles the candidate (a demote candidate: demotes the
+    /// frame of its ptxas build among `done`).
+    fn assemble(&self, c: &Candidate, done: &[Evaluated]) -> Evaluated {
         let mut report = VariantReport {
             name: c.name.clone(),
             kind: c.kind,
@@ -124,36 +129,62 @@ impl<'a> Runner<'a> {
             equivalent: None,
             error: None,
         };
-        let measured = match &c.module {
-            Err(why) => {
-                report.error = Some(why.clone());
-                None
-            }
-            Ok(m) => match assemble(
+        let built = match (&c.module, c.kind) {
+            (Err(why), _) => Err(why.clone()),
+            (Ok(_), Kind::Demote) => self.demote(c, done, &mut report),
+            (Ok(m), _) => assemble(
                 m,
                 self.kernel,
                 &self.opts.arch,
                 &self.opts.ptxas_args,
                 self.launch,
-            ) {
-                Ok(ms) => {
-                    report.registers = Some(ms.res.registers);
-                    report.local_bytes = Some(ms.figures.local_bytes());
-                    report.shared_bytes = Some(ms.res.shared);
-                    report.occupancy = Some(ms.occupancy);
-                    Some(ms)
-                }
-                Err(why) => {
-                    report.error = Some(why);
-                    None
-                }
-            },
+            ),
+        };
+        let measured = match built {
+            Ok(ms) => {
+                report.registers = Some(ms.res.registers);
+                report.local_bytes = Some(ms.figures.local_bytes());
+                report.shared_bytes = Some(ms.res.shared);
+                report.occupancy = Some(ms.occupancy);
+                Some(ms)
+            }
+            Err(why) => {
+                report.error = Some(why);
+                None
+            }
         };
         Evaluated {
             report,
             module: c.module.clone().unwrap_or_else(|_| self.original.clone()),
             measured,
         }
+    }
+
+    /// The demote variant `c`: the frame of its ptxas build (already evaluated, in `done`) moved
+    /// to shared memory; proved on the SASS emulator when a spec is given.
+    fn demote(
+        &self,
+        c: &Candidate,
+        done: &[Evaluated],
+        report: &mut VariantReport,
+    ) -> Result<Measured, String> {
+        let base_name = ptxas_name(c.max_regs);
+        let base = done
+            .iter()
+            .find(|e| e.report.name == base_name)
+            .and_then(|e| e.measured.as_ref())
+            .ok_or_else(|| format!("`{base_name}` did not assemble"))?;
+        let how = DemoteInputs {
+            kernel: self.kernel,
+            launch: self.launch,
+            spec: self.opts.launch.as_ref(),
+            seeds: self.opts.seeds,
+        };
+        let (m, proved) = demote(base, &how)?;
+        if proved {
+            report.equivalent = Some(true);
+        }
+        Ok(m)
     }
 
     /// The launch's shape: the spec's grid, or (static model) one full wave at the block size's

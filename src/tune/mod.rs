@@ -17,6 +17,7 @@
 //! No GPU timing exists yet: the predictions are the model's, not measurements (docs/tune.md).
 
 pub mod choose;
+pub mod demoted;
 pub mod evaluate;
 pub mod measure;
 pub mod model;
@@ -29,7 +30,7 @@ use serde::Serialize;
 
 use crate::analysis::occupancy::{self, OccupancyError};
 use crate::emu::launch::LaunchSpec;
-use crate::never_worse::dynamic_smem;
+use crate::never_worse::{dynamic_smem, DynamicSmem};
 use crate::ptx::{FuncKind, Function, Module};
 use crate::spill::cliff_caps;
 
@@ -57,6 +58,8 @@ pub struct TuneOptions {
     /// Build only the variants that can be chosen without a launch spec (ptxas, pragma): the
     /// drop-in's mode, where spill and shuffle variants would cost time and never win.
     pub skip_rewrites: bool,
+    /// Whether the output is a cubin: only then can a cubin-only variant (demote) be chosen.
+    pub cubin_out: bool,
 }
 
 /// Why tuning could not start.
@@ -140,7 +143,10 @@ pub struct Build {
 /// The result: the chosen variant's module, the report and every variant's build.
 #[derive(Clone, Debug)]
 pub struct Tuned {
+    /// The chosen variant's PTX (for a demote variant: the ptxas build it was made from).
     pub module: Module,
+    /// The launch's dynamic shared memory, as the variants were judged.
+    pub dynamic: DynamicSmem,
     pub report: TuneReport,
     pub builds: Vec<Build>,
 }
@@ -201,6 +207,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
             ptx: e
                 .measured
                 .as_ref()
+                .filter(|_| !e.report.kind.cubin_only())
                 .map(|_| crate::ptx::print_module(&e.module)),
             cubin: e.measured.as_ref().map(|m| m.cubin.clone()),
         })
@@ -208,6 +215,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
     let variants = evaluated.into_iter().map(|e| e.report).collect();
     Ok(Tuned {
         module: out,
+        dynamic: launch.dynamic,
         report: TuneReport {
             kernel,
             arch: opts.arch.clone(),
@@ -220,6 +228,50 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
         },
         builds,
     })
+}
+
+/// Why the chosen variant could not be written as a cubin.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// ptxas refused the module (it accepted the same kernel alone).
+    #[error("ptxas: {0}")]
+    Ptxas(#[from] crate::tools::ToolError),
+    /// The demote rewrite failed or was not kept on the whole module's cubin.
+    #[error("demote on the whole module's cubin: {0}")]
+    Demote(String),
+}
+
+/// The chosen variant as a cubin of the whole module: the chosen PTX (every other kernel back in
+/// it) assembled with the tuning's ptxas options, and for a demote variant the frame of the tuned
+/// kernel moved to shared memory again, under the same rule and proof as when it was measured.
+pub fn output_cubin(t: &Tuned, opts: &TuneOptions) -> Result<Vec<u8>, OutputError> {
+    let args: Vec<&str> = opts.ptxas_args.iter().map(String::as_str).collect();
+    let built = crate::tools::ptxas_assemble_source(
+        &crate::ptx::print_module(&t.module),
+        &opts.arch,
+        &args,
+    )?;
+    let chosen = t.report.variants.iter().find(|v| v.chosen);
+    if chosen.is_none_or(|v| v.kind != Kind::Demote) {
+        return Ok(built.cubin);
+    }
+    let DynamicSmem::Known(dynamic) = t.dynamic else {
+        return Err(OutputError::Demote("dynamic shared memory unknown".into()));
+    };
+    let how = crate::sass::demote::LocalToShared {
+        kernel: Some(t.report.kernel.clone()),
+        block_size: Some(t.report.threads),
+        dynamic_smem: Some(dynamic),
+        verify: opts.launch.iter().cloned().collect(),
+        seeds: opts.seeds.max(1),
+    };
+    let out = crate::sass::demote::local_to_shared(&built.cubin, &how)
+        .map_err(|e| OutputError::Demote(e.to_string()))?;
+    match out.kernels.iter().find(|k| k.kernel == t.report.kernel) {
+        Some(k) if k.demoted => Ok(out.cubin),
+        Some(k) => Err(OutputError::Demote(k.reason.clone())),
+        None => Err(OutputError::Demote("the kernel is not in the cubin".into())),
+    }
 }
 
 /// Tunes every kernel of `module` in turn without a launch spec (the drop-in,

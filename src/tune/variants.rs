@@ -3,7 +3,9 @@
 //! occupancy cliff ([`crate::spill::cliff_caps`], the caps the spill pass tries); NVIDIA's
 //! `.pragma "enable_smem_spilling"` at each cliff; warpsmith's shared-memory spilling at each
 //! cliff ([`crate::spill`]); shuffle synthesis ([`crate::shuffle`]). Each is PTX text, so any
-//! ptxas reproduces it.
+//! ptxas reproduces it — except the demote variants ([`super::demoted`]: ptxas's build alone or
+//! at a cliff with its local-memory frame moved into shared memory in the cubin), which exist
+//! only as cubins.
 
 use serde::Serialize;
 
@@ -24,20 +26,28 @@ pub enum Kind {
     Spill,
     /// warpsmith's shuffle synthesis.
     Shuffle,
+    /// ptxas's build (alone or at `.maxnreg N`) with its local-memory frame demoted to shared
+    /// memory in the cubin (`warpsmith demote --local-to-shared`).
+    Demote,
 }
 
 impl Kind {
     /// Whether the variant rewrites the kernel's instructions (and so must be proved equal to the
     /// original on the emulator before it may be chosen).
     pub fn rewrites(self) -> bool {
-        matches!(self, Kind::Spill | Kind::Shuffle)
+        matches!(self, Kind::Spill | Kind::Shuffle | Kind::Demote)
+    }
+
+    /// Whether the variant exists only as a cubin (its PTX does not reproduce it).
+    pub fn cubin_only(self) -> bool {
+        self == Kind::Demote
     }
 }
 
 /// One variant before it is measured.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    /// `ptxas`, `ptxas-maxnreg-64`, `pragma-64`, `spill-64`, `shuffle`.
+    /// `ptxas`, `ptxas-maxnreg-64`, `pragma-64`, `spill-64`, `shuffle`, `demote`, `demote-64`.
     pub name: String,
     /// What made it.
     pub kind: Kind,
@@ -85,7 +95,9 @@ pub fn with_cap(m: &Module, kernel: &str, n: u32, pragma: bool) -> Module {
 }
 
 /// Every variant for `caps` (the occupancy cliffs to try, nearest first) below or at the
-/// kernel's own `regs`; without the rewriting ones (spill, shuffle) when `skip_rewrites`.
+/// kernel's own `regs`; without the rewriting ones (spill, shuffle, demote) when
+/// `skip_rewrites`. A demote candidate follows each ptxas build it is made from (`demote` of
+/// ptxas alone, `demote-N` of `ptxas-maxnreg-N`); it carries that build's module.
 pub fn build(
     original: &Module,
     ctx: &Context,
@@ -94,14 +106,14 @@ pub fn build(
     skip_rewrites: bool,
 ) -> Vec<Candidate> {
     let mut out = vec![Candidate {
-        name: "ptxas".into(),
+        name: ptxas_name(None),
         kind: Kind::Ptxas,
         max_regs: None,
         module: Ok(original.clone()),
     }];
     for &n in caps.iter().filter(|&&n| n < regs) {
         out.push(Candidate {
-            name: format!("ptxas-maxnreg-{n}"),
+            name: ptxas_name(Some(n)),
             kind: Kind::Ptxas,
             max_regs: Some(n),
             module: Ok(with_cap(original, &ctx.kernel, n, false)),
@@ -135,7 +147,28 @@ pub fn build(
         max_regs: None,
         module: shuffled(original, ctx),
     });
+    let demotes: Vec<Candidate> = out
+        .iter()
+        .filter(|c| c.kind == Kind::Ptxas)
+        .map(|c| Candidate {
+            name: demote_name(c.max_regs),
+            kind: Kind::Demote,
+            max_regs: c.max_regs,
+            module: c.module.clone(),
+        })
+        .collect();
+    out.extend(demotes);
     out
+}
+
+/// The name of the demote variant of ptxas's build at `cap` (alone when `None`).
+pub fn demote_name(cap: Option<u32>) -> String {
+    cap.map_or_else(|| "demote".to_string(), |n| format!("demote-{n}"))
+}
+
+/// The name of the ptxas build a demote variant at `cap` is made from.
+pub fn ptxas_name(cap: Option<u32>) -> String {
+    cap.map_or_else(|| "ptxas".to_string(), |n| format!("ptxas-maxnreg-{n}"))
 }
 
 /// warpsmith's spilling at `.maxnreg n`, kept only where the never-worse rule keeps it.
