@@ -218,8 +218,11 @@ class Cuda:
         self.check(self.lib.cuInit(0), "cuInit")
         dev = ctypes.c_int()
         self.check(self.lib.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+        # The device's primary context (what the runtime API uses): its entry points have kept
+        # their signatures across driver releases, unlike cuCtxCreate (v4 in CUDA 13).
         self.ctx = ctypes.c_void_p()
-        self.check(self.lib.cuCtxCreate_v2(ctypes.byref(self.ctx), 0, dev), "cuCtxCreate")
+        self.check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev), "cuDevicePrimaryCtxRetain")
+        self.check(self.lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
 
     def check(self, rc, what):
         if rc != 0:

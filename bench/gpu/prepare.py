@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Builds, on a machine without a GPU, every case bench/gpu/h100_checks.py runs on one.
+
+    PYTHONPATH=.tools/triton python3 bench/gpu/prepare.py [--cases bench/gpu/cases] [--arch sm_90]
+        [--reuse] [--only tune|triton]
+
+Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carries it):
+
+- `tune/<kernel>`: `bench/tune/table.sh ARCH` (every `warpsmith tune` variant of every bench
+  kernel with a launch spec: ptxas alone and at each cliff, the pragma, spill, shuffle, demote),
+  plus the SASS and PTX emulators' outputs of ptxas alone on the spec and its PTX for the driver's
+  JIT (`ptx-jit`). The report's predictions travel in case.json.
+- `triton/<case>`: the Triton suite compiled by Triton 3.6 for ARCH (its own ptxas and options,
+  as a user gets it), each with a launch spec derived from the emulator specs in tests/data
+  (block and dynamic shared memory from Triton's metadata, grid from the problem size); the
+  emulators' outputs; where the build uses local memory, `warpsmith demote --local-to-shared`
+  with Triton's dynamic size, proved on the SASS emulator here; attention and matmul cases also
+  get a large launch (numpy inputs) for timing.
+
+An emulator or a demote that fails leaves that part out and says so (case.json `notes`); nothing
+is invented. Needs target/release/warpsmith (or $WARPSMITH_BIN), ptxas/nvdisasm/cuobjdump
+(scripts/setup.sh) and Triton (.tools/triton) for the Triton group.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("WARPSMITH_BIN", os.path.join(ROOT, "target", "release", "warpsmith"))
+CUOBJDUMP = os.path.join(ROOT, ".tools", "bin", "cuobjdump")
+DATA = os.path.join(ROOT, "tests", "data")
+
+
+def run(cmd, timeout=900, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def write_json(path, obj):
+    with open(path + ".tmp", "w") as fh:
+        json.dump(obj, fh, indent=1)
+        fh.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def emulate(d, code, spec, out, notes):
+    """`warpsmith emulate` into d/out; the case's emu entry or None (with a note)."""
+    shutil.rmtree(os.path.join(d, out), ignore_errors=True)
+    rc, text = run([BIN, "emulate", os.path.join(d, code), "--launch", os.path.join(d, spec),
+                    "--out", os.path.join(d, out)], timeout=1200)
+    if rc != 0:
+        notes.append("%s emulator: %s" % (out, text.splitlines()[-1] if text else "failed"))
+        shutil.rmtree(os.path.join(d, out), ignore_errors=True)
+        return None
+    return out
+
+
+# ---- tune ---------------------------------------------------------------------------------------
+
+def tune_cases(cases, arch, reuse):
+    out = os.path.join(cases, "tune")
+    if not (reuse and os.path.isdir(out)):
+        shutil.rmtree(out, ignore_errors=True)
+        rc, text = run(["bash", os.path.join(ROOT, "bench", "tune", "table.sh"), arch, out],
+                       timeout=7200, env=dict(os.environ, WARPSMITH_BIN=BIN))
+        print(text.splitlines()[-1] if text else "table.sh: no output", file=sys.stderr)
+        with open(os.path.join(out, "table.md"), "w") as fh:
+            fh.write(text + "\n")
+    for k in sorted(os.listdir(out)):
+        d = os.path.join(out, k)
+        rep_path = os.path.join(d, "report.json")
+        if not os.path.isfile(rep_path):
+            continue
+        rep = json.load(open(rep_path))
+        notes = []
+        variants = {v["name"]: v["name"] + ".cubin" for v in rep["variants"]
+                    if os.path.isfile(os.path.join(d, v["name"] + ".cubin"))}
+        emu = {}
+        if emulate(d, "ptxas.cubin", "launch.json", "emu-sass", notes):
+            emu["sass"] = "emu-sass"
+        if os.path.isfile(os.path.join(d, "ptxas.ptx")):
+            variants["ptx-jit"] = "ptxas.ptx"
+            if emulate(d, "ptxas.ptx", "launch.json", "emu-ptx", notes):
+                emu["ptx"] = "emu-ptx"
+        choice = next((v["name"] for v in rep["variants"] if v["chosen"]), None)
+        write_json(os.path.join(d, "case.json"), {
+            "name": "tune/" + rep["kernel"], "kernel": rep["kernel"], "group": "tune",
+            "variants": variants, "reference": "ptxas", "spec": "launch.json", "emu": emu,
+            "timed": True, "arch": rep["arch"], "model": rep["model"],
+            "predicted_choice": choice,
+            "predicted_us": {v["name"]: v.get("predicted_us") for v in rep["variants"]},
+            "notes": notes})
+        print("tune/%s: %d variants, emulators %s" % (k, len(variants), sorted(emu)), file=sys.stderr)
+
+
+# ---- Triton -------------------------------------------------------------------------------------
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def attention_spec(meta, seq, heads, d, numpy=False):
+    n = heads * seq * d
+    strides = [n, seq * d, d] * 4
+    args = [{"buffer": {"type": "f16", "len": n, "init": "random"}} for _ in range(3)]
+    args.append({"buffer": {"type": "f16", "len": n, "init": "zero"}})
+    args.append({"buffer": {"type": "f32", "len": heads * seq, "init": "zero"}})
+    args.append({"scalar": {"type": "f32", "value": 1.0 / d ** 0.5}})
+    args += [{"scalar": {"type": "s32", "value": s}} for s in strides]
+    args += [{"scalar": {"type": "s32", "value": heads}}, {"scalar": {"type": "s32", "value": seq}}]
+    args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
+    bm = meta["constexprs"]["BLOCK_M"]
+    spec = {"kernel": "attention_forward", "grid": [cdiv(seq, bm), heads], "block": [meta["threads"]],
+            "dynamic_smem": meta["shared"], "args": args}
+    if numpy:
+        spec["numpy"] = True
+    return spec
+
+
+def matmul_spec(meta, m, n, k, in_ty, out_ty, numpy=False):
+    c = meta["constexprs"]
+    args = [{"buffer": {"type": in_ty, "len": m * k, "init": "random"}},
+            {"buffer": {"type": in_ty, "len": k * n, "init": "random"}},
+            {"buffer": {"type": out_ty, "len": m * n, "init": "zero"}}]
+    if in_ty == "f16":
+        for a in args[:2]:
+            a["buffer"]["range"] = [-1, 1]
+    args += [{"scalar": {"type": "s32", "value": v}} for v in (m, n, k, k, n, n)]
+    args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
+    spec = {"kernel": "tiled_matmul", "grid": [cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])],
+            "block": [meta["threads"]], "dynamic_smem": meta["shared"], "args": args}
+    if numpy:
+        spec["numpy"] = True
+    return spec
+
+
+def from_data_spec(meta, rel):
+    """An emulator spec from tests/data with Triton's block and dynamic size for this build."""
+    spec = json.load(open(os.path.join(DATA, rel)))
+    spec["block"] = [meta["threads"]]
+    spec["dynamic_smem"] = meta["shared"]
+    return spec
+
+
+MATMUL_TYPES = {"fp16": ("f16", "f16"), "fp8": ("u8", "f16"), "int8": ("s8", "s32")}
+
+
+def triton_specs(case, meta):
+    """(emulator spec, timing spec or None) for a suite case."""
+    if case.startswith("attn_"):
+        d = meta["constexprs"]["HEAD_DIM"]
+        return attention_spec(meta, 100, 2, d), attention_spec(meta, 4096, 16, d, numpy=True)
+    if case.startswith("matmul_"):
+        kind = case.split("_")[1]
+        i, o = MATMUL_TYPES[kind]
+        return matmul_spec(meta, 144, 256, 144, i, o), matmul_spec(meta, 4096, 4096, 4096, i, o, numpy=True)
+    if case.startswith("layer_norm"):
+        return from_data_spec(meta, "sass_triton/sm_80/layer_norm_4096.spec.json"), None
+    if case.startswith("softmax"):
+        return from_data_spec(meta, "sass_triton/sm_80/softmax_8192.spec.json"), None
+    return None, None
+
+
+def stack_bytes(cubin):
+    rc, text = run([CUOBJDUMP, "-res-usage", cubin])
+    m = re.search(r"STACK:(\d+)", text)
+    return int(m.group(1)) if rc == 0 and m else None
+
+
+def triton_cases(cases, arch, reuse):
+    out = os.path.join(cases, "triton")
+    src = os.path.join(out, "_build")
+    if not (reuse and os.path.isfile(os.path.join(src, "suite.json"))):
+        shutil.rmtree(src, ignore_errors=True)
+        rc, text = run([sys.executable, os.path.join(ROOT, "tests", "triton", "compile_suite.py"),
+                        "--arch", arch, "--out", src], timeout=1800)
+        if rc != 0:
+            print("compile_suite failed:\n" + text, file=sys.stderr)
+            return
+    for f in sorted(os.listdir(src)):
+        if not f.endswith(".json") or f == "suite.json":
+            continue
+        case = f[:-5]
+        meta = json.load(open(os.path.join(src, f)))
+        spec, tspec = triton_specs(case, meta)
+        if spec is None or not os.path.isfile(os.path.join(src, case + ".cubin")):
+            continue
+        d = os.path.join(out, case)
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(os.path.join(src, case + ".cubin"), os.path.join(d, "ptxas.cubin"))
+        shutil.copy(os.path.join(src, case + ".ptx"), os.path.join(d, "code.ptx"))
+        write_json(os.path.join(d, "spec.json"), spec)
+        notes, emu = [], {}
+        variants = {"ptxas": "ptxas.cubin", "ptx-jit": "code.ptx"}
+        if emulate(d, "ptxas.cubin", "spec.json", "emu-sass", notes):
+            emu["sass"] = "emu-sass"
+        if emulate(d, "code.ptx", "spec.json", "emu-ptx", notes):
+            emu["ptx"] = "emu-ptx"
+        stack = stack_bytes(os.path.join(d, "ptxas.cubin"))
+        if stack:
+            rc, text = run([BIN, "demote", os.path.join(d, "ptxas.cubin"), "-o", os.path.join(d, "demote.cubin"),
+                            "--local-to-shared", "--dynamic-smem", str(meta["shared"]),
+                            "--verify", os.path.join(d, "spec.json"), "--report", os.path.join(d, "demote.json")],
+                           timeout=1800)
+            rep = json.load(open(os.path.join(d, "demote.json"))) if rc == 0 else None
+            k = rep[0] if isinstance(rep, list) and rep else None
+            if k and k.get("demoted"):
+                variants["demote"] = "demote.cubin"
+            else:
+                notes.append("demote kept ptxas's build: %s" % (k["reason"] if k else text[-300:]))
+        if tspec:
+            write_json(os.path.join(d, "time.json"), tspec)
+        write_json(os.path.join(d, "case.json"), {
+            "name": "triton/" + case, "kernel": spec["kernel"], "group": "triton", "arch": arch,
+            "variants": variants, "reference": "ptxas", "spec": "spec.json", "emu": emu,
+            "time_spec": "time.json" if tspec else None, "timed": True, "stack_bytes": stack,
+            "notes": notes})
+        print("triton/%s: variants %s, emulators %s, stack %s; %s" % (
+            case, sorted(variants), sorted(emu), stack, "; ".join(notes)), file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "gpu", "cases"))
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--reuse", action="store_true", help="keep tune/ and the Triton build if present")
+    ap.add_argument("--only", choices=["tune", "triton"])
+    a = ap.parse_args()
+    if not os.path.isfile(BIN):
+        print("prepare: %s is missing (cargo build --release)" % BIN, file=sys.stderr)
+        return 2
+    os.makedirs(a.cases, exist_ok=True)
+    if a.only in (None, "tune"):
+        tune_cases(a.cases, a.arch, a.reuse)
+    if a.only in (None, "triton"):
+        triton_cases(a.cases, a.arch, a.reuse)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
