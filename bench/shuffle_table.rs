@@ -24,6 +24,12 @@
 //! that the checks catch the missing corner cases). When the pass fails on a
 //! kernel the row says so (the loads column then counts `ld.global` in the PTX). Results go in
 //! docs/benchmarks.md ("Shuffle synthesis").
+//!
+//! `-- --emit-gpu DIR` also writes, for every kernel with at least one shuffle, a case folder for
+//! bench/gpu/h100_checks.py (a GPU compares and times them): ptxas 12.9's sm_90 cubins of the
+//! original (`ptxas`), of the pass with the CLI's default options (`shuffle`: profitable
+//! replacements only) and with every proved replacement as counted above (`shuffle-all`), the
+//! 32x4 launch spec above, and a timing launch over a 4096×4096 (2-D) or 256×256×128 (3-D) domain.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -265,6 +271,99 @@ fn hints(m: &Module, kernel: &str, file: &str, bx: u32, by: u32) -> Option<Hints
     Some(h)
 }
 
+/// The domain of a timing launch: large enough to fill an H100 (132 SMs) many times over.
+fn timing_hints(m: &Module, kernel: &str, file: &str) -> Option<Hints> {
+    let f = m.function(kernel)?;
+    let s = shape(file);
+    let (extent, ints): ([u32; 3], Vec<i64>) = if s.one_d {
+        ([4096, 1, 1], vec![4096, 512])
+    } else if s.extent[2] > 1 {
+        ([256, 256, 128], vec![256, 256, 128])
+    } else if file == "matmul" {
+        ([2048, 2048, 1], vec![2048, 2048, 64])
+    } else {
+        ([4096, 4096, 1], vec![4096, 4096])
+    };
+    let len = extent.iter().map(|&e| u64::from(e)).product::<u64>()
+        * if s.one_d { 512 } else { 1 };
+    let by = if s.one_d { 1 } else { 4 };
+    let grid = [extent[0].div_ceil(32), extent[1].div_ceil(by), extent[2]];
+    let mut h = Hints::new().grid(&grid).block(&[32, by, 1]).len(len);
+    if file == "gameoflife" {
+        h = h.ty(0, ElemType::S32).ty(1, ElemType::S32);
+    }
+    let mut ints = ints.iter();
+    for (i, p) in f.param_list().iter().enumerate() {
+        if p.size_bytes() == 8 {
+            continue;
+        }
+        h = if p.ty.is_float() {
+            h.scalar(i, 0.5)
+        } else {
+            h.scalar(i, *ints.next()?)
+        };
+    }
+    Some(h)
+}
+
+/// `--emit-gpu`: DIR/shuffle/<file>__<kernel>/ with case.json, the cubins and the specs; returns
+/// the folder.
+fn emit_gpu_case(
+    dir: &std::path::Path,
+    file: &str,
+    kernel: &str,
+    original: &Module,
+    all: &Module,
+) -> Result<String, String> {
+    let mut default = original.clone();
+    shuffle_module(
+        &mut default,
+        &ShuffleOptions {
+            kernel: Some(kernel.to_string()),
+            ..ShuffleOptions::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let f = original.function(kernel).ok_or("no kernel")?;
+    let spec = hints(original, kernel, file, 32, 4)
+        .ok_or("no launch hints")
+        .and_then(|h| spec_for(f, &h).map_err(|_| "no launch spec"))?;
+    let timing = timing_hints(original, kernel, file)
+        .ok_or("no timing hints")
+        .and_then(|h| spec_for(f, &h).map_err(|_| "no timing spec"))?;
+    let case = dir.join("shuffle").join(format!("{file}__{kernel}"));
+    std::fs::create_dir_all(&case).map_err(|e| e.to_string())?;
+    let mut variants = serde_json::Map::new();
+    let default_text = print_module(&default);
+    let all_text = print_module(all);
+    let builds = [
+        ("ptxas", print_module(original)),
+        ("shuffle", default_text.clone()),
+        ("shuffle-all", all_text.clone()),
+    ];
+    for (name, text) in builds {
+        if name == "shuffle-all" && all_text == default_text {
+            continue;
+        }
+        let built = tools::ptxas_assemble_source(&text, "sm_90", &[]).map_err(|e| e.to_string())?;
+        std::fs::write(case.join(format!("{name}.cubin")), built.cubin)
+            .map_err(|e| e.to_string())?;
+        variants.insert(name.into(), format!("{name}.cubin").into());
+    }
+    let mut time =
+        serde_json::from_str::<serde_json::Value>(&timing.to_json()).map_err(|e| e.to_string())?;
+    time["numpy"] = true.into();
+    std::fs::write(case.join("spec.json"), spec.to_json()).map_err(|e| e.to_string())?;
+    std::fs::write(case.join("time.json"), time.to_string()).map_err(|e| e.to_string())?;
+    let meta = serde_json::json!({
+        "name": format!("shuffle/{file}__{kernel}"), "kernel": kernel, "group": "shuffle",
+        "variants": variants, "reference": "ptxas", "spec": "spec.json", "emu": {},
+        "time_spec": "time.json", "timed": true, "arch": "sm_90",
+    });
+    std::fs::write(case.join("case.json"), meta.to_string()).map_err(|e| e.to_string())?;
+    Ok(case.display().to_string())
+}
+
 /// `ld.global` instructions of `kernel` in the printed module (a cross-check of the pass's count
 /// and the count shown when the pass fails).
 fn count_global_loads(text: &str, kernel: &str) -> usize {
@@ -358,6 +457,11 @@ fn main() {
         }
     };
     let have_ptxas = tools::find(Tool::Ptxas).is_ok();
+    let emit_gpu = args
+        .iter()
+        .position(|a| a == "--emit-gpu")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
 
     let mut rows = Vec::new();
     for paper in PAPER {
@@ -480,6 +584,12 @@ fn main() {
                         }
                         verdicts.join(", ")
                     };
+                    if let (Some(dir), true) = (&emit_gpu, r.shuffles > 0) {
+                        match emit_gpu_case(dir, paper.name, &k, &original, &synthesized) {
+                            Ok(d) => eprintln!("{k}: GPU case {d}"),
+                            Err(e) => eprintln!("{k}: no GPU case: {e}"),
+                        }
+                    }
                     row.equiv = if no_equiv {
                         "not run".into()
                     } else {

@@ -39,6 +39,7 @@ that did not run says why.
 
 import argparse
 import ctypes
+import hashlib
 import json
 import os
 import struct
@@ -196,14 +197,23 @@ def diff_buffers(a, b, types):
 JIT = "ptx-jit"
 
 
-def emu_buffers(d, sub, inputs):
-    return [open(os.path.join(d, sub, "arg%d.bin" % j), "rb").read()
-            for j, (kind, _d, _t) in enumerate(inputs) if kind == "buf"]
+def emu_diff(out, d, sub, inputs, types):
+    """None when the GPU's buffers equal an emulator's (its arg<N>.bin, or their SHA-256
+    digests in digests.json where prepare.py kept only those), else what differs."""
+    idx = [j for j, (kind, _d, _t) in enumerate(inputs) if kind == "buf"]
+    digests = os.path.join(d, sub, "digests.json")
+    if os.path.isfile(digests):
+        want = json.load(open(digests))
+        bad = [j for j, b in zip(idx, out) if hashlib.sha256(b).hexdigest() != want.get("arg%d.bin" % j)]
+        return None if not bad else "arg %s differ (SHA-256 digests; no element detail)" % bad
+    emu = [open(os.path.join(d, sub, "arg%d.bin" % j), "rb").read() for j in idx]
+    return diff_buffers(out, emu, types)
 
 
 def run_case(d, warmup, runs):
     c = json.load(open(os.path.join(d, "case.json")))
-    res = {"name": c["name"], "group": c["group"], "kernel": c["kernel"], "variants": {}, "emu": {}}
+    res = {"name": c["name"], "group": c["group"], "kernel": c["kernel"], "variants": {}, "emu": {},
+           "warmup": warmup, "runs": runs}
     for k in ("predicted_choice", "predicted_us", "arch", "model", "notes"):
         if k in c:
             res[k] = c[k]
@@ -216,6 +226,8 @@ def run_case(d, warmup, runs):
     order = [ref] + [v for v in c["variants"] if v != ref]
     for v in order:
         entry = res["variants"].setdefault(v, {})
+        with open(os.path.join(d, c["variants"][v]), "rb") as fh:
+            entry["sha256"] = hashlib.sha256(fh.read()).hexdigest()
         try:
             funcs[v] = gpu.load(os.path.join(d, c["variants"][v]), c["kernel"])
             out = gpu.run(funcs[v], spec, inputs)
@@ -229,14 +241,14 @@ def run_case(d, warmup, runs):
             ref_out = out
             entry["equal_to_reference"] = True
             for name, sub in c.get("emu", {}).items():
-                res["emu"][name] = diff_buffers(out, emu_buffers(d, sub, inputs), types) or "equal"
+                res["emu"][name] = emu_diff(out, d, sub, inputs, types) or "equal"
         else:
             why = diff_buffers(ref_out, out, types) if ref_out is not None else "no reference output"
             entry["equal_to_reference"] = why is None
             if why:
                 entry["difference"] = why
         if v == JIT and "ptx" in c.get("emu", {}):
-            res["emu"]["ptx-vs-jit"] = diff_buffers(out, emu_buffers(d, c["emu"]["ptx"], inputs), types) or "equal"
+            res["emu"]["ptx-vs-jit"] = emu_diff(out, d, c["emu"]["ptx"], inputs, types) or "equal"
         if v == JIT and not entry["equal_to_reference"]:
             # The driver's JIT is another ptxas release: it may contract mul+add into fma
             # differently. Informational; it still gets a time on its own inputs.

@@ -12,7 +12,7 @@ RESULTS_DIR holds res.tgz (or an unpacked res/) and gpu.txt. Writes the issue-17
 
 `kernels` has the `warpsmith tune` cases (bench kernels: predicted choice, predictions, measured
 times of the report's variants; ptx-jit, the driver's JIT of the same PTX, is listed apart) and
-the Triton cases (no prediction: ptxas as Triton ran it, demote where it applies, on the large
+the Triton and shuffle cases (no prediction: ptxas as Triton ran it, demote where it applies, on the large
 timing launch). `summary` is time_variants.py's: how often the predicted choice is within 5 % of
 the best measured variant, and the geomean speed-up of the choice over ptxas alone. `emulators`:
 per case, the SASS and PTX emulators' outputs against the GPU's. `rewrites`: per rewriting
@@ -119,13 +119,15 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--date", default=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
     ap.add_argument("--out")
+    ap.add_argument("--runs", type=int, help="timed launches per variant, where the results do not record it")
+    ap.add_argument("--name", default="h100", help="the card, for the default output name")
     a = ap.parse_args()
     cases = load(a.results)
     gpu = open(os.path.join(a.results, "gpu.txt")).read().strip() if os.path.isfile(
         os.path.join(a.results, "gpu.txt")) else None
     kernels = {}
     for c in cases:
-        if "failed" in c or c.get("group") not in ("tune", "triton"):
+        if "failed" in c or c.get("group") not in ("tune", "triton", "shuffle"):
             continue
         kernels[c["name"]] = kernel_entry(c)
     tuned = {k: v for k, v in kernels.items() if v["group"] == "tune"}
@@ -133,10 +135,12 @@ def main():
     doc = {"gpu": gpu, "date": a.date, "kernels": kernels, "summary": summary,
            "emulators": emulator_rows(cases), "rewrites": rewrite_rows(cases),
            "method": "bench/gpu/h100_checks.py: CUDA driver, each variant launched on the same inputs and "
-                     "compared byte for byte with ptxas alone, then 10 warm-up launches and the median of "
-                     "100 launches each between CUDA events; ptxas alone timed first and last (ptxas_again_us)"}
+                     "compared byte for byte with ptxas alone, then %s warm-up launches and the median of "
+                     "%s launches each between CUDA events; ptxas alone timed first and last (ptxas_again_us)"
+                     % (next((c["warmup"] for c in cases if "warmup" in c), 10),
+                        next((c["runs"] for c in cases if "runs" in c), a.runs or 100))}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    out = a.out or os.path.join(root, "bench", "results", "h100-%s.json" % a.date)
+    out = a.out or os.path.join(root, "bench", "results", "%s-%s.json" % (a.name, a.date))
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + ".tmp", "w") as fh:
         json.dump(doc, fh, indent=1)

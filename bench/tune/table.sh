@@ -22,7 +22,7 @@ ptx="$out/heavy.ptx"
 for spec in "$root"/bench/tune/specs/*.spec.json; do
   k="$(basename "$spec" .spec.json)"
   echo "== $k" >&2
-  "$bin" tune "$ptx" --arch "$arch" --launch "$spec" -o "$out/$k.tuned.ptx" \
+  "$bin" tune "$ptx" --arch "$arch" --launch "$spec" -o "$out/$k.tuned.cubin" \
     --emit-variants "$out/$k" >"$out/$k.log" 2>&1 || echo "FAILED: $k (see $out/$k.log)" >&2
 done
 python3 - "$out" <<'PY'
