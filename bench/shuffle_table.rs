@@ -284,8 +284,7 @@ fn timing_hints(m: &Module, kernel: &str, file: &str) -> Option<Hints> {
     } else {
         ([4096, 4096, 1], vec![4096, 4096])
     };
-    let len = extent.iter().map(|&e| u64::from(e)).product::<u64>()
-        * if s.one_d { 512 } else { 1 };
+    let len = extent.iter().map(|&e| u64::from(e)).product::<u64>() * if s.one_d { 512 } else { 1 };
     let by = if s.one_d { 1 } else { 4 };
     let grid = [extent[0].div_ceil(32), extent[1].div_ceil(by), extent[2]];
     let mut h = Hints::new().grid(&grid).block(&[32, by, 1]).len(len);

@@ -60,7 +60,8 @@ def kernel_entry(case):
              "predicted_choice": case.get("predicted_choice"),
              "ptxas_again_us": round(case["variants"]["ptxas"]["us_again"], 3)
              if "us_again" in case.get("variants", {}).get("ptxas", {}) else None,
-             "ptx_jit_us": jit, "launch": case.get("time_launch")}
+             "ptx_jit_us": jit, "launch": case.get("time_launch"),
+             "sha256": {v: e["sha256"] for v, e in case.get("variants", {}).items() if "sha256" in e}}
     if case.get("predicted_us"):
         entry["predicted_us"] = case["predicted_us"]
     return entry

@@ -1,6 +1,7 @@
 //! The analytic performance model (RegDem §4: occupancy and instruction throughput decide which
 //! register-allocation variant is fastest). A launch's time on the busiest SM is the largest of
-//! its throughput bounds (issue, each pipe, the L1/LSU path, shared-memory wavefronts, DRAM) and
+//! its throughput bounds (issue, each pipe, the L1/LSU path, shared-memory wavefronts, DRAM, and
+//! L2 for the local traffic the L1 cannot hold) and
 //! its latency bound (each warp's dependent latencies, overlapped across the warps resident at
 //! once: more occupancy hides more latency, until a throughput bound is reached; local memory hits
 //! L1 while the resident threads' stack fits beside their shared memory). Equations and
@@ -69,6 +70,8 @@ pub enum Bound {
     SharedMemory,
     /// DRAM bandwidth.
     Dram,
+    /// L2 bandwidth (local traffic the L1 cannot hold).
+    L2,
     /// Dependent latency not hidden by the resident warps.
     Latency,
 }
@@ -111,6 +114,11 @@ pub fn predict(m: &MachineParams, mix: &Mix, shape: &Shape) -> Prediction {
             share * mix.shared_wavefronts / m.smem_wavefronts_per_cycle,
         ),
         (Bound::Dram, mix.dram_bytes / m.dram_bytes_per_cycle()),
+        (
+            Bound::L2,
+            share * mix.local_sectors * 32.0 * (1.0 - local_hit(m, shape, resident))
+                / m.l2_bytes_per_cycle,
+        ),
     ];
     let (tbound, throughput) =
         bounds
@@ -118,8 +126,7 @@ pub fn predict(m: &MachineParams, mix: &Mix, shape: &Shape) -> Prediction {
             .copied()
             .fold((Bound::Issue, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
     let warps = blocks * f64::from(shape.warps_per_block.max(1));
-    let lat_local = local_latency(m, shape, resident);
-    let latency = waves * warp_latency(m, mix, warps, lat_local);
+    let latency = waves * warp_latency(m, mix, warps, local_latency(m, shape, resident));
     let (bound, cycles) = if latency > throughput {
         (Bound::Latency, latency)
     } else {
@@ -134,19 +141,37 @@ pub fn predict(m: &MachineParams, mix: &Mix, shape: &Shape) -> Prediction {
     }
 }
 
+/// The latency of a global request: DRAM for the share of requests that reach it (compulsory
+/// bytes over the bytes the requests would move coalesced, 4 bytes a lane), L2 for the rest.
+fn global_latency(m: &MachineParams, mix: &Mix) -> f64 {
+    let coalesced_bytes = mix.global_requests * 128.0;
+    let dram_share = if coalesced_bytes > 0.0 {
+        (mix.dram_bytes / coalesced_bytes).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    dram_share * m.lat_dram + (1.0 - dram_share) * m.lat_l2
+}
+
 /// The latency of a local access: an L1 hit while the resident threads' local working set fits
 /// the L1 left beside their shared memory, an L2 hit for the share that does not.
 fn local_latency(m: &MachineParams, shape: &Shape, resident: f64) -> f64 {
+    let hit = local_hit(m, shape, resident);
+    hit * m.lat_l1 + (1.0 - hit) * m.lat_l2
+}
+
+/// The share of local accesses the L1 serves: the L1 left beside the resident blocks' shared
+/// memory over the resident threads' local working set.
+fn local_hit(m: &MachineParams, shape: &Shape, resident: f64) -> f64 {
     let threads = resident * f64::from(shape.warps_per_block) * 32.0;
     let working_set = threads * f64::from(shape.local_bytes_per_thread);
     let l1 =
         (f64::from(m.l1_smem_kib) * 1024.0 - resident * f64::from(shape.smem_per_block)).max(0.0);
-    let hit = if working_set > 0.0 {
+    if working_set > 0.0 {
         (l1 / working_set).min(1.0)
     } else {
         1.0
-    };
-    hit * m.lat_l1 + (1.0 - hit) * m.lat_l2
+    }
 }
 
 /// Cycles the busiest functional-unit pipe needs for the whole mix on one SM.
@@ -168,15 +193,7 @@ fn pipe_cycles(m: &MachineParams, mix: &Mix) -> f64 {
 fn warp_latency(m: &MachineParams, mix: &Mix, warps: f64, lat_local: f64) -> f64 {
     let mem = mix.global_requests + mix.local_requests + mix.shared_requests;
     let alu = (mix.warp_insts - mem - mix.fp64 - mix.sfu).max(0.0);
-    // The share of requests that reach DRAM: compulsory bytes over the bytes the requests would
-    // move coalesced (4 bytes a lane); uncoalesced sectors do not make requests faster.
-    let coalesced_bytes = mix.global_requests * 128.0;
-    let dram_share = if coalesced_bytes > 0.0 {
-        (mix.dram_bytes / coalesced_bytes).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let lat_global = dram_share * m.lat_dram + (1.0 - dram_share) * m.lat_l2;
+    let lat_global = global_latency(m, mix);
     let replays = (mix.global_sectors - mix.global_requests).max(0.0)
         + (mix.local_sectors - mix.local_requests).max(0.0)
         + (mix.shared_wavefronts - mix.shared_requests).max(0.0);
@@ -236,6 +253,39 @@ mod tests {
             assert!(t > prev, "{k}: {t} after {prev}");
             prev = t;
         }
+    }
+
+    #[test]
+    fn local_traffic_the_l1_cannot_hold_is_bound_by_l2_bandwidth() {
+        // 4 KiB of local memory per thread: 8 resident blocks of 256 threads hold 8 MiB, far
+        // past the L1, so the local sectors cross to L2.
+        let mix = Mix {
+            warp_insts: 100_000.0,
+            int: 100_000.0,
+            local_requests: 1_000_000.0,
+            local_sectors: 4_000_000.0,
+            ..Mix::default()
+        };
+        let sh = Shape {
+            blocks: 132 * 8,
+            warps_per_block: 8,
+            resident_blocks: 8,
+            local_bytes_per_thread: 4096,
+            smem_per_block: 0,
+        };
+        let p = predict(h100(), &mix, &sh);
+        assert_eq!(p.bound, Bound::L2, "{p:?}");
+        // The same traffic in a working set the L1 holds is not L2-bound.
+        let small = predict(
+            h100(),
+            &mix,
+            &Shape {
+                local_bytes_per_thread: 16,
+                ..sh
+            },
+        );
+        assert_ne!(small.bound, Bound::L2, "{small:?}");
+        assert!(small.us < p.us);
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub struct MachineParams {
     pub smem_wavefronts_per_cycle: f64,
     /// DRAM bandwidth, GB/s (the whole GPU).
     pub dram_gbps: f64,
+    /// L2 bandwidth, bytes per SM clock cycle per SM (approximate: the whole L2's measured
+    /// read bandwidth in public microbenchmarks over SMs × clock; see docs/tune.md).
+    pub l2_bytes_per_cycle: f64,
     /// Dependent-issue latency of integer and FP32 instructions, cycles.
     pub lat_alu: f64,
     /// FP64 latency, cycles.
@@ -61,6 +64,7 @@ const fn base(
     clock_mhz: f64,
     dram_gbps: f64,
     l1_smem_kib: u32,
+    l2_bytes_per_cycle: f64,
 ) -> MachineParams {
     MachineParams {
         arch,
@@ -76,6 +80,7 @@ const fn base(
         l1_smem_kib,
         smem_wavefronts_per_cycle: 1.0,
         dram_gbps,
+        l2_bytes_per_cycle,
         lat_alu: 4.0,
         lat_fp64: 8.0,
         lat_sfu: 18.0,
@@ -88,27 +93,27 @@ const fn base(
 
 /// Every architecture the predictor knows.
 pub const MACHINES: &[MachineParams] = &[
-    base("sm_70", "Tesla V100 SXM2", 80, 1530.0, 900.0, 128),
+    base("sm_70", "Tesla V100 SXM2", 80, 1530.0, 900.0, 128, 17.0),
     MachineParams {
         fp64_lanes: 2,
         lat_l2: 190.0,
-        ..base("sm_75", "Tesla T4", 40, 1590.0, 320.0, 96)
+        ..base("sm_75", "Tesla T4", 40, 1590.0, 320.0, 96, 20.0)
     },
     MachineParams {
         lat_smem: 24.0,
-        ..base("sm_80", "A100 SXM4 40 GB", 108, 1410.0, 1555.0, 192)
+        ..base("sm_80", "A100 SXM4 40 GB", 108, 1410.0, 1555.0, 192, 31.0)
     },
     MachineParams {
         fp32_lanes: 128,
         fp64_lanes: 2,
-        ..base("sm_86", "A10", 72, 1695.0, 600.0, 128)
+        ..base("sm_86", "A10", 72, 1695.0, 600.0, 128, 16.0)
     },
     MachineParams {
         fp32_lanes: 128,
         fp64_lanes: 2,
         lat_l2: 260.0,
         lat_dram: 500.0,
-        ..base("sm_89", "L4", 58, 2040.0, 300.0, 128)
+        ..base("sm_89", "L4", 58, 2040.0, 300.0, 128, 17.0)
     },
     MachineParams {
         fp32_lanes: 128,
@@ -117,7 +122,7 @@ pub const MACHINES: &[MachineParams] = &[
         lat_l1: 35.0,
         lat_l2: 260.0,
         lat_dram: 500.0,
-        ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0, 256)
+        ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0, 256, 21.0)
     },
 ];
 

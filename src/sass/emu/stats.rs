@@ -105,6 +105,11 @@ impl SassStats {
             let wave = per_bank.iter().copied().max().unwrap_or(1).max(min).max(1);
             s.transactions += wave;
             s.bank_conflicts += wave - min.max(1);
+        } else if space == Space::Local {
+            // Local addresses are per thread; the hardware interleaves the threads' copies of a
+            // word (consecutive lanes' words adjacent), so a warp's access to one offset moves
+            // lanes × bytes contiguous bytes, not the one sector the shared address suggests.
+            s.transactions += (n * u64::from(bytes)).div_ceil(32);
         } else {
             // At most 32 lanes × 2 sectors (accesses of ≤ 16 bytes, aligned).
             let mut sectors = [0u64; 64];
@@ -221,5 +226,13 @@ mod tests {
         s.memory(Space::Shared, &a, 0xffff, 2, true);
         assert_eq!(s.shared.transactions, 5);
         assert_eq!(s.shared.bank_conflicts, 1);
+        // Local: every lane at the same per-thread offset is 32 interleaved words, 4 sectors;
+        // 16 lanes of 8 bytes, 4 sectors; one lane, one.
+        s.memory(Space::Local, &[0x40; 32], u32::MAX, 4, true);
+        assert_eq!(s.local.transactions, 4);
+        s.memory(Space::Local, &[0x40; 32], 0xffff, 8, true);
+        assert_eq!(s.local.transactions, 8);
+        s.memory(Space::Local, &[0x40; 32], 1, 4, true);
+        assert_eq!(s.local.transactions, 9);
     }
 }
