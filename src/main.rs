@@ -306,8 +306,8 @@ enum Command {
     /// the code reads at run time; the rule needs it as --dynamic-smem (0 if none). With
     /// --verify, original and output run on the SASS emulator and every output byte must agree.
     /// The output is written in every case (a copy of the input where nothing changed). The
-    /// rewritten cubins have been checked with nvdisasm, cuobjdump and the SASS emulator, not yet
-    /// on a GPU (docs/sass.md).
+    /// rewritten cubins have been checked with nvdisasm, cuobjdump and the SASS emulator, and the
+    /// sm_90 ones on an H100 and an H200 (docs/gpu.md).
     Demote {
         /// The input cubin.
         input: PathBuf,
