@@ -3,6 +3,7 @@
 the original on the GPU, and the time of every variant (issues 15, 16, 17).
 
     h100_checks.py CASES --out OUT [--runs 100] [--warmup 10] [--case-timeout 120] [--only SUB]
+        [--save-outputs]
     h100_checks.py one CASE_DIR --out FILE.json [--runs N] [--warmup N]
     h100_checks.py selftest
 
@@ -210,7 +211,7 @@ def emu_diff(out, d, sub, inputs, types):
     return diff_buffers(out, emu, types)
 
 
-def run_case(d, warmup, runs):
+def run_case(d, warmup, runs, save=None):
     c = json.load(open(os.path.join(d, "case.json")))
     res = {"name": c["name"], "group": c["group"], "kernel": c["kernel"], "variants": {}, "emu": {},
            "warmup": warmup, "runs": runs}
@@ -240,6 +241,11 @@ def run_case(d, warmup, runs):
         if v == ref:
             ref_out = out
             entry["equal_to_reference"] = True
+            if save:
+                os.makedirs(save, exist_ok=True)
+                for j, b in zip([j for j, (k, _d, _t) in enumerate(inputs) if k == "buf"], out):
+                    with open(os.path.join(save, "arg%d.bin" % j), "wb") as fh:
+                        fh.write(b)
             for name, sub in c.get("emu", {}).items():
                 res["emu"][name] = emu_diff(out, d, sub, inputs, types) or "equal"
         else:
@@ -326,6 +332,8 @@ def cmd_all(a):
         out = os.path.join(a.out, name + ".json")
         cmd = [sys.executable, os.path.abspath(__file__), "one", d, "--out", out,
                "--runs", str(a.runs), "--warmup", str(a.warmup)]
+        if a.save_outputs:
+            cmd += ["--save-outputs", os.path.join(a.out, name + ".outs")]
         t0 = time.time()
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.case_timeout)
@@ -347,7 +355,7 @@ def cmd_all(a):
 
 
 def cmd_one(a):
-    r = run_case(a.case, a.warmup, a.runs)
+    r = run_case(a.case, a.warmup, a.runs, a.save_outputs)
     with open(a.out + ".tmp", "w") as fh:
         json.dump(r, fh, indent=1)
     os.replace(a.out + ".tmp", a.out)
@@ -380,6 +388,7 @@ def main():
         ap.add_argument("--out", required=True)
         ap.add_argument("--runs", type=int, default=100)
         ap.add_argument("--warmup", type=int, default=10)
+        ap.add_argument("--save-outputs")
         return cmd_one(ap.parse_args())
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cases")
@@ -388,6 +397,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--case-timeout", type=int, default=120)
     ap.add_argument("--only", help="only case folders whose path contains this")
+    ap.add_argument("--save-outputs", action="store_true",
+                    help="also write ptxas alone's GPU buffers (spec launch) to OUT/<case>.outs/")
     return cmd_all(ap.parse_args())
 
 

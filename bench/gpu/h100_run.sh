@@ -17,6 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 cat "$out/gpu.txt"
 python3 "$root/bench/gpu/h100_checks.py" "$root/bench/gpu/cases" --out "$out/res" \
   --runs "${RUNS:-100}" --warmup "${WARMUP:-10}" --case-timeout "${CASE_TIMEOUT:-120}" ${ONLY:+--only "$ONLY"} \
+  ${SAVE_OUTPUTS:+--save-outputs} \
   2>&1 | tee "$out/log.txt"
 rc=${PIPESTATUS[0]}
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu --format=csv,noheader >>"$out/gpu.txt" 2>&1

@@ -16,6 +16,8 @@ Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carr
   emulators' outputs; where the build uses local memory, `warpsmith demote --local-to-shared`
   with Triton's dynamic size, proved on the SASS emulator here; attention and matmul cases also
   get a large launch (numpy inputs) for timing.
+- `mma/<kernel>`: bench/gpu/mma/mma.ptx, one `mma.sync` per warp on random fragments (f16, bf16,
+  tf32 into f32): the emulators' tensor-core arithmetic against the hardware's, untimed.
 
 Emulator outputs over 2 MiB in all travel as SHA-256 digests (digests.json), so the cases fit the
 device tool's 64 MiB; a difference is then reported without the element. An emulator or a
@@ -245,12 +247,39 @@ def triton_cases(cases, arch, reuse):
             case, sorted(variants), sorted(emu), stack, "; ".join(notes)), file=sys.stderr)
 
 
+def mma_cases(cases, arch):
+    """bench/gpu/mma: one matrix instruction per warp on random fragments (f16, bf16, tf32 into
+    f32), to compare the emulators' tensor-core arithmetic with the hardware's element by element
+    (h100_run.sh with SAVE_OUTPUTS=1 keeps the GPU's buffers)."""
+    src = os.path.join(ROOT, "bench", "gpu", "mma")
+    ptxas = os.path.join(ROOT, ".tools", "bin", "ptxas")
+    for spec_file in sorted(f for f in os.listdir(src) if f.endswith(".spec.json")):
+        name = spec_file[:-len(".spec.json")]
+        d = os.path.join(cases, "mma", name)
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(os.path.join(src, "mma.ptx"), os.path.join(d, "code.ptx"))
+        shutil.copy(os.path.join(src, spec_file), os.path.join(d, "spec.json"))
+        rc, text = run([ptxas, "-arch=" + arch, os.path.join(d, "code.ptx"), "-o", os.path.join(d, "ptxas.cubin")])
+        if rc != 0:
+            print("mma/%s: ptxas: %s" % (name, text), file=sys.stderr)
+            continue
+        notes, emu = [], {}
+        for kind, code in (("sass", "ptxas.cubin"), ("ptx", "code.ptx")):
+            if emulate(d, code, "spec.json", "emu-" + kind, notes):
+                emu[kind] = "emu-" + kind
+        write_json(os.path.join(d, "case.json"), {
+            "name": "mma/" + name, "kernel": name, "group": "mma", "arch": arch,
+            "variants": {"ptxas": "ptxas.cubin", "ptx-jit": "code.ptx"}, "reference": "ptxas",
+            "spec": "spec.json", "emu": emu, "timed": False, "notes": notes})
+        print("mma/%s: emulators %s" % (name, sorted(emu)), file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "gpu", "cases"))
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--reuse", action="store_true", help="keep tune/ and the Triton build if present")
-    ap.add_argument("--only", choices=["tune", "triton"])
+    ap.add_argument("--only", choices=["tune", "triton", "mma"])
     a = ap.parse_args()
     if not os.path.isfile(BIN):
         print("prepare: %s is missing (cargo build --release)" % BIN, file=sys.stderr)
@@ -260,6 +289,8 @@ def main():
         tune_cases(a.cases, a.arch, a.reuse)
     if a.only in (None, "triton"):
         triton_cases(a.cases, a.arch, a.reuse)
+    if a.only in (None, "mma"):
+        mma_cases(a.cases, a.arch)
     return 0
 
 
