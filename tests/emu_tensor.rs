@@ -308,17 +308,47 @@ fn mma_spec(ab: &str, k: u32) -> String {
     )
 }
 
-/// The CPU reference: D[i][j] = C[i][j], then + A[i][k]·B[k][j] for k in order, each an f32 FMA
-/// (the emulator's documented accumulation; products of 16-bit floats are exact in f32).
+/// The tensor cores' block FMA (docs/emulator.md, fitted to an H100), written independently of
+/// the emulator in integers: each addend (exact products of inputs with at most 11 significant
+/// bits, and `c`) truncated toward zero to whole units of `2^(E − 26)` (`E` the largest addend's
+/// exponent), the units summed, the sum truncated to 24 significant bits.
+fn block_fma_reference(c: f32, products: &[f64]) -> f32 {
+    let terms: Vec<f64> = std::iter::once(f64::from(c))
+        .chain(products.iter().copied())
+        .collect();
+    let Some(e_max) = terms
+        .iter()
+        .filter(|x| **x != 0.0)
+        .map(|x| x.abs().log2().floor() as i32)
+        .max()
+    else {
+        return c;
+    };
+    let unit = e_max - 26;
+    // x / 2^unit, truncated toward zero, as an integer (|x| < 2^(e_max + 1): below 2^27 units).
+    let units: i128 = terms
+        .iter()
+        .map(|&x| (x * 2f64.powi(-unit)).trunc() as i128)
+        .sum();
+    let (mut m, mut e) = (units.unsigned_abs(), unit);
+    while m >= 1 << 24 {
+        m >>= 1;
+        e += 1;
+    }
+    let v = m as f64 * 2f64.powi(e);
+    (if units < 0 { -v } else { v }) as f32
+}
+
+/// The CPU reference: D[i][j] = the block FMA of C[i][j] and A[i][x]·B[x][j], x < k (one
+/// instruction of depth k).
 fn reference(a: &[f32], b_at: impl Fn(usize, usize) -> f32, c: &[f32], k: usize) -> Vec<f32> {
     let mut d = vec![0f32; 128];
     for i in 0..16 {
         for j in 0..8 {
-            let mut acc = c[i * 8 + j];
-            for x in 0..k {
-                acc = a[i * k + x].mul_add(b_at(x, j), acc);
-            }
-            d[i * 8 + j] = acc;
+            let products: Vec<f64> = (0..k)
+                .map(|x| f64::from(a[i * k + x]) * f64::from(b_at(x, j)))
+                .collect();
+            d[i * 8 + j] = block_fma_reference(c[i * 8 + j], &products);
         }
     }
     d
@@ -1129,14 +1159,11 @@ NEXT:
     let (d2, d1) = (f32s(&out[2].data), f32s(&out[3].data));
     for i in 0..64 {
         for j in 0..8 {
-            let mut once = 0f32;
-            for x in 0..16 {
-                once = a[i * 16 + x].mul_add(bt[j * 16 + x], once);
-            }
-            let mut twice = once;
-            for x in 0..16 {
-                twice = a[i * 16 + x].mul_add(bt[j * 16 + x], twice);
-            }
+            let products: Vec<f64> = (0..16)
+                .map(|x| f64::from(a[i * 16 + x]) * f64::from(bt[j * 16 + x]))
+                .collect();
+            let once = block_fma_reference(0.0, &products);
+            let twice = block_fma_reference(once, &products);
             assert_eq!(d1[i * 8 + j].to_bits(), twice.to_bits(), "D1[{i}][{j}]");
             assert_eq!(d2[i * 8 + j].to_bits(), once.to_bits(), "D2[{i}][{j}]");
         }
