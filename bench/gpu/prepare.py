@@ -16,8 +16,8 @@ Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carr
   emulators' outputs; where the build uses local memory, `warpsmith demote --local-to-shared`
   with Triton's dynamic size, proved on the SASS emulator here; attention and matmul cases also
   get a large launch (numpy inputs) for timing.
-- `mma/<kernel>`: bench/gpu/mma/mma.ptx, one `mma.sync` per warp on random fragments (f16, bf16,
-  tf32 into f32): the emulators' tensor-core arithmetic against the hardware's, untimed.
+- `mma/<kernel>`: bench/gpu/mma/*.ptx, one `mma.sync` per warp on random fragments (f16, bf16,
+  tf32, e4m3 into f32): the emulators' tensor-core arithmetic against the hardware's, untimed.
 
 Emulator outputs over 2 MiB in all travel as SHA-256 digests (digests.json), so the cases fit the
 device tool's 64 MiB; a difference is then reported without the element. An emulator or a
@@ -248,8 +248,8 @@ def triton_cases(cases, arch, reuse):
 
 
 def mma_cases(cases, arch):
-    """bench/gpu/mma: one matrix instruction per warp on random fragments (f16, bf16, tf32 into
-    f32), to compare the emulators' tensor-core arithmetic with the hardware's element by element
+    """bench/gpu/mma: one matrix instruction per warp on random fragments (f16, bf16, tf32, e4m3
+    into f32), to compare the emulators' tensor-core arithmetic with the hardware's element by element
     (h100_run.sh with SAVE_OUTPUTS=1 keeps the GPU's buffers)."""
     src = os.path.join(ROOT, "bench", "gpu", "mma")
     ptxas = os.path.join(ROOT, ".tools", "bin", "ptxas")
@@ -257,7 +257,12 @@ def mma_cases(cases, arch):
         name = spec_file[:-len(".spec.json")]
         d = os.path.join(cases, "mma", name)
         os.makedirs(d, exist_ok=True)
-        shutil.copy(os.path.join(src, "mma.ptx"), os.path.join(d, "code.ptx"))
+        ptx = next((f for f in sorted(os.listdir(src)) if f.endswith(".ptx")
+                    and ".entry %s(" % name in open(os.path.join(src, f)).read()), None)
+        if ptx is None:
+            print("mma/%s: no .ptx in %s defines it" % (name, src), file=sys.stderr)
+            continue
+        shutil.copy(os.path.join(src, ptx), os.path.join(d, "code.ptx"))
         shutil.copy(os.path.join(src, spec_file), os.path.join(d, "spec.json"))
         rc, text = run([ptxas, "-arch=" + arch, os.path.join(d, "code.ptx"), "-o", os.path.join(d, "ptxas.cubin")])
         if rc != 0:
