@@ -4,12 +4,11 @@
 //! With a launch spec the rewrite is proved on the SASS emulator (warps interleaved per
 //! instruction, every output byte) before it is measured; without one it is never chosen.
 
-use crate::analysis::occupancy::occupancy;
 use crate::emu::launch::LaunchSpec;
-use crate::never_worse::{launch_error, launch_resources, DynamicSmem, Figures};
-use crate::sass::demote::{local_to_shared, LocalToShared};
+use crate::never_worse::DynamicSmem;
+use crate::sass::demote::{local_to_shared, KernelReport, LocalToShared};
 
-use super::measure::{Launch, Measured};
+use super::measure::{measured, Launch, Measured};
 
 /// What a demote variant is made with.
 pub struct DemoteInputs<'a> {
@@ -29,6 +28,24 @@ pub fn demote(base: &Measured, how: &DemoteInputs) -> Result<(Measured, bool), S
     if base.figures.local_bytes() == 0 {
         return Err("ptxas's build uses no local memory: nothing to demote".into());
     }
+    let (cubin, k) = rewrite(&base.cubin, how)?;
+    let after = k
+        .after
+        .ok_or_else(|| format!("demote reported no figures: {}", k.reason))?;
+    let mut res = base.res.clone();
+    res.shared = after.static_smem;
+    res.local = 0;
+    res.stack_frame = 0;
+    res.cumulative_stack = 0;
+    res.spill_loads = 0;
+    res.spill_stores = 0;
+    let proved = !k.verified.is_empty();
+    Ok((measured(cubin, res, how.launch)?, proved))
+}
+
+/// `cubin` with `how.kernel`'s frame moved by [`local_to_shared`] under its rule (and proof, with
+/// a spec): the new cubin and the kernel's report, or why the original was kept.
+pub fn rewrite(cubin: &[u8], how: &DemoteInputs) -> Result<(Vec<u8>, KernelReport), String> {
     let DynamicSmem::Known(dynamic) = how.launch.dynamic else {
         return Err(
             "the launch's dynamic shared memory is unknown (give --launch or --dynamic-smem)"
@@ -42,45 +59,14 @@ pub fn demote(base: &Measured, how: &DemoteInputs) -> Result<(Measured, bool), S
         verify: how.spec.into_iter().cloned().collect(),
         seeds: how.seeds.max(1),
     };
-    let out = local_to_shared(&base.cubin, &opts).map_err(|e| format!("demote: {e}"))?;
+    let out = local_to_shared(cubin, &opts).map_err(|e| format!("demote: {e}"))?;
     let k = out
         .kernels
         .into_iter()
         .find(|k| k.kernel == how.kernel)
         .ok_or_else(|| format!("demote: no `{}` in the cubin", how.kernel))?;
-    let after = match (k.demoted, k.after) {
-        (true, Some(a)) => a,
-        _ => return Err(format!("demote kept ptxas's build: {}", k.reason)),
-    };
-    let mut res = base.res.clone();
-    res.shared = after.static_smem;
-    res.local = 0;
-    res.stack_frame = 0;
-    res.cumulative_stack = 0;
-    res.spill_loads = 0;
-    res.spill_stores = 0;
-    if let Some(why) = launch_error(how.launch.arch, res.shared, dynamic) {
-        return Err(format!("launch-illegal: {why}"));
+    if !k.demoted {
+        return Err(format!("demote kept ptxas's build: {}", k.reason));
     }
-    let occ = occupancy(
-        how.launch.arch,
-        &launch_resources(
-            res.registers,
-            how.launch.threads,
-            res.shared,
-            how.launch.dynamic,
-        ),
-    )
-    .map_err(|e| format!("launch-illegal: {e}"))?;
-    let proved = !k.verified.is_empty();
-    Ok((
-        Measured {
-            cubin: out.cubin,
-            figures: Figures::from(&res),
-            res,
-            occupancy: occ.occupancy,
-            resident_blocks: occ.blocks_per_sm,
-        },
-        proved,
-    ))
+    Ok((out.cubin, k))
 }

@@ -50,9 +50,13 @@ pub fn assemble(
         .into_iter()
         .find(|k| k.name == kernel)
         .ok_or_else(|| format!("ptxas printed no figures for `{kernel}`"))?;
-    let figures = Figures::from(&res);
-    let dynamic = launch.dynamic.bytes_or_zero();
-    if let Some(why) = launch_error(launch.arch, res.shared, dynamic) {
+    measured(out.cubin, res, launch)
+}
+
+/// A cubin with its kernel's figures, judged for `launch`: `Err` when the launch is illegal
+/// (static + dynamic shared memory past the limit, or no block fits); else its occupancy.
+pub fn measured(cubin: Vec<u8>, res: KernelResources, launch: &Launch) -> Result<Measured, String> {
+    if let Some(why) = launch_error(launch.arch, res.shared, launch.dynamic.bytes_or_zero()) {
         return Err(format!("launch-illegal: {why}"));
     }
     let occ = occupancy(
@@ -61,9 +65,9 @@ pub fn assemble(
     )
     .map_err(|e| format!("launch-illegal: {e}"))?;
     Ok(Measured {
-        cubin: out.cubin,
+        cubin,
+        figures: Figures::from(&res),
         res,
-        figures,
         occupancy: occ.occupancy,
         resident_blocks: occ.blocks_per_sm,
     })

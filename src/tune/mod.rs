@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::analysis::occupancy::{self, OccupancyError};
 use crate::emu::launch::LaunchSpec;
-use crate::never_worse::{dynamic_smem, DynamicSmem};
+use crate::never_worse::dynamic_smem;
 use crate::ptx::{FuncKind, Function, Module};
 use crate::spill::cliff_caps;
 
@@ -145,8 +145,8 @@ pub struct Build {
 pub struct Tuned {
     /// The chosen variant's PTX (for a demote variant: the ptxas build it was made from).
     pub module: Module,
-    /// The launch's dynamic shared memory, as the variants were judged.
-    pub dynamic: DynamicSmem,
+    /// The launch the variants were judged for.
+    pub launch: measure::Launch,
     pub report: TuneReport,
     pub builds: Vec<Build>,
 }
@@ -215,7 +215,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
     let variants = evaluated.into_iter().map(|e| e.report).collect();
     Ok(Tuned {
         module: out,
-        dynamic: launch.dynamic,
+        launch,
         report: TuneReport {
             kernel,
             arch: opts.arch.clone(),
@@ -255,23 +255,14 @@ pub fn output_cubin(t: &Tuned, opts: &TuneOptions) -> Result<Vec<u8>, OutputErro
     if chosen.is_none_or(|v| v.kind != Kind::Demote) {
         return Ok(built.cubin);
     }
-    let DynamicSmem::Known(dynamic) = t.dynamic else {
-        return Err(OutputError::Demote("dynamic shared memory unknown".into()));
+    let how = demoted::DemoteInputs {
+        kernel: &t.report.kernel,
+        launch: &t.launch,
+        spec: opts.launch.as_ref(),
+        seeds: opts.seeds,
     };
-    let how = crate::sass::demote::LocalToShared {
-        kernel: Some(t.report.kernel.clone()),
-        block_size: Some(t.report.threads),
-        dynamic_smem: Some(dynamic),
-        verify: opts.launch.iter().cloned().collect(),
-        seeds: opts.seeds.max(1),
-    };
-    let out = crate::sass::demote::local_to_shared(&built.cubin, &how)
-        .map_err(|e| OutputError::Demote(e.to_string()))?;
-    match out.kernels.iter().find(|k| k.kernel == t.report.kernel) {
-        Some(k) if k.demoted => Ok(out.cubin),
-        Some(k) => Err(OutputError::Demote(k.reason.clone())),
-        None => Err(OutputError::Demote("the kernel is not in the cubin".into())),
-    }
+    let (cubin, _) = demoted::rewrite(&built.cubin, &how).map_err(OutputError::Demote)?;
+    Ok(cubin)
 }
 
 /// Tunes every kernel of `module` in turn without a launch spec (the drop-in,
