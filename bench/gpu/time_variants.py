@@ -24,16 +24,14 @@ a CUDA driver and a GPU the script stops before writing anything.
 """
 
 import argparse
-import ctypes
 import datetime
 import json
 import math
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import crosscheck  # noqa: E402  (same folder: the generator and the driver wrapper)
+import h100_checks  # noqa: E402  (same folder: the driver wrapper, launches and timing)
 
 
 def median(xs):
@@ -74,90 +72,25 @@ def summarise(kernels):
     }
 
 
-class Timer:
-    """Loads cubins and times launches with CUDA events."""
-
-    def __init__(self):
-        self.cuda = crosscheck.Cuda()  # raises RuntimeError without a driver or GPU
-        self.lib = self.cuda.lib
-
-    def load_cubin(self, data, name):
-        mod = ctypes.c_void_p()
-        self.cuda.check(self.lib.cuModuleLoadData(ctypes.byref(mod), ctypes.c_char_p(data)), "cuModuleLoadData")
-        return mod, self.cuda.function(mod, name)
-
-    def args(self, spec):
-        blobs, buffers = [], []
-        for i, a in enumerate(spec["args"]):
-            if "buffer" in a:
-                data = crosscheck.buffer_bytes(a["buffer"], i)
-                ptr = self.cuda.alloc(data)
-                buffers.append((i, ptr, data))
-                blobs.append(struct.pack("<Q", ptr.value))
-            elif "scalar" in a:
-                blobs.append(crosscheck.scalar_bytes(a["scalar"]))
-            else:
-                blobs.append(crosscheck.buffer_bytes(a["byval"], i))
-        return blobs, buffers
-
-    def outputs(self, f, spec):
-        """One launch on fresh inputs; every buffer's bytes afterwards."""
-        blobs, buffers = self.args(spec)
-        self.cuda.launch(f, crosscheck.dims(spec["grid"]), crosscheck.dims(spec["block"]),
-                         int(spec.get("dynamic_smem", 0)), blobs)
-        out = [self.cuda.read(ptr, len(data)) for _, ptr, data in buffers]
-        for _, ptr, _ in buffers:
-            self.lib.cuMemFree_v2(ptr)
-        return out
-
-    def time(self, f, spec, warmup, runs):
-        blobs, buffers = self.args(spec)
-        holders = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
-        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(h, ctypes.c_void_p) for h in holders])
-        grid, block = crosscheck.dims(spec["grid"]), crosscheck.dims(spec["block"])
-        smem = ctypes.c_uint(int(spec.get("dynamic_smem", 0)))
-        if smem.value:
-            self.lib.cuFuncSetAttribute(f, 8, ctypes.c_int(smem.value))
-        start, stop = ctypes.c_void_p(), ctypes.c_void_p()
-        self.cuda.check(self.lib.cuEventCreate(ctypes.byref(start), 0), "cuEventCreate")
-        self.cuda.check(self.lib.cuEventCreate(ctypes.byref(stop), 0), "cuEventCreate")
-        launch = lambda: self.cuda.check(  # noqa: E731
-            self.lib.cuLaunchKernel(f, *grid, *block, smem, None, params, None), "cuLaunchKernel")
-        for _ in range(warmup):
-            launch()
-        self.cuda.check(self.lib.cuCtxSynchronize(), "warm-up")
-        times = []
-        for _ in range(runs):
-            self.lib.cuEventRecord(start, None)
-            launch()
-            self.lib.cuEventRecord(stop, None)
-            self.cuda.check(self.lib.cuEventSynchronize(stop), "kernel execution")
-            ms = ctypes.c_float()
-            self.lib.cuEventElapsedTime(ctypes.byref(ms), start, stop)
-            times.append(ms.value * 1000.0)
-        for _, ptr, _ in buffers:
-            self.lib.cuMemFree_v2(ptr)
-        return median(times)
-
-
 def time_dir(timer, d, warmup, runs):
     report = json.load(open(os.path.join(d, "report.json")))
     spec = json.load(open(os.path.join(d, "launch.json")))
     measured, predicted, reference = {}, {}, None
+    inputs = h100_checks.spec_inputs(spec, False)
     for v in report["variants"]:
         predicted[v["name"]] = v.get("predicted_us")
         path = os.path.join(d, v["name"] + ".cubin")
         if not os.path.isfile(path):
             measured[v["name"]] = "not built: " + (v.get("error") or "no cubin")
             continue
-        _, f = timer.load_cubin(open(path, "rb").read(), report["kernel"])
-        outs = timer.outputs(f, spec)
+        f = timer.load(path, report["kernel"])
+        outs = timer.run(f, spec, inputs)
         if reference is None:
             reference = outs
         elif outs != reference:
             measured[v["name"]] = "differs from ptxas alone on the GPU"
             continue
-        measured[v["name"]] = timer.time(f, spec, warmup, runs)
+        measured[v["name"]] = timer.time(f, spec, inputs, warmup, runs)
     choice = next((v["name"] for v in report["variants"] if v["chosen"]), None)
     return report["kernel"], {"measured_us": measured, "predicted_choice": choice,
                               "predicted_us": predicted, "model": report["model"], "arch": report["arch"]}
@@ -187,7 +120,7 @@ def main():
     ap.add_argument("--runs", type=int, default=100)
     a = ap.parse_args()
     try:
-        timer = Timer()
+        timer = h100_checks.Gpu()
     except RuntimeError as e:
         print("time_variants: %s; nothing was timed or written" % e, file=sys.stderr)
         return 2
