@@ -294,29 +294,44 @@ enum Command {
         #[arg(long, value_name = "FILE.json")]
         json: Option<PathBuf>,
     },
-    /// Rewrite a cubin after ptxas (sm_80, sm_86, sm_89, sm_90). Built: --local-to-shared, which
-    /// moves ptxas's local-memory spill frame into shared memory (RegDem's per-thread,
+    /// Rewrite a cubin after ptxas (sm_80, sm_86, sm_89, sm_90). --local-to-shared moves
+    /// ptxas's local-memory spill frame into shared memory (RegDem's per-thread,
     /// bank-conflict-free layout), also for kernels with dynamic shared memory where NVIDIA's
-    /// enable_smem_spilling pragma is refused. Not built yet: register demotion (--max-regs,
-    /// --occupancy auto).
+    /// enable_smem_spilling pragma is refused. --max-regs N and --occupancy auto demote
+    /// registers: the least-used single registers move to shared memory (a load before and a
+    /// store after each instruction that touches one, through scratch registers), the rest are
+    /// renumbered so the register count falls, and a frame moves along with them. Partial:
+    /// registers that are parts of pairs/quads, or touched by instructions whose latency is not
+    /// known (HMMA, DFMA, P2R, calls…), stay; kernels with calls are refused.
     ///
     /// Each kernel is kept unchanged (and the report says why) unless its whole frame moves,
-    /// local memory goes to zero, occupancy with static and dynamic shared memory does not fall
-    /// and the launch stays legal. The region sits after the dynamic shared memory, whose size
+    /// local memory goes to zero (or stays zero), occupancy with static and dynamic shared memory
+    /// does not fall (rises, for register demotion) and the launch stays legal. The region sits after the dynamic shared memory, whose size
     /// the code reads at run time; the rule needs it as --dynamic-smem (0 if none). With
     /// --verify, original and output run on the SASS emulator and every output byte must agree.
     /// The output is written in every case (a copy of the input where nothing changed). The
     /// rewritten cubins have been checked with nvdisasm, cuobjdump and the SASS emulator, and the
     /// sm_90 ones on an H100 and an H200 (docs/gpu.md).
+    #[command(group(clap::ArgGroup::new("mode").required(true)
+        .args(["local_to_shared", "max_regs", "occupancy"])))]
     Demote {
         /// The input cubin.
         input: PathBuf,
         /// The output cubin (written atomically).
         #[arg(short, long)]
         output: PathBuf,
-        /// Move ptxas's local-memory frame to shared memory (the only mode built).
-        #[arg(long, required = true)]
+        /// Move ptxas's local-memory frame to shared memory.
+        #[arg(long)]
         local_to_shared: bool,
+        /// Demote registers until the kernel uses at most N registers per thread (kept only if
+        /// occupancy rises).
+        #[arg(long, value_name = "N")]
+        max_regs: Option<u32>,
+        /// Demote registers to the count the never-worse rule judges best (highest occupancy,
+        /// then fewest registers demoted, then least shared memory); with a frame, moving only
+        /// the frame is one of the choices.
+        #[arg(long, value_name = "auto", value_parser = ["auto"])]
+        occupancy: Option<String>,
         /// Only this kernel (default: all).
         #[arg(long)]
         kernel: Option<String>,
@@ -490,6 +505,8 @@ fn main() -> ExitCode {
             input,
             output,
             local_to_shared: _,
+            max_regs,
+            occupancy,
             kernel,
             block_size,
             dynamic_smem,
@@ -499,12 +516,17 @@ fn main() -> ExitCode {
         } => cli::demote::run(cli::demote::Args {
             input,
             output,
-            options: warpsmith::sass::demote::LocalToShared {
+            options: warpsmith::sass::demote::DemoteOptions {
                 kernel: kernel.clone(),
                 block_size: *block_size,
                 dynamic_smem: *dynamic_smem,
                 verify: Vec::new(),
                 seeds: *seeds,
+                registers: match (max_regs, occupancy) {
+                    (Some(n), _) => Some(warpsmith::sass::demote::RegisterTarget::MaxRegs(*n)),
+                    (None, Some(_)) => Some(warpsmith::sass::demote::RegisterTarget::Auto),
+                    (None, None) => None,
+                },
             },
             verify,
             report: report.as_deref(),

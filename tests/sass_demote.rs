@@ -14,7 +14,7 @@ mod common;
 
 use warpsmith::emu::launch::{spec_for, Hints, LaunchSpec};
 use warpsmith::ptx::ir::{FuncDirective, FuncKind, Type};
-use warpsmith::sass::demote::{local_to_shared, LocalToShared};
+use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
 use warpsmith::sass::elf::Cubin;
 use warpsmith::tools::{self, Tool};
 
@@ -32,17 +32,27 @@ fn tools_present() -> Option<std::path::PathBuf> {
     tools::find(Tool::Clang).ok()
 }
 
-/// `bench/kernels/<stem>.cu` for `arch` with `.maxnreg` on every kernel: (module, cubin bytes).
+/// `bench/kernels/<stem>.cu` for `arch` with `.maxnreg` [`MAX_REGS`] on every kernel: (module,
+/// cubin bytes).
 fn build(stem: &str, arch: &str) -> Option<(warpsmith::ptx::Module, Vec<u8>)> {
+    build_capped(stem, arch, Some(MAX_REGS))
+}
+
+/// `bench/kernels/<stem>.cu` for `arch`, with `.maxnreg cap` on every kernel where given.
+fn build_capped(
+    stem: &str,
+    arch: &str,
+    cap: Option<u32>,
+) -> Option<(warpsmith::ptx::Module, Vec<u8>)> {
     let clang = tools_present()?;
     let src = common::repo_root().join(format!("bench/kernels/{stem}.cu"));
     let text = tools::cuda::cuda_to_ptx(&clang, &src, arch, "O3").expect("clang compiles");
     let mut m = warpsmith::ptx::parse_module(&text, &format!("{stem}.ptx")).expect("parses");
     for f in m.functions_mut() {
-        if f.kind == FuncKind::Entry {
+        if let (FuncKind::Entry, Some(n)) = (f.kind, cap) {
             f.directives
                 .retain(|d| !matches!(d, FuncDirective::MaxNreg(_)));
-            f.directives.push(FuncDirective::MaxNreg(MAX_REGS));
+            f.directives.push(FuncDirective::MaxNreg(n));
         }
     }
     let cubin = assemble(&warpsmith::ptx::print_module(&m), arch);
@@ -58,7 +68,8 @@ fn assemble(ptx: &str, arch: &str) -> Vec<u8> {
 
 /// Two launch shapes for kernel `f` that reach its spill code, within its block-size bound
 /// (grid, block, value of every 32-bit integer parameter), with 4352 bytes of dynamic shared
-/// memory (heavy_stencil33_dynsmem's tile needs 4224; the others ignore it).
+/// memory (heavy_stencil33_dynsmem's tile needs 4224; heavy_sgemm_8x8_dynsmem gets 8192; the
+/// others ignore it).
 fn specs(f: &warpsmith::ptx::ir::Function) -> Vec<LaunchSpec> {
     let shapes = match &*f.name {
         // Threads with x or y within 4 of an edge return at once; y = blockIdx.y·8 + tid/32.
@@ -68,6 +79,12 @@ fn specs(f: &warpsmith::ptx::ir::Function) -> Vec<LaunchSpec> {
         ],
         _ => vec![(vec![2], vec![64], 64), (vec![3, 1], vec![32, 2], 13)],
     };
+    // heavy_sgemm_8x8_dynsmem's tiles take 8192 bytes.
+    let dynamic = if &*f.name == "heavy_sgemm_8x8_dynsmem" {
+        8192
+    } else {
+        4352
+    };
     shapes
         .into_iter()
         .filter_map(|(grid, block, n)| {
@@ -75,7 +92,7 @@ fn specs(f: &warpsmith::ptx::ir::Function) -> Vec<LaunchSpec> {
                 .grid(&grid)
                 .block(&block)
                 .len(16384)
-                .dynamic_smem(4352);
+                .dynamic_smem(dynamic);
             for (i, p) in f.param_list().iter().enumerate() {
                 if matches!(p.ty, Type::S32 | Type::U32 | Type::B32) && p.dims.is_empty() {
                     h = h.scalar(i, n);
@@ -95,15 +112,15 @@ fn demote_file(stem: &str, arch: &str) -> Option<Vec<String>> {
         let name = f.name.to_string();
         let verify = specs(f);
         assert!(!verify.is_empty(), "{name}: no launch spec");
-        let opts = LocalToShared {
+        let opts = DemoteOptions {
             kernel: Some(name.clone()),
             block_size: None,
             dynamic_smem: Some(verify[0].dynamic_smem as u32),
             verify,
             seeds: 2,
+            registers: None,
         };
-        let out = local_to_shared(&current, &opts)
-            .unwrap_or_else(|e| panic!("{stem} {arch} {name}: {e}"));
+        let out = demote(&current, &opts).unwrap_or_else(|e| panic!("{stem} {arch} {name}: {e}"));
         let k = &out.kernels[0];
         eprintln!(
             "{stem} {arch} {name}: {} ({})",
@@ -152,7 +169,7 @@ fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
     // Blocks of 256 threads, layout for 32: threads t and t+32 share frame words.
     let verify: Vec<LaunchSpec> = specs(f).into_iter().take(1).collect();
     assert_eq!(verify[0].block.iter().product::<u32>(), 256);
-    let opts = LocalToShared {
+    let opts = DemoteOptions {
         kernel: Some("heavy_stencil25".into()),
         block_size: Some(32),
         // The rule's figure only (the launch has 4352 B): small blocks with that much dynamic
@@ -160,8 +177,9 @@ fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
         dynamic_smem: Some(0),
         verify,
         seeds: 1,
+        registers: None,
     };
-    let out = local_to_shared(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
     let k = &out.kernels[0];
     assert!(
         !k.demoted,
@@ -186,13 +204,13 @@ fn triton_attention_frame_moves_and_is_proved() {
     let spec_text = std::fs::read_to_string(data.join("attn_d128_causal.sm_80.spec.json")).unwrap();
     let spec = LaunchSpec::from_json(&spec_text).expect("spec");
     let bytes = assemble(&std::fs::read_to_string(&ptx).unwrap(), "sm_80");
-    let opts = LocalToShared {
+    let opts = DemoteOptions {
         dynamic_smem: Some(spec.dynamic_smem as u32),
         verify: vec![spec],
         seeds: 1,
-        ..LocalToShared::default()
+        ..DemoteOptions::default()
     };
-    let out = local_to_shared(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
     let k = &out.kernels[0];
     eprintln!("attention_forward: {} {:?}", k.reason, k.verified);
     assert!(k.demoted, "{}", k.reason);
@@ -200,4 +218,72 @@ fn triton_attention_frame_moves_and_is_proved() {
     assert_eq!(k.after.map(|a| a.local_bytes), Some(0));
     assert_eq!(k.occupancy.0, k.occupancy.1);
     assert_eq!(k.verified.len(), 1);
+}
+
+/// Register demotion (`--occupancy auto`) of ptxas's own builds of the heavy kernels (no cap):
+/// every kernel the rule keeps is proved on the SASS emulator on two shapes × two seeds, decodes
+/// as nvdisasm lists it, and records the register count the plan reached.
+#[test]
+fn heavy_kernels_register_demotion_proves_equal() {
+    for arch in ["sm_80", "sm_90"] {
+        let Some((m, bytes)) = build_capped("heavy", arch, None) else {
+            return;
+        };
+        let mut demoted = Vec::new();
+        for f in m.functions().filter(|f| f.kind == FuncKind::Entry) {
+            let name = f.name.to_string();
+            let verify = specs(f);
+            let opts = DemoteOptions {
+                kernel: Some(name.clone()),
+                dynamic_smem: Some(verify[0].dynamic_smem as u32),
+                verify,
+                seeds: 2,
+                registers: Some(RegisterTarget::Auto),
+                ..DemoteOptions::default()
+            };
+            let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{arch} {name}: {e}"));
+            let k = &out.kernels[0];
+            eprintln!("{arch} {name}: demoted {} ({})", k.demoted, k.reason);
+            if !k.demoted {
+                assert_eq!(out.cubin, bytes, "{name}: the input is kept");
+                continue;
+            }
+            assert_eq!(k.verified.len(), 2, "{name}: both shapes proved");
+            let after = k.after.expect("figures");
+            assert!(after.registers < k.before.registers, "{name}");
+            assert!(k.occupancy.1 > k.occupancy.0, "{name}: {:?}", k.occupancy);
+            let c = Cubin::parse(&out.cubin).unwrap();
+            let func = c.function(&name).unwrap();
+            assert_eq!(c.register_count(&func), after.registers);
+            let check = warpsmith::sass::check::check_cubin(&out.cubin)
+                .unwrap_or_else(|e| panic!("{name}: sass check: {e}"));
+            assert!(check.ok(), "{name}: {:?}", check.mismatches);
+            demoted.push(name);
+        }
+        assert!(demoted.len() >= 3, "{arch}: {demoted:?}");
+    }
+}
+
+/// The register slots, too, are per thread: a layout built for 128 threads launched with 256
+/// makes threads share slots, and the emulator must refuse the rewrite.
+#[test]
+fn register_slots_for_too_few_threads_are_caught_by_the_emulator() {
+    let Some((m, bytes)) = build_capped("heavy", "sm_80", None) else {
+        return;
+    };
+    let f = m.function("heavy_stencil25").expect("kernel");
+    let verify: Vec<LaunchSpec> = specs(f).into_iter().take(1).collect();
+    let opts = DemoteOptions {
+        kernel: Some("heavy_stencil25".into()),
+        block_size: Some(128),
+        dynamic_smem: Some(0),
+        verify,
+        seeds: 1,
+        registers: Some(RegisterTarget::MaxRegs(48)),
+    };
+    let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let k = &out.kernels[0];
+    assert!(!k.demoted, "shared slots were not caught: {:?}", k.verified);
+    assert!(k.reason.contains("different"), "{}", k.reason);
+    assert_eq!(out.cubin, bytes, "the input is kept");
 }

@@ -1,11 +1,11 @@
-//! `warpsmith demote`: the SASS-level demoter (issue 16). Built: `--local-to-shared`, moving
-//! ptxas's local-memory frame into shared memory (src/sass/demote). Not built: register
-//! demotion (`--max-regs`, `--occupancy auto`).
+//! `warpsmith demote`: the SASS-level demoter (issue 16): `--local-to-shared` moves ptxas's
+//! local-memory frame into shared memory, `--max-regs N` / `--occupancy auto` demote registers
+//! (src/sass/demote).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use warpsmith::sass::demote::{local_to_shared, KernelReport, LocalToShared};
+use warpsmith::sass::demote::{demote, DemoteOptions, KernelReport};
 
 use super::{emulate::load_spec, write_json_report, CliError};
 
@@ -24,7 +24,7 @@ pub struct Args<'a> {
     /// Output cubin.
     pub output: &'a Path,
     /// Options for the library.
-    pub options: LocalToShared,
+    pub options: DemoteOptions,
     /// Launch specs to prove the rewrite on.
     pub verify: &'a [PathBuf],
     /// JSON report.
@@ -35,6 +35,17 @@ fn summary(k: &KernelReport) -> String {
     let b = &k.before;
     let occ = |o: Option<f64>| o.map_or("?".to_string(), |o| format!("{:.1}%", o * 100.0));
     match (&k.after, k.demoted) {
+        (Some(a), true) if !k.registers_demoted.is_empty() => format!(
+            "{}: {}; demoted {}; local {} -> {} B, static shared {} -> {} B{}",
+            k.kernel,
+            k.reason.split(';').next().unwrap_or(""),
+            k.registers_demoted.join(" "),
+            b.local_bytes,
+            a.local_bytes,
+            b.static_smem,
+            a.static_smem,
+            occupancy_line(k)
+        ),
         (Some(a), true) => format!(
             "{}: demoted {} accesses; local {} -> {} B, static shared {} -> {} B, occupancy {} -> {}{}",
             k.kernel,
@@ -55,6 +66,13 @@ fn summary(k: &KernelReport) -> String {
     }
 }
 
+fn occupancy_line(k: &KernelReport) -> String {
+    match k.occupancy {
+        (Some(b), Some(a)) => format!(", occupancy {:.1}% -> {:.1}%", b * 100.0, a * 100.0),
+        _ => String::new(),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let bytes = std::fs::read(args.input).map_err(|e| CliError::Read {
@@ -65,7 +83,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for p in args.verify {
         options.verify.push(load_spec(p)?);
     }
-    let outcome = local_to_shared(&bytes, &options)?;
+    let outcome = demote(&bytes, &options)?;
     for k in &outcome.kernels {
         say!("{}", summary(k));
         for v in &k.verified {

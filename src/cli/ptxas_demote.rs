@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use super::ptxas::{Invocation, Pass};
-use warpsmith::sass::demote::{local_to_shared, LocalToShared};
+use warpsmith::sass::demote::{demote, DemoteOptions};
 
 /// ptxas's output file when `-o` is not given.
 const DEFAULT_OUTPUT: &str = "elf.o";
@@ -53,12 +53,12 @@ fn demote_file(path: &PathBuf) -> Result<(), String> {
         warpsmith::spill::env::u32_var(&|k: &str| std::env::var(k).ok(), v)
             .map_err(|e| e.to_string())
     };
-    let opts = LocalToShared {
+    let opts = DemoteOptions {
         dynamic_smem: var("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
         block_size: var("WARPSMITH_SPILL_BLOCK_SIZE")?,
-        ..LocalToShared::default()
+        ..DemoteOptions::default()
     };
-    let out = local_to_shared(&bytes, &opts).map_err(|e| e.to_string())?;
+    let out = demote(&bytes, &opts).map_err(|e| e.to_string())?;
     for k in &out.kernels {
         log::info!(
             "demote {}: {} ({})",

@@ -6,7 +6,7 @@
 
 use crate::emu::launch::LaunchSpec;
 use crate::never_worse::DynamicSmem;
-use crate::sass::demote::{local_to_shared, KernelReport, LocalToShared};
+use crate::sass::demote::{self as sass_demote, DemoteOptions, KernelReport, RegisterTarget};
 
 use super::measure::{measured, Launch, Measured};
 
@@ -20,12 +20,14 @@ pub struct DemoteInputs<'a> {
     pub spec: Option<&'a LaunchSpec>,
     /// Input seeds for the proof.
     pub seeds: u64,
+    /// Demote registers to this target too (`None`: the frame only).
+    pub registers: Option<RegisterTarget>,
 }
 
 /// `base` (ptxas's build) with its frame in shared memory, or why not. The second value says
 /// whether the SASS emulator proved it equal to `base`.
 pub fn demote(base: &Measured, how: &DemoteInputs) -> Result<(Measured, bool), String> {
-    if base.figures.local_bytes() == 0 {
+    if base.figures.local_bytes() == 0 && how.registers.is_none() {
         return Err("ptxas's build uses no local memory: nothing to demote".into());
     }
     let (cubin, k) = rewrite(&base.cubin, how)?;
@@ -33,6 +35,7 @@ pub fn demote(base: &Measured, how: &DemoteInputs) -> Result<(Measured, bool), S
         .after
         .ok_or_else(|| format!("demote reported no figures: {}", k.reason))?;
     let mut res = base.res.clone();
+    res.registers = after.registers;
     res.shared = after.static_smem;
     res.local = 0;
     res.stack_frame = 0;
@@ -43,7 +46,7 @@ pub fn demote(base: &Measured, how: &DemoteInputs) -> Result<(Measured, bool), S
     Ok((measured(cubin, res, how.launch)?, proved))
 }
 
-/// `cubin` with `how.kernel`'s frame moved by [`local_to_shared`] under its rule (and proof, with
+/// `cubin` with `how.kernel`'s frame moved by [`sass_demote::demote`] under its rule (and proof, with
 /// a spec): the new cubin and the kernel's report, or why the original was kept.
 pub fn rewrite(cubin: &[u8], how: &DemoteInputs) -> Result<(Vec<u8>, KernelReport), String> {
     let DynamicSmem::Known(dynamic) = how.launch.dynamic else {
@@ -52,14 +55,15 @@ pub fn rewrite(cubin: &[u8], how: &DemoteInputs) -> Result<(Vec<u8>, KernelRepor
                 .into(),
         );
     };
-    let opts = LocalToShared {
+    let opts = DemoteOptions {
         kernel: Some(how.kernel.to_string()),
         block_size: Some(how.launch.threads),
         dynamic_smem: Some(dynamic),
         verify: how.spec.into_iter().cloned().collect(),
         seeds: how.seeds.max(1),
+        registers: how.registers,
     };
-    let out = local_to_shared(cubin, &opts).map_err(|e| format!("demote: {e}"))?;
+    let out = sass_demote::demote(cubin, &opts).map_err(|e| format!("demote: {e}"))?;
     let k = out
         .kernels
         .into_iter()

@@ -10,6 +10,7 @@ use crate::emu::equiv::compare_outputs;
 use crate::emu::launch::{run as run_ptx, LaunchSpec, OutBuffer, RunOptions};
 use crate::never_worse::{launch_resources, DynamicSmem};
 use crate::ptx::Module;
+use crate::sass::demote::RegisterTarget;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
 use super::demoted::{demote, DemoteInputs};
@@ -17,7 +18,7 @@ use super::measure::{assemble, Launch, Measured};
 use super::model::{predict, Mix, Shape};
 use super::params::MachineParams;
 use super::profile::{footprint, from_listing, from_ptx, from_sass, Source};
-use super::variants::{ptxas_name, Candidate, Kind};
+use super::variants::{demote_source, Candidate, Kind};
 use super::{TuneOptions, VariantReport};
 
 /// A variant after evaluation.
@@ -168,7 +169,7 @@ impl<'a> Runner<'a> {
         done: &[Evaluated],
         report: &mut VariantReport,
     ) -> Result<Measured, String> {
-        let base_name = ptxas_name(c.max_regs);
+        let (base_name, registers) = demote_source(&c.name, c.max_regs);
         let base = done
             .iter()
             .find(|e| e.report.name == base_name)
@@ -179,6 +180,7 @@ impl<'a> Runner<'a> {
             launch: self.launch,
             spec: self.opts.launch.as_ref(),
             seeds: self.opts.seeds,
+            registers: registers.map(RegisterTarget::MaxRegs),
         };
         let (m, proved) = demote(base, &how)?;
         if proved {

@@ -255,11 +255,13 @@ pub fn output_cubin(t: &Tuned, opts: &TuneOptions) -> Result<Vec<u8>, OutputErro
     if chosen.is_none_or(|v| v.kind != Kind::Demote) {
         return Ok(built.cubin);
     }
+    let registers = chosen.and_then(|v| variants::demote_source(&v.name, v.max_regs).1);
     let how = demoted::DemoteInputs {
         kernel: &t.report.kernel,
         launch: &t.launch,
         spec: opts.launch.as_ref(),
         seeds: opts.seeds,
+        registers: registers.map(crate::sass::demote::RegisterTarget::MaxRegs),
     };
     let (cubin, _) = demoted::rewrite(&built.cubin, &how).map_err(OutputError::Demote)?;
     Ok(cubin)

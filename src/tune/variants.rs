@@ -97,7 +97,8 @@ pub fn with_cap(m: &Module, kernel: &str, n: u32, pragma: bool) -> Module {
 /// Every variant for `caps` (the occupancy cliffs to try, nearest first) below or at the
 /// kernel's own `regs`; without the rewriting ones (spill, shuffle, demote) when
 /// `skip_rewrites`. A demote candidate follows each ptxas build it is made from (`demote` of
-/// ptxas alone, `demote-N` of `ptxas-maxnreg-N`); it carries that build's module.
+/// ptxas alone, `demote-N` of `ptxas-maxnreg-N`); it carries that build's module. `regdem-N`
+/// demotes registers of ptxas alone's build to N in the cubin.
 pub fn build(
     original: &Module,
     ctx: &Context,
@@ -158,7 +159,29 @@ pub fn build(
         })
         .collect();
     out.extend(demotes);
+    for &n in caps.iter().filter(|&&n| n < regs) {
+        out.push(Candidate {
+            name: regdem_name(n),
+            kind: Kind::Demote,
+            max_regs: Some(n),
+            module: Ok(original.clone()),
+        });
+    }
     out
+}
+
+/// The name of the variant that demotes registers of ptxas's build alone to `n` registers.
+pub fn regdem_name(n: u32) -> String {
+    format!("regdem-{n}")
+}
+
+/// What a demote variant named `name` (with `.maxnreg` `cap`) is made from: the ptxas build it
+/// rewrites, and the register count it demotes registers to (`None`: the frame only).
+pub fn demote_source(name: &str, cap: Option<u32>) -> (String, Option<u32>) {
+    match name.strip_prefix("regdem-").and_then(|n| n.parse().ok()) {
+        Some(n) => (ptxas_name(None), Some(n)),
+        None => (ptxas_name(cap), None),
+    }
 }
 
 /// The name of the demote variant of ptxas's build at `cap` (alone when `None`).

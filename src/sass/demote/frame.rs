@@ -136,6 +136,31 @@ pub fn analyse(
     leaders: &BTreeSet<usize>,
     oracle: SpOracle,
 ) -> Result<Frame, FrameError> {
+    match stack(insts, leaders, oracle)? {
+        Stack::Frame(f) => Ok(f),
+        Stack::Frameless { .. } => Err(FrameError::NoLocalMemory),
+    }
+}
+
+/// What a kernel does with R1: a frame [`analyse`] can move, or none at all (R1 at most
+/// loaded once at the entry and never used: free to become a shared-memory base).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stack {
+    /// A frame with at least one access.
+    Frame(Frame),
+    /// No local memory and no other use of R1.
+    Frameless {
+        /// The entry's `R1 = c[0x0][0x28]`, if ptxas emitted one.
+        sp_def: Option<usize>,
+    },
+}
+
+/// Recognises the kernel's use of the stack pointer: a frame, nothing, or a refusal.
+pub fn stack(
+    insts: &[Instruction],
+    leaders: &BTreeSet<usize>,
+    oracle: SpOracle,
+) -> Result<Stack, FrameError> {
     let (mut sp_def, mut alloc) = (None, None);
     let mut accesses = Vec::new();
     for (index, inst) in insts.iter().enumerate() {
@@ -153,12 +178,11 @@ pub fn analyse(
             }
         }
     }
+    if alloc.is_none() && accesses.is_empty() {
+        return Ok(Stack::Frameless { sp_def });
+    }
     let (Some(sp_def), Some((alloc, size))) = (sp_def, alloc) else {
-        return Err(if accesses.is_empty() && sp_def.is_some() {
-            FrameError::NoLocalMemory
-        } else {
-            FrameError::NoFrame
-        });
+        return Err(FrameError::NoFrame);
     };
     // Both in the entry block: nothing branches between them and the start.
     if leaders.range(1..=alloc).next().is_some() {
@@ -178,12 +202,12 @@ pub fn analyse(
             });
         }
     }
-    Ok(Frame {
+    Ok(Stack::Frame(Frame {
         sp_def,
         alloc,
         size,
         accesses,
-    })
+    }))
 }
 
 /// What `inst` does with R1 and local memory.

@@ -21,7 +21,11 @@
 
 pub mod frame;
 pub mod layout;
+pub mod registers;
+pub mod regplan;
+pub mod regrewrite;
 pub mod rewrite;
+pub mod timing;
 
 use serde::Serialize;
 
@@ -36,10 +40,11 @@ use crate::sass::elf::{Cubin, ElfError};
 use crate::sass::emu::equiv::{check, Source};
 use crate::sass::emu::SassProgram;
 use layout::SharedFrame;
+pub use registers::RegisterTarget;
 
 /// What to demote and what is known about the launch.
 #[derive(Clone, Debug, Default)]
-pub struct LocalToShared {
+pub struct DemoteOptions {
     /// Only this kernel (default: every kernel of the cubin).
     pub kernel: Option<String>,
     /// Threads per block at most; needed where the cubin has no `.maxntid`/`.reqntid` (the
@@ -51,6 +56,8 @@ pub struct LocalToShared {
     pub verify: Vec<LaunchSpec>,
     /// Input seeds per verification launch.
     pub seeds: u64,
+    /// Register demotion to this target (`None`: only the frame moves, `--local-to-shared`).
+    pub registers: Option<RegisterTarget>,
 }
 
 /// A kernel's resources as the rule and the report read them.
@@ -91,9 +98,11 @@ pub struct KernelReport {
     pub bound_added: bool,
     /// Emulator proofs: one line per launch spec and seed set.
     pub verified: Vec<String>,
+    /// Registers moved to shared memory (register demotion), by their numbers in the input.
+    pub registers_demoted: Vec<String>,
 }
 
-/// The result of [`local_to_shared`].
+/// The result of [`demote`].
 pub struct Outcome {
     /// The output cubin (the input bytes where no kernel was demoted).
     pub cubin: Vec<u8>,
@@ -126,7 +135,7 @@ pub enum DemoteError {
 
 /// Demotes the local-memory frame of every kernel (or `opts.kernel`) of `bytes` to shared
 /// memory where the never-worse rule keeps it.
-pub fn local_to_shared(bytes: &[u8], opts: &LocalToShared) -> Result<Outcome, DemoteError> {
+pub fn demote(bytes: &[u8], opts: &DemoteOptions) -> Result<Outcome, DemoteError> {
     let original = Cubin::parse(bytes)?;
     let names = kernel_names(&original, opts.kernel.as_deref())?;
     let arch = occupancy::arch(&format!("sm_{}", original.sm()))
@@ -188,7 +197,7 @@ fn threads_for(bound: Option<ThreadBound>, given: Option<u32>) -> Result<(u32, b
 fn demote_kernel(
     cubin: &Cubin,
     name: &str,
-    opts: &LocalToShared,
+    opts: &DemoteOptions,
     arch: &'static occupancy::ArchLimits,
 ) -> Result<(Option<Cubin>, KernelReport), DemoteError> {
     let f = cubin.function(name)?;
@@ -210,7 +219,11 @@ fn demote_kernel(
         instructions: (0, 0),
         bound_added: false,
         verified: Vec::new(),
+        registers_demoted: Vec::new(),
     };
+    if let Some(target) = opts.registers {
+        return registers::demote_kernel(cubin, name, opts, arch, target, report);
+    }
     let refuse = |mut r: KernelReport, why: String| {
         log::info!("demote {name}: kept the original: {why}");
         r.reason = why;
@@ -268,7 +281,7 @@ fn demote_kernel(
     report.accesses = accesses;
     report.instructions = (inserted, removed);
     report.bound_added = bound_added;
-    if let Some(why) = verify(cubin, &out, name, opts, &mut report.verified)? {
+    if let Some(why) = verify(cubin, &out, name, opts, Proof::Frame, &mut report.verified)? {
         return refuse(report, why);
     }
     report.demoted = true;
@@ -372,12 +385,26 @@ fn rewrite_cubin(
     Ok((accesses, rep.inserted, rep.removed))
 }
 
+/// What a verification launch must reach to prove anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proof {
+    /// The original's local accesses (the moved frame).
+    Frame,
+    /// The inserted code (more lane-instructions in the rewrite), and with a frame also the
+    /// original's local accesses.
+    Registers {
+        /// Whether a frame moved too.
+        frame: bool,
+    },
+}
+
 /// Runs every spec of `opts.verify` for `name` on both cubins; `Some(why)` when they differ.
 fn verify(
     original: &Cubin,
     rewritten: &Cubin,
     name: &str,
-    opts: &LocalToShared,
+    opts: &DemoteOptions,
+    proof: Proof,
     lines: &mut Vec<String>,
 ) -> Result<Option<String>, DemoteError> {
     let specs: Vec<&LaunchSpec> = opts.verify.iter().filter(|s| s.kernel == name).collect();
@@ -421,15 +448,21 @@ fn verify(
                 "the rewrite still makes {n} local-memory accesses on {shape}"
             )));
         }
-        proved |= local > 0;
+        let reached = match proof {
+            Proof::Frame => local > 0,
+            Proof::Registers { frame } => {
+                rep.lane_insts.1 > rep.lane_insts.0 && (!frame || local > 0)
+            }
+        };
+        proved |= reached;
         lines.push(format!(
             "{shape}: equal on {} seed(s), {} -> {} lane-instructions, {local} local accesses \
              in the original{}",
             rep.seeds_run,
             rep.lane_insts.0,
             rep.lane_insts.1,
-            if local == 0 {
-                " (the launch never reaches the frame: proves nothing)"
+            if !reached {
+                " (the launch never reaches the rewritten code: proves nothing)"
             } else {
                 ""
             }
@@ -437,7 +470,9 @@ fn verify(
     }
     if !proved {
         return Ok(Some(
-            "no --verify launch reaches the spill code (0 local accesses in the original)".into(),
+            "no --verify launch reaches the rewritten code (no local access in the original, or \
+             no demoted register touched)"
+                .into(),
         ));
     }
     Ok(None)

@@ -1,0 +1,368 @@
+//! The code changes of register demotion (RegDem §3.2–3.3 on Ampere/Hopper SASS): every kept
+//! register renumbered by the plan's map; around each instruction that touches a demoted
+//! register, `LDS` of its slot into a scratch register before, the instruction on the scratch
+//! register, `STS` of the scratch register after; the control bits that make it safe.
+//!
+//! Control bits (`sass-and-cubin-format.md` §6.2, [`super::timing`]):
+//! - each inserted `LDS` sets the load scoreboard; the instruction waits on it;
+//! - an `STS` after a fixed-latency instruction issues [`ALU_LATENCY`] cycles after it (the
+//!   instruction's stall is raised); after a variable-latency one it waits on that
+//!   instruction's write scoreboard; every `STS` sets the store scoreboard when it has read;
+//! - before anything writes a scratch register (an `LDS`, or a renamed instruction), it waits
+//!   for every earlier reader of scratch registers that may read late: the `STS`s and
+//!   variable-latency instructions (their read scoreboard — ours where ptxas set none — or
+//!   their write scoreboard). At a basic-block start every such scoreboard is waited on,
+//!   whatever path led there (a wait on a clear scoreboard costs nothing);
+//! - operand-reuse flags are cleared on every changed instruction and on the one before an
+//!   insertion.
+//!
+//! The scoreboards are ones ptxas does not use in the kernel, or, in a kernel without `DEPBAR`
+//! (which counts a scoreboard's pending operations), the least used: extra operations on a
+//! scoreboard only make ptxas's own waits on it longer.
+//!
+//! A guarded instruction's `STS` carries the same guard, unless the instruction writes its own
+//! guard predicate: then the demoted destination is loaded first and stored unguarded.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::frame::SP;
+use super::regplan::RegisterPlan;
+use super::timing::{timing, Timing, ALU_LATENCY, NO_SB};
+use crate::sass::edit::{EditError, Editor};
+use crate::sass::isa::encode::{self, Width};
+use crate::sass::isa::{Control, Instruction, Pred, RegFile};
+
+/// The two scoreboards the inserted code uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scoreboards {
+    /// Set by each inserted `LDS`.
+    pub load: u8,
+    /// Set (as read scoreboard) by each inserted `STS`, and by variable-latency instructions
+    /// that read a scratch register and had no read scoreboard.
+    pub store: u8,
+}
+
+/// Picks [`Scoreboards`] for the kernel `body`, or says why none are safe.
+pub fn scoreboards(body: &[Instruction]) -> Result<Scoreboards, String> {
+    let mut uses = [0usize; 6];
+    for i in body {
+        for sb in [i.control.write_sb, i.control.read_sb] {
+            if sb < 6 {
+                uses[sb as usize] += 1;
+            }
+        }
+    }
+    let counted = body
+        .iter()
+        .any(|i| super::timing::base_mnemonic(i).contains("DEPBAR"));
+    let mut order: Vec<u8> = (0..6).rev().collect();
+    order.sort_by_key(|&sb| uses[sb as usize]);
+    let free: Vec<u8> = order
+        .iter()
+        .copied()
+        .filter(|&sb| uses[sb as usize] == 0)
+        .collect();
+    match (free.as_slice(), counted) {
+        ([a, b, ..], _) => Ok(Scoreboards {
+            load: *a,
+            store: *b,
+        }),
+        ([a], _) => Ok(Scoreboards {
+            load: *a,
+            store: *a,
+        }),
+        ([], false) => Ok(Scoreboards {
+            load: order[0],
+            store: order[1],
+        }),
+        ([], true) => Err(
+            "every scoreboard is in use and the kernel counts them with DEPBAR: an inserted \
+             operation could satisfy a DEPBAR early"
+                .into(),
+        ),
+    }
+}
+
+/// The byte offset from R1 of each demoted register's slot.
+pub type SlotOffset<'a> = &'a dyn Fn(usize) -> i32;
+
+/// Rewrites `body` (the kernel's original instructions, padding excluded) on `ed` by `plan`.
+/// `skip`: instructions another rewrite replaces (the frame's `LDL`/`STL`); they touch no
+/// demoted register and are renamed there. Returns (instructions changed, LDS, STS inserted).
+pub fn apply(
+    ed: &mut Editor,
+    body: &[Instruction],
+    leaders: &BTreeSet<usize>,
+    plan: &RegisterPlan,
+    slot: SlotOffset,
+    sbs: Scoreboards,
+    skip: &BTreeSet<usize>,
+) -> Result<(usize, usize, usize), EditError> {
+    let kernel = ed.function.name.clone();
+    let fail = |reason: String| EditError::Unsupported {
+        kernel: kernel.clone(),
+        reason,
+    };
+    let slot_of = &plan.slot_word;
+    let touched: Vec<Vec<u32>> = body.iter().map(|i| demoted_regs(i, slot_of)).collect();
+    let all_pending = pending_mask(body, &touched, sbs);
+    let mut out: Vec<Instruction> = body.to_vec();
+    let mut changed = vec![false; body.len()];
+    let (mut loads, mut stores) = (0, 0);
+    let mut pending = 0u8;
+    for (k, orig) in body.iter().enumerate() {
+        if k > 0 && leaders.contains(&k) {
+            pending = all_pending;
+        }
+        if skip.contains(&k) {
+            continue;
+        }
+        let t = &touched[k];
+        let scratch = plan.scratch_for(t);
+        let mut inst = rename(orig, plan, &scratch).map_err(&fail)?;
+        if t.is_empty() {
+            changed[k] = inst != *orig;
+            out[k] = inst;
+            continue;
+        }
+        let du = orig.def_use();
+        let g = RegFile::Gpr;
+        let reads: Vec<u32> = t
+            .iter()
+            .copied()
+            .filter(|&r| du.reads.contains(g, r))
+            .collect();
+        let writes: Vec<u32> = t
+            .iter()
+            .copied()
+            .filter(|&r| du.writes.contains(g, r))
+            .collect();
+        let preload = !orig.guard.is_true()
+            && !writes.is_empty()
+            && du.writes.contains(RegFile::Pred, orig.guard.index as u32);
+        let mut load_regs = reads.clone();
+        if preload {
+            load_regs.extend(writes.iter().filter(|r| !reads.contains(r)));
+        }
+        let mut before = Vec::new();
+        for (j, &r) in load_regs.iter().enumerate() {
+            let control = Control {
+                stall: 1,
+                write_sb: sbs.load,
+                wait: if j == 0 { pending } else { 0 },
+                ..Control::NONE
+            };
+            let off = slot(slot_of[&r] as usize);
+            before.push(
+                encode::lds(ed.arch, scratch[&r], SP, off, Width::B32, control, Pred::PT)
+                    .map_err(|e| fail(e.to_string()))?,
+            );
+        }
+        if !before.is_empty() {
+            pending = 0;
+            inst.control.wait |= 1 << sbs.load;
+        }
+        inst.control.reuse = 0;
+        let timing = timing(orig);
+        if !writes.is_empty() {
+            inst.control.wait |= pending;
+            pending = 0;
+        }
+        if !reads.is_empty() {
+            if let Timing::Variable {
+                write_sb,
+                read_sb_ok,
+            } = timing
+            {
+                if read_sb_ok {
+                    if inst.control.read_sb == NO_SB {
+                        inst.control.read_sb = sbs.store;
+                    }
+                    pending |= 1 << inst.control.read_sb;
+                } else if let Some(w) = write_sb {
+                    pending |= 1 << w;
+                }
+            }
+        }
+        let mut after = Vec::new();
+        if !writes.is_empty() {
+            let first_wait = match timing {
+                Timing::Fixed => {
+                    inst.control.stall = inst.control.stall.max(ALU_LATENCY);
+                    0
+                }
+                Timing::Variable {
+                    write_sb: Some(w), ..
+                } => 1 << w,
+                _ => {
+                    return Err(fail(format!(
+                        "{} at {:#x} writes a demoted register but its latency is not known",
+                        orig.mnemonic(),
+                        k * 16
+                    )))
+                }
+            };
+            let guard = if preload { Pred::PT } else { orig.guard };
+            for (j, &r) in writes.iter().enumerate() {
+                let control = Control {
+                    stall: 1,
+                    read_sb: sbs.store,
+                    wait: if j == 0 { first_wait } else { 0 },
+                    ..Control::NONE
+                };
+                let off = slot(slot_of[&r] as usize);
+                after.push(
+                    encode::sts(ed.arch, SP, off, scratch[&r], Width::B32, control, guard)
+                        .map_err(|e| fail(e.to_string()))?,
+                );
+            }
+            pending |= 1 << sbs.store;
+        }
+        if !before.is_empty() && k > 0 && !skip.contains(&(k - 1)) {
+            out[k - 1].control.reuse = 0;
+            changed[k - 1] = out[k - 1] != body[k - 1];
+        }
+        loads += before.len();
+        stores += after.len();
+        for i in before.iter().chain(&after) {
+            if !i.is_known() {
+                return Err(fail(format!(
+                    "{} is not a form the decoder knows",
+                    i.mnemonic()
+                )));
+            }
+        }
+        out[k] = inst;
+        changed[k] = true;
+        ed.insert_before(k, before)?;
+        ed.insert_after(k, after)?;
+    }
+    let mut n = 0;
+    for (k, inst) in out.into_iter().enumerate() {
+        if changed[k] {
+            ed.replace(k, inst)?;
+            n += 1;
+        }
+    }
+    Ok((n, loads, stores))
+}
+
+/// The demoted registers `inst` reads or writes, ascending.
+fn demoted_regs(inst: &Instruction, slot_of: &BTreeMap<u32, u32>) -> Vec<u32> {
+    let du = inst.def_use();
+    let g = RegFile::Gpr;
+    let all: BTreeSet<u32> = du.reads.iter(g).chain(du.writes.iter(g)).collect();
+    all.into_iter()
+        .filter(|r| slot_of.contains_key(r))
+        .collect()
+}
+
+/// Every scoreboard a scratch-register writer may have to wait on.
+fn pending_mask(body: &[Instruction], touched: &[Vec<u32>], sbs: Scoreboards) -> u8 {
+    let mut mask = 1 << sbs.store;
+    for (inst, t) in body.iter().zip(touched) {
+        if t.is_empty() {
+            continue;
+        }
+        if let Timing::Variable {
+            write_sb,
+            read_sb_ok,
+        } = timing(inst)
+        {
+            if read_sb_ok && inst.control.read_sb != NO_SB {
+                mask |= 1 << inst.control.read_sb;
+            } else if !read_sb_ok {
+                if let Some(w) = write_sb {
+                    mask |= 1 << w;
+                }
+            }
+        }
+    }
+    mask
+}
+
+/// `inst` with every general register renumbered: demoted ones to their `scratch` register,
+/// kept ones by the plan's map.
+fn rename(
+    inst: &Instruction,
+    plan: &RegisterPlan,
+    scratch: &BTreeMap<u32, u32>,
+) -> Result<Instruction, String> {
+    let mut out = inst.clone();
+    for op in out.operands.iter_mut() {
+        if op.spec.file != RegFile::Gpr || op.is_zero() {
+            continue;
+        }
+        let r = op.index as u32;
+        let new = match scratch.get(&r) {
+            Some(&s) => s,
+            None => plan.map.get(r as usize).copied().flatten().ok_or_else(|| {
+                format!(
+                    "R{r} of {} has no new number (not in the plan's map)",
+                    inst.mnemonic()
+                )
+            })?,
+        };
+        op.index = u8::try_from(new).map_err(|_| format!("register {new} out of range"))?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sass::isa::encode::RZ;
+    use crate::sass::isa::Arch;
+
+    fn with_sbs(write_sb: u8, read_sb: u8) -> Instruction {
+        let control = Control {
+            write_sb,
+            read_sb,
+            ..Control::NONE
+        };
+        encode::lds(Arch::Sm80, 4, 5, 0, Width::B32, control, Pred::PT).unwrap()
+    }
+
+    #[test]
+    fn scoreboards_are_free_ones_or_refused_under_depbar() {
+        let body = vec![with_sbs(0, 1), with_sbs(2, 7), with_sbs(5, 3)];
+        // SB4 is the only free one: both roles share it.
+        assert_eq!(scoreboards(&body), Ok(Scoreboards { load: 4, store: 4 }));
+        let body = vec![with_sbs(0, 7)];
+        let s = scoreboards(&body).unwrap();
+        assert!(s.load != 0 && s.store != 0 && s.load != s.store);
+        // All six in use, no DEPBAR: the least used; a rename is still correct (more waiting).
+        let body = vec![
+            with_sbs(0, 1),
+            with_sbs(2, 3),
+            with_sbs(4, 5),
+            with_sbs(0, 1),
+        ];
+        let s = scoreboards(&body).unwrap();
+        assert!([2, 3, 4, 5].contains(&s.load) && [2, 3, 4, 5].contains(&s.store));
+    }
+
+    #[test]
+    fn rename_maps_kept_registers_and_scratch() {
+        let a = Arch::Sm80;
+        let inst = encode::iadd3(a, 7, 4, 5, RZ as u32, Control::NONE).unwrap();
+        let mut map = vec![None; 255];
+        map[4] = Some(2);
+        map[5] = Some(3);
+        let plan = RegisterPlan {
+            units: vec![],
+            slot_word: BTreeMap::from([(7, 0)]),
+            map,
+            scratch: 10,
+            scratch_count: 1,
+            registers: 13,
+        };
+        let out = rename(&inst, &plan, &BTreeMap::from([(7, 10)])).unwrap();
+        let du = out.def_use();
+        assert_eq!(du.writes.iter(RegFile::Gpr).collect::<Vec<_>>(), vec![10]);
+        assert_eq!(du.reads.iter(RegFile::Gpr).collect::<Vec<_>>(), vec![2, 3]);
+        // A register with no number is an error, not a guess.
+        let orphan = encode::iadd3(a, 7, 6, 5, RZ as u32, Control::NONE).unwrap();
+        assert!(rename(&orphan, &plan, &BTreeMap::from([(7, 10)])).is_err());
+    }
+}
