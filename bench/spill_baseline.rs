@@ -18,7 +18,7 @@
 
 use warpsmith::analysis::occupancy::{arch, cliffs, occupancy, LaunchResources};
 use warpsmith::ptx::{parse_module, print_module, Module};
-use warpsmith::sass::demote::{local_to_shared, LocalToShared};
+use warpsmith::sass::demote::{demote, DemoteOptions};
 use warpsmith::spill::{spill_module, SpillOptions, Target};
 use warpsmith::tools::{self, KernelResources, Tool};
 
@@ -119,12 +119,12 @@ fn demote_at(
     if plain.stack_frame + plain.spill_stores + plain.spill_loads == 0 {
         return Ok(plain);
     }
-    let opts = LocalToShared {
+    let opts = DemoteOptions {
         kernel: Some(kernel.to_string()),
         dynamic_smem: Some(dynamic_smem),
-        ..LocalToShared::default()
+        ..DemoteOptions::default()
     };
-    let out = local_to_shared(&cubin, &opts).map_err(|e| format!("refused: {e}"))?;
+    let out = demote(&cubin, &opts).map_err(|e| format!("refused: {e}"))?;
     let k = &out.kernels[0];
     match &k.after {
         Some(a) if k.demoted => Ok(KernelResources {
