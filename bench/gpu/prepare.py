@@ -7,14 +7,16 @@
 Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carries it):
 
 - `tune/<kernel>`: `bench/tune/table.sh ARCH` (every `warpsmith tune` variant of every bench
-  kernel with a launch spec: ptxas alone and at each cliff, the pragma, spill, shuffle, demote),
+  kernel with a launch spec: ptxas alone and at each cliff, the pragma, spill, shuffle, demote
+  of the frame, regdem-N register demotion),
   plus the SASS and PTX emulators' outputs of ptxas alone on the spec and its PTX for the driver's
   JIT (`ptx-jit`). The report's predictions travel in case.json.
 - `triton/<case>`: the Triton suite compiled by Triton 3.6 for ARCH (its own ptxas and options,
   as a user gets it), each with a launch spec derived from the emulator specs in tests/data
   (block and dynamic shared memory from Triton's metadata, grid from the problem size); the
   emulators' outputs; where the build uses local memory, `warpsmith demote --local-to-shared`
-  with Triton's dynamic size, proved on the SASS emulator here; attention and matmul cases also
+  with Triton's dynamic size, and for every case `demote --occupancy auto` (register demotion,
+  variant `regdem`), each proved on the SASS emulator here; attention and matmul cases also
   get a large launch (numpy inputs) for timing.
 - `mma/<kernel>`: bench/gpu/mma/*.ptx, one `mma.sync` per warp on random fragments (f16, bf16,
   tf32, e4m3 into f32): the emulators' tensor-core arithmetic against the hardware's, untimed.
@@ -195,6 +197,21 @@ def stack_bytes(cubin):
     return int(m.group(1)) if rc == 0 and m else None
 
 
+def demote_variant(d, name, mode, meta, variants, notes):
+    """`warpsmith demote MODE` of d/ptxas.cubin with Triton's dynamic shared memory, proved on
+    d/spec.json: d/<name>.cubin as a variant where kept, else a note saying why not."""
+    rc, text = run([BIN, "demote", os.path.join(d, "ptxas.cubin"), "-o", os.path.join(d, name + ".cubin")]
+                   + mode + ["--dynamic-smem", str(meta["shared"]),
+                             "--verify", os.path.join(d, "spec.json"),
+                             "--report", os.path.join(d, name + ".json")], timeout=1800)
+    rep = json.load(open(os.path.join(d, name + ".json"))) if rc == 0 else None
+    k = rep[0] if isinstance(rep, list) and rep else None
+    if k and k.get("demoted"):
+        variants[name] = name + ".cubin"
+    else:
+        notes.append("%s kept ptxas's build: %s" % (name, k["reason"] if k else text[-300:]))
+
+
 def triton_cases(cases, arch, reuse):
     out = os.path.join(cases, "triton")
     src = os.path.join(out, "_build")
@@ -226,16 +243,8 @@ def triton_cases(cases, arch, reuse):
             emu["ptx"] = "emu-ptx"
         stack = stack_bytes(os.path.join(d, "ptxas.cubin"))
         if stack:
-            rc, text = run([BIN, "demote", os.path.join(d, "ptxas.cubin"), "-o", os.path.join(d, "demote.cubin"),
-                            "--local-to-shared", "--dynamic-smem", str(meta["shared"]),
-                            "--verify", os.path.join(d, "spec.json"), "--report", os.path.join(d, "demote.json")],
-                           timeout=1800)
-            rep = json.load(open(os.path.join(d, "demote.json"))) if rc == 0 else None
-            k = rep[0] if isinstance(rep, list) and rep else None
-            if k and k.get("demoted"):
-                variants["demote"] = "demote.cubin"
-            else:
-                notes.append("demote kept ptxas's build: %s" % (k["reason"] if k else text[-300:]))
+            demote_variant(d, "demote", ["--local-to-shared"], meta, variants, notes)
+        demote_variant(d, "regdem", ["--occupancy", "auto"], meta, variants, notes)
         if tspec:
             write_json(os.path.join(d, "time.json"), tspec)
         write_json(os.path.join(d, "case.json"), {

@@ -15,6 +15,13 @@
 //!   registers ptxas always reserves (`REGCOUNT` = highest register + 3, checked on every cubin
 //!   of the bench) fit the target.
 //!
+//! - **Rematerialisation** (the design card's "constants rematerialised"): a single register
+//!   written exactly once, unguarded, by a fixed-latency instruction that reads no register
+//!   (`MOV R4, 0x40`, `HFMA2.MMA R5, -RZ, RZ, …`, `MOV R6, c[0x0][0x160]`: immediates and the
+//!   constant bank) needs no slot: its definition becomes a `NOP` and each use gets a copy of it
+//!   into a scratch register. Such registers count a quarter of their accesses (an ALU
+//!   instruction instead of a shared-memory round trip).
+//!
 //! R1 (the stack pointer, our shared-memory base) never moves.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -58,8 +65,11 @@ impl Unit {
 pub struct RegisterPlan {
     /// Units moved to shared memory, in slot order.
     pub units: Vec<Unit>,
-    /// Every demoted register and its slot word (its unit's first word + its place in the unit).
+    /// Every demoted register that lives in a slot, and its slot word (its unit's first word +
+    /// its place in the unit).
     pub slot_word: BTreeMap<u32, u32>,
+    /// Demoted registers recomputed at each use instead: the index of their one definition.
+    pub remat: BTreeMap<u32, usize>,
     /// New number of every kept register (`None` for demoted or unused ones).
     pub map: Vec<Option<u32>>,
     /// The first scratch register; scratch registers are `scratch..scratch + scratch_count`.
@@ -71,9 +81,20 @@ pub struct RegisterPlan {
 }
 
 impl RegisterPlan {
-    /// Registers demoted, ascending.
+    /// Registers demoted (in slots or rematerialised), ascending.
     pub fn demoted(&self) -> impl Iterator<Item = u32> + '_ {
-        self.slot_word.keys().copied()
+        let all: BTreeSet<u32> = self
+            .slot_word
+            .keys()
+            .chain(self.remat.keys())
+            .copied()
+            .collect();
+        all.into_iter()
+    }
+
+    /// Whether register `r` is demoted.
+    pub fn is_demoted(&self, r: u32) -> bool {
+        self.slot_word.contains_key(&r) || self.remat.contains_key(&r)
     }
 
     /// The scratch register of each demoted register in `regs` (those one instruction touches):
@@ -155,6 +176,8 @@ pub struct Usage {
     candidates: Vec<(Unit, u64)>,
     /// Per register, the first mnemonic whose timing kept it from being demoted.
     blocked_by: Vec<Option<String>>,
+    /// Per register, its one definition where that can be recomputed at each use.
+    remat_def: Vec<Option<usize>>,
 }
 
 impl Usage {
@@ -221,6 +244,7 @@ impl Usage {
             touched.push(regs);
         }
         let units = units(&touched, &span);
+        let remat_def = remat_defs(body);
         let depth = loop_depth(body);
         let mut cost = vec![0u64; GPRS as usize];
         for (k, regs) in touched.iter().enumerate() {
@@ -234,7 +258,11 @@ impl Usage {
             .filter(|u| matches!(u.size, 1 | 2 | 4))
             .filter(|u| u.registers().all(|r| r != SP && !pinned.contains(&r)))
             .filter(|u| u.registers().all(|r| demotable[r as usize]))
-            .map(|u| (u, u.registers().map(|r| cost[r as usize]).sum()))
+            .map(|u| {
+                let c: u64 = u.registers().map(|r| cost[r as usize]).sum();
+                let remat = u.size == 1 && remat_def[u.base as usize].is_some();
+                (u, if remat { c / 4 } else { c })
+            })
             .collect();
         // Cheapest per register: c_a / s_a < c_b / s_b.
         candidates.sort_by(|(a, ca), (b, cb)| {
@@ -247,6 +275,7 @@ impl Usage {
             units,
             candidates,
             blocked_by,
+            remat_def,
         })
     }
 
@@ -319,8 +348,13 @@ impl Usage {
         let align = demoted.iter().map(|u| u.modulus()).max().unwrap_or(1);
         let top_kept = map.iter().flatten().map(|&r| r + 1).max().unwrap_or(0);
         let mut slot_word = BTreeMap::new();
+        let mut remat = BTreeMap::new();
         let mut word = 0;
         for u in demoted {
+            if let (1, Some(def)) = (u.size, self.remat_def[u.base as usize]) {
+                remat.insert(u.base, def);
+                continue;
+            }
             for r in u.registers() {
                 slot_word.insert(r, word);
                 word += 1;
@@ -329,6 +363,7 @@ impl Usage {
         let mut plan = RegisterPlan {
             units: demoted.to_vec(),
             slot_word,
+            remat,
             map,
             scratch: top_kept.next_multiple_of(align),
             scratch_count: 0,
@@ -338,11 +373,7 @@ impl Usage {
             .touched
             .iter()
             .map(|t| {
-                let regs: Vec<u32> = t
-                    .iter()
-                    .copied()
-                    .filter(|r| plan.slot_word.contains_key(r))
-                    .collect();
+                let regs: Vec<u32> = t.iter().copied().filter(|&r| plan.is_demoted(r)).collect();
                 plan.scratch_for(&regs)
                     .values()
                     .map(|&s| s + 1)
@@ -378,6 +409,48 @@ fn units(touched: &[BTreeSet<u32>], span: &[u32]) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// Base mnemonics whose result is a pure function of their immediate and constant-bank operands
+/// when they read no register.
+const PURE: &[&str] = &[
+    "MOV", "IMAD", "IADD3", "HFMA2", "LOP3", "SHF", "LEA", "FFMA", "FADD", "FMUL", "SEL", "FSEL",
+];
+
+/// Per register: the index of its one definition, where it can be recomputed at every use (an
+/// unguarded fixed-latency instruction of [`PURE`] that reads no register of any file and writes
+/// only this one).
+fn remat_defs(body: &[Instruction]) -> Vec<Option<usize>> {
+    let g = RegFile::Gpr;
+    let mut writers = vec![0u32; GPRS as usize];
+    let mut def: Vec<Option<usize>> = vec![None; GPRS as usize];
+    for (k, inst) in body.iter().enumerate() {
+        let du = if inst.is_call() {
+            inst.field_def_use()
+        } else {
+            inst.def_use()
+        };
+        let written: Vec<u32> = du.writes.iter(g).collect();
+        for &r in &written {
+            writers[r as usize] += 1;
+        }
+        let pure = timing(inst) == super::timing::Timing::Fixed
+            && PURE.contains(&super::timing::base_mnemonic(inst).as_str())
+            && inst.guard.is_true()
+            && du.is_exact()
+            && du.reads.is_empty()
+            && written.len() == 1
+            && RegFile::ALL
+                .iter()
+                .filter(|&&f| f != g)
+                .all(|&f| du.writes.is_empty_in(f));
+        if pure {
+            def[written[0] as usize] = Some(k);
+        }
+    }
+    (0..GPRS as usize)
+        .map(|r| def[r].filter(|_| writers[r] == 1))
+        .collect()
 }
 
 /// New numbers for the `kept` units: the widest first, each at the lowest free position that
@@ -499,6 +572,7 @@ mod tests {
                 Unit { base: 20, size: 2 },
             ],
             slot_word: BTreeMap::new(),
+            remat: BTreeMap::new(),
             map: vec![],
             scratch: 16,
             scratch_count: 7,

@@ -104,7 +104,7 @@ pub fn apply(
         reason,
     };
     let slot_of = &plan.slot_word;
-    let touched: Vec<Vec<u32>> = body.iter().map(|i| demoted_regs(i, slot_of)).collect();
+    let touched: Vec<Vec<u32>> = body.iter().map(|i| demoted_regs(i, plan)).collect();
     let all_pending = pending_mask(body, &touched, sbs);
     let mut out: Vec<Instruction> = body.to_vec();
     let mut changed = vec![false; body.len()];
@@ -119,6 +119,18 @@ pub fn apply(
         }
         let t = &touched[k];
         let scratch = plan.scratch_for(t);
+        if plan.remat.values().any(|&d| d == k) {
+            // The definition of a rematerialised register: recomputed at each use instead.
+            out[k] = encode::nop(
+                ed.arch,
+                Control {
+                    reuse: 0,
+                    ..orig.control
+                },
+            );
+            changed[k] = true;
+            continue;
+        }
         let mut inst = rename(orig, plan, &scratch).map_err(&fail)?;
         if t.is_empty() {
             changed[k] = inst != *orig;
@@ -145,21 +157,35 @@ pub fn apply(
             load_regs.extend(writes.iter().filter(|r| !reads.contains(r)));
         }
         let mut before = Vec::new();
+        let mut any_lds = false;
         for (j, &r) in load_regs.iter().enumerate() {
-            let control = Control {
-                stall: 1,
-                write_sb: sbs.load,
-                wait: if j == 0 { pending } else { 0 },
-                ..Control::NONE
+            let wait = if j == 0 { pending } else { 0 };
+            let i = match plan.remat.get(&r) {
+                Some(&def) => remat_copy(&body[def], scratch[&r], wait).map_err(&fail)?,
+                None => {
+                    any_lds = true;
+                    let control = Control {
+                        stall: 1,
+                        write_sb: sbs.load,
+                        wait,
+                        ..Control::NONE
+                    };
+                    let off = slot(slot_of[&r] as usize);
+                    encode::lds(ed.arch, scratch[&r], SP, off, Width::B32, control, Pred::PT)
+                        .map_err(|e| fail(e.to_string()))?
+                }
             };
-            let off = slot(slot_of[&r] as usize);
-            before.push(
-                encode::lds(ed.arch, scratch[&r], SP, off, Width::B32, control, Pred::PT)
-                    .map_err(|e| fail(e.to_string()))?,
-            );
+            before.push(i);
+        }
+        if let Some(last) = before.last_mut() {
+            // A scoreboard is seen by a waiter two cycles after the instruction that sets it
+            // (ptxas never waits sooner: `bench/gpu` corpus).
+            last.control.stall = last.control.stall.max(SB_SETTLE);
         }
         if !before.is_empty() {
             pending = 0;
+        }
+        if any_lds {
             inst.control.wait |= 1 << sbs.load;
         }
         inst.control.reuse = 0;
@@ -204,8 +230,9 @@ pub fn apply(
             };
             let guard = if preload { Pred::PT } else { orig.guard };
             for (j, &r) in writes.iter().enumerate() {
+                let last = j + 1 == writes.len();
                 let control = Control {
-                    stall: 1,
+                    stall: if last { SB_SETTLE } else { 1 },
                     read_sb: sbs.store,
                     wait: if j == 0 { first_wait } else { 0 },
                     ..Control::NONE
@@ -218,8 +245,16 @@ pub fn apply(
             }
             pending |= 1 << sbs.store;
         }
-        if !before.is_empty() && k > 0 && !skip.contains(&(k - 1)) {
-            out[k - 1].control.reuse = 0;
+        if inst.control.write_sb != NO_SB || inst.control.read_sb != NO_SB {
+            inst.control.stall = inst.control.stall.max(SB_SETTLE);
+        }
+        let waits_now = inst.control.wait != orig.control.wait;
+        if (!before.is_empty() || waits_now) && k > 0 && !skip.contains(&(k - 1)) {
+            let prev = &mut out[k - 1].control;
+            prev.reuse = 0;
+            if prev.write_sb != NO_SB || prev.read_sb != NO_SB {
+                prev.stall = prev.stall.max(SB_SETTLE);
+            }
             changed[k - 1] = out[k - 1] != body[k - 1];
         }
         loads += before.len();
@@ -247,14 +282,34 @@ pub fn apply(
     Ok((n, loads, stores))
 }
 
+/// Cycles between an instruction that sets a scoreboard and the first instruction that may wait
+/// on it.
+pub const SB_SETTLE: u8 = 2;
+
+/// A copy of `def` (an unguarded, fixed-latency definition that reads no register) writing
+/// `scratch`, waiting on `wait`, issuing the next instruction after the result is ready.
+fn remat_copy(def: &Instruction, scratch: u32, wait: u8) -> Result<Instruction, String> {
+    let mut i = def.clone();
+    let dst = i
+        .operands
+        .iter_mut()
+        .find(|o| o.spec.file == RegFile::Gpr && o.spec.write > 0 && !o.is_zero())
+        .ok_or_else(|| format!("{} writes no register to recompute", def.mnemonic()))?;
+    dst.index = u8::try_from(scratch).map_err(|_| format!("register {scratch} out of range"))?;
+    i.control = Control {
+        stall: ALU_LATENCY,
+        wait,
+        ..Control::NONE
+    };
+    Ok(i)
+}
+
 /// The demoted registers `inst` reads or writes, ascending.
-fn demoted_regs(inst: &Instruction, slot_of: &BTreeMap<u32, u32>) -> Vec<u32> {
+fn demoted_regs(inst: &Instruction, plan: &RegisterPlan) -> Vec<u32> {
     let du = inst.def_use();
     let g = RegFile::Gpr;
     let all: BTreeSet<u32> = du.reads.iter(g).chain(du.writes.iter(g)).collect();
-    all.into_iter()
-        .filter(|r| slot_of.contains_key(r))
-        .collect()
+    all.into_iter().filter(|&r| plan.is_demoted(r)).collect()
 }
 
 /// Every scoreboard a scratch-register writer may have to wait on.
@@ -352,6 +407,7 @@ mod tests {
         let plan = RegisterPlan {
             units: vec![],
             slot_word: BTreeMap::from([(7, 0)]),
+            remat: BTreeMap::new(),
             map,
             scratch: 10,
             scratch_count: 1,

@@ -57,7 +57,16 @@ pub fn prologue(arch: Arch, region_start: u32) -> Result<Vec<Instruction>, IsaEr
     p.extend([
         encode::ldc(arch, ny, (0, 0x4), variable(1))?,
         encode::ldc(arch, nx, (0, 0x0), variable(1))?,
-        encode::ldc(arch, SP, (0, 0x2c), variable(1))?,
+        // Two cycles before the first wait on its scoreboard (ptxas never waits sooner).
+        encode::ldc(
+            arch,
+            SP,
+            (0, 0x2c),
+            Control {
+                stall: 2,
+                ..variable(1)
+            },
+        )?,
         // ty = tid.y + ntid.y·tid.z; ty = tid.x + ntid.x·ty
         encode::imad(arch, ty, tz, ny, ty, first_use)?,
         encode::imad(arch, ty, ty, nx, tx, alu(ALU_STALL))?,
