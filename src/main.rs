@@ -350,6 +350,12 @@ enum Command {
         /// Input seeds per --verify spec.
         #[arg(long, default_value_t = 2)]
         seeds: u64,
+        /// Register demotion: the launch (JSON spec) to predict the time on with the tune model
+        /// (default: the first --verify). A demotion predicted slower than the input is not
+        /// kept; --occupancy auto keeps the fastest predicted candidate. Large grids are sampled
+        /// (64 blocks run on the SASS emulator, scaled to the grid).
+        #[arg(long, value_name = "SPEC.json")]
+        launch: Option<PathBuf>,
         /// Write the JSON report here.
         #[arg(long, value_name = "FILE.json")]
         report: Option<PathBuf>,
@@ -512,6 +518,7 @@ fn main() -> ExitCode {
             dynamic_smem,
             verify,
             seeds,
+            launch,
             report,
         } => cli::demote::run(cli::demote::Args {
             input,
@@ -527,8 +534,13 @@ fn main() -> ExitCode {
                     (None, Some(_)) => Some(warpsmith::sass::demote::RegisterTarget::Auto),
                     (None, None) => None,
                 },
+                predictor: Some(|cubin, kernel, spec| {
+                    warpsmith::tune::cubin_time::predict_cubin(cubin, kernel, spec).map(|p| p.us)
+                }),
+                predict_launch: None,
             },
             verify,
+            launch: launch.as_deref(),
             report: report.as_deref(),
         }),
         Command::Tune(args) => cli::tune::run(args),

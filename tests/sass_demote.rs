@@ -119,6 +119,8 @@ fn demote_file(stem: &str, arch: &str) -> Option<Vec<String>> {
             verify,
             seeds: 2,
             registers: None,
+            predictor: None,
+            predict_launch: None,
         };
         let out = demote(&current, &opts).unwrap_or_else(|e| panic!("{stem} {arch} {name}: {e}"));
         let k = &out.kernels[0];
@@ -178,6 +180,8 @@ fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
         verify,
         seeds: 1,
         registers: None,
+        predictor: None,
+        predict_launch: None,
     };
     let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
     let k = &out.kernels[0];
@@ -280,10 +284,50 @@ fn register_slots_for_too_few_threads_are_caught_by_the_emulator() {
         verify,
         seeds: 1,
         registers: Some(RegisterTarget::MaxRegs(48)),
+        predictor: None,
+        predict_launch: None,
     };
     let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
     let k = &out.kernels[0];
     assert!(!k.demoted, "shared slots were not caught: {:?}", k.verified);
     assert!(k.reason.contains("different"), "{}", k.reason);
     assert_eq!(out.cubin, bytes, "the input is kept");
+}
+
+/// A frame and registers together (lit-tests/demote/Inputs/spill24.ptx on sm_90: 56 bytes of
+/// frame at 24 registers): the frame moves with the register slots after it, the register count
+/// falls to the target, and the emulator proves it on both launches.
+#[test]
+fn frame_and_registers_move_together() {
+    if tools_present().is_none() {
+        return;
+    }
+    let inputs = common::repo_root().join("lit-tests/demote/Inputs");
+    let ptx = std::fs::read_to_string(inputs.join("spill24.ptx"))
+        .unwrap()
+        .replace("sm_80", "sm_90");
+    let bytes = assemble(&ptx, "sm_90");
+    let verify: Vec<LaunchSpec> = ["spill24.json", "spill24_dyn.json"]
+        .iter()
+        .map(|f| LaunchSpec::from_json(&std::fs::read_to_string(inputs.join(f)).unwrap()).unwrap())
+        .collect();
+    let opts = DemoteOptions {
+        dynamic_smem: Some(0),
+        verify,
+        seeds: 2,
+        registers: Some(RegisterTarget::MaxRegs(16)),
+        ..DemoteOptions::default()
+    };
+    let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let k = &out.kernels[0];
+    assert!(k.demoted, "{}", k.reason);
+    assert_eq!(k.before.local_bytes, 56);
+    let after = k.after.expect("figures");
+    assert_eq!((after.registers, after.local_bytes), (16, 0));
+    assert!(k.accesses > 0, "the frame's accesses were replaced");
+    assert_eq!(k.verified.len(), 2);
+    let c = Cubin::parse(&out.cubin).unwrap();
+    assert_eq!(c.stack_size("spill24").unwrap(), 0);
+    let check = warpsmith::sass::check::check_cubin(&out.cubin).unwrap();
+    assert!(check.ok(), "{:?}", check.mismatches);
 }

@@ -2,7 +2,7 @@
 """Builds, on a machine without a GPU, every case bench/gpu/h100_checks.py runs on one.
 
     PYTHONPATH=.tools/triton python3 bench/gpu/prepare.py [--cases bench/gpu/cases] [--arch sm_90]
-        [--reuse] [--only tune|triton]
+        [--reuse] [--only tune|triton|mma|regdem]
 
 Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carries it):
 
@@ -18,6 +18,7 @@ Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carr
   with Triton's dynamic size, and for every case `demote --occupancy auto` (register demotion,
   variant `regdem`), each proved on the SASS emulator here; attention and matmul cases also
   get a large launch (numpy inputs) for timing.
+- `regdem/<kernel>`: register demotion's own kernels (see regdem_cases).
 - `mma/<kernel>`: bench/gpu/mma/*.ptx, one `mma.sync` per warp on random fragments (f16, bf16,
   tf32, e4m3 into f32): the emulators' tensor-core arithmetic against the hardware's, untimed.
 
@@ -288,12 +289,60 @@ def mma_cases(cases, arch):
         print("mma/%s: emulators %s" % (name, sorted(emu)), file=sys.stderr)
 
 
+def regdem_cases(cases, arch):
+    """Register demotion's own kernels (lit-tests/demote/Inputs: cold40, cold values around a
+    latency-bound loop, the case it is for; live40, every value hot): `warpsmith tune` on the
+    small proof launch (every variant, regdem-N included, with predictions), and
+    `demote --occupancy auto` as a user runs it (proofs on the small launch, the time predicted on
+    the large one; kept only where predicted no slower: variant regdem-auto). Timed on the large
+    launch."""
+    src = os.path.join(ROOT, "lit-tests", "demote", "Inputs")
+    for name in ("cold40", "live40"):
+        d = os.path.join(cases, "regdem", name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        text = open(os.path.join(src, name + ".ptx")).read().replace(".target sm_80", ".target " + arch)
+        with open(os.path.join(d, "code.ptx"), "w") as fh:
+            fh.write(text)
+        shutil.copy(os.path.join(src, name + "_big.json"), os.path.join(d, "time.json"))
+        rc, out = run([BIN, "tune", os.path.join(d, "code.ptx"), "--arch", arch,
+                       "--launch", os.path.join(src, name + ".json"), "-o", os.path.join(d, "tuned.cubin"),
+                       "--emit-variants", d], timeout=1800)
+        if rc != 0:
+            print("regdem/%s: tune failed: %s" % (name, out[-500:]), file=sys.stderr)
+            continue
+        rep = json.load(open(os.path.join(d, "report.json")))
+        variants = {v["name"]: v["name"] + ".cubin" for v in rep["variants"]
+                    if os.path.isfile(os.path.join(d, v["name"] + ".cubin"))}
+        notes = []
+        rc, out = run([BIN, "demote", os.path.join(d, "ptxas.cubin"), "-o", os.path.join(d, "regdem-auto.cubin"),
+                       "--occupancy", "auto", "--dynamic-smem", "0",
+                       "--verify", os.path.join(d, "launch.json"), "--launch", os.path.join(d, "time.json"),
+                       "--report", os.path.join(d, "regdem-auto.json")], timeout=1800)
+        k = json.load(open(os.path.join(d, "regdem-auto.json")))[0] if rc == 0 else None
+        if k and k.get("demoted"):
+            variants["regdem-auto"] = "regdem-auto.cubin"
+        notes.append("demote --occupancy auto: %s" % (k["reason"] if k else out[-300:]))
+        emu = {}
+        if emulate(d, "ptxas.cubin", "launch.json", "emu-sass", notes):
+            emu["sass"] = "emu-sass"
+        choice = next((v["name"] for v in rep["variants"] if v["chosen"]), None)
+        write_json(os.path.join(d, "case.json"), {
+            "name": "regdem/" + name, "kernel": name, "group": "regdem", "arch": arch,
+            "variants": variants, "reference": "ptxas", "spec": "launch.json", "emu": emu,
+            "time_spec": "time.json", "timed": True, "model": rep["model"],
+            "predicted_choice": choice,
+            "predicted_us": {v["name"]: v.get("predicted_us") for v in rep["variants"]},
+            "notes": notes})
+        print("regdem/%s: %d variants; %s" % (name, len(variants), "; ".join(notes)), file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "gpu", "cases"))
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--reuse", action="store_true", help="keep tune/ and the Triton build if present")
-    ap.add_argument("--only", choices=["tune", "triton", "mma"])
+    ap.add_argument("--only", choices=["tune", "triton", "mma", "regdem"])
     a = ap.parse_args()
     if not os.path.isfile(BIN):
         print("prepare: %s is missing (cargo build --release)" % BIN, file=sys.stderr)
@@ -305,6 +354,8 @@ def main():
         triton_cases(a.cases, a.arch, a.reuse)
     if a.only in (None, "mma"):
         mma_cases(a.cases, a.arch)
+    if a.only in (None, "regdem"):
+        regdem_cases(a.cases, a.arch)
     return 0
 
 

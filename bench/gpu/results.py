@@ -30,7 +30,7 @@ import tarfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import time_variants  # noqa: E402  (summarise: the issue's verdicts)
 
-REWRITE_PREFIXES = ("spill", "shuffle", "demote")
+REWRITE_PREFIXES = ("spill", "shuffle", "demote", "regdem")
 
 
 def load(results_dir):
@@ -128,7 +128,7 @@ def main():
         os.path.join(a.results, "gpu.txt")) else None
     kernels = {}
     for c in cases:
-        if "failed" in c or c.get("group") not in ("tune", "triton", "shuffle"):
+        if "failed" in c or c.get("group") not in ("tune", "triton", "shuffle", "regdem"):
             continue
         kernels[c["name"]] = kernel_entry(c)
     tuned = {k: v for k, v in kernels.items() if v["group"] == "tune"}

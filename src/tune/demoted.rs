@@ -62,6 +62,9 @@ pub fn rewrite(cubin: &[u8], how: &DemoteInputs) -> Result<(Vec<u8>, KernelRepor
         verify: how.spec.into_iter().cloned().collect(),
         seeds: how.seeds.max(1),
         registers: how.registers,
+        // Tune predicts every variant with its own model and chooses among them.
+        predictor: None,
+        predict_launch: None,
     };
     let out = sass_demote::demote(cubin, &opts).map_err(|e| format!("demote: {e}"))?;
     let k = out

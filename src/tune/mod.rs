@@ -17,6 +17,7 @@
 //! No GPU timing exists yet: the predictions are the model's, not measurements (docs/tune.md).
 
 pub mod choose;
+pub mod cubin_time;
 pub mod demoted;
 pub mod evaluate;
 pub mod measure;

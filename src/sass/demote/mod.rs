@@ -58,7 +58,17 @@ pub struct DemoteOptions {
     pub seeds: u64,
     /// Register demotion to this target (`None`: only the frame moves, `--local-to-shared`).
     pub registers: Option<RegisterTarget>,
+    /// Predicts a kernel's time in µs on a launch (`warpsmith::tune`'s model). With it, register
+    /// demotion is kept only where predicted no slower than the input, on the first `--verify`
+    /// launch; `--occupancy auto` picks the fastest predicted candidate.
+    pub predictor: Option<Predictor>,
+    /// The launch to predict on (default: the kernel's first `verify` launch). Large grids are
+    /// sampled by the predictor, so this may be the real launch even where proofs use small ones.
+    pub predict_launch: Option<LaunchSpec>,
 }
+
+/// A kernel's predicted time in µs: cubin bytes, kernel, launch.
+pub type Predictor = fn(&[u8], &str, &LaunchSpec) -> Result<f64, String>;
 
 /// A kernel's resources as the rule and the report read them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -100,6 +110,8 @@ pub struct KernelReport {
     pub verified: Vec<String>,
     /// Registers moved to shared memory (register demotion), by their numbers in the input.
     pub registers_demoted: Vec<String>,
+    /// Predicted time before and after, µs (register demotion with a predictor).
+    pub predicted_us: Option<(f64, f64)>,
 }
 
 /// The result of [`demote`].
@@ -220,6 +232,7 @@ fn demote_kernel(
         bound_added: false,
         verified: Vec::new(),
         registers_demoted: Vec::new(),
+        predicted_us: None,
     };
     if let Some(target) = opts.registers {
         return registers::demote_kernel(cubin, name, opts, arch, target, report);

@@ -53,6 +53,31 @@ struct Candidate {
     verdict: Verdict,
 }
 
+/// Candidates tried under `--occupancy auto` when a predictor chooses among them.
+const AUTO_TRIES: usize = 4;
+
+/// Everything the candidates of one kernel share.
+struct Setting<'a> {
+    cubin: &'a Cubin,
+    name: &'a str,
+    opts: &'a DemoteOptions,
+    code: Code,
+    frame: Option<Frame>,
+    threads: u32,
+    start: u32,
+    sbs: Scoreboards,
+}
+
+/// One candidate rewritten, proved and (with a predictor) timed.
+struct Attempt {
+    cubin: Cubin,
+    accesses: usize,
+    inserted: usize,
+    removed: usize,
+    verified: Vec<String>,
+    predicted_us: Option<f64>,
+}
+
 /// Demotes registers of `name` to reach `target`. `Ok((None, report))` keeps `cubin`.
 pub(super) fn demote_kernel(
     cubin: &Cubin,
@@ -68,47 +93,29 @@ pub(super) fn demote_kernel(
         Ok((None, r))
     };
     let before = report.before;
-    let code = match read_code(cubin, name) {
-        Ok(c) => c,
+    let (setting, bound_added, usage) = match prepare(cubin, name, opts) {
+        Ok(x) => x,
         Err(why) => return refuse(report, why),
     };
-    let (threads, bound_added) = match threads_for(cubin.thread_bound(name), opts.block_size) {
-        Ok(t) => t,
-        Err(why) => return refuse(report, why),
-    };
-    report.threads = Some(threads);
-    let sbs = match regrewrite::scoreboards(&code.body) {
-        Ok(s) => s,
-        Err(why) => return refuse(report, why),
-    };
-    let frame = match &code.stack {
-        Stack::Frame(f) => Some(f.clone()),
-        Stack::Frameless { .. } => None,
-    };
-    let pinned: BTreeSet<u32> = frame
-        .iter()
-        .flat_map(|f| f.accesses.iter())
-        .flat_map(|a| a.data..a.data + a.width.regs())
-        .collect();
-    let usage = match Usage::of(&code.body, &pinned) {
-        Ok(u) => u,
-        Err(e) => return refuse(report, e.to_string()),
-    };
+    report.threads = Some(setting.threads);
     let ctx = LaunchContext {
         arch,
-        threads: Some(threads),
+        threads: Some(setting.threads),
         dynamic: opts
             .dynamic_smem
             .map_or(DynamicSmem::Unknown, DynamicSmem::Known),
     };
-    let frame_bytes = frame.as_ref().map_or(0, |f| f.size.next_multiple_of(4));
-    let start = region_start(cubin.sm(), before.static_smem);
+    let frame_bytes = setting
+        .frame
+        .as_ref()
+        .map_or(0, |f| f.size.next_multiple_of(4));
     let judged = |plan: RegisterPlan| {
-        let layout = SharedFrame::new(frame_bytes + 4 * plan.slot_word.len() as u32, threads);
+        let words = frame_bytes + 4 * plan.slot_word.len() as u32;
+        let layout = SharedFrame::new(words, setting.threads);
         let after = Resources {
             registers: plan.registers,
             local_bytes: 0,
-            static_smem: (start as u64 + layout.bytes()).min(u32::MAX as u64) as u32,
+            static_smem: (setting.start as u64 + layout.bytes()).min(u32::MAX as u64) as u32,
         };
         let verdict = judge(&figures(&before), &figures(&after), &ctx);
         Candidate {
@@ -118,33 +125,75 @@ pub(super) fn demote_kernel(
             verdict,
         }
     };
-    let chosen = match choose(&usage, target, before.registers, &judged) {
+    let ranked = match rank(&usage, target, before.registers, &judged) {
         Ok(c) => c,
         Err(why) => return refuse(report, why),
     };
-    report.occupancy = (
-        chosen.verdict.occupancy_before,
-        chosen.verdict.occupancy_after,
-    );
-    if !chosen.verdict.keep {
+    if let Some(first) = ranked.first() {
+        report.occupancy = (
+            first.verdict.occupancy_before,
+            first.verdict.occupancy_after,
+        );
+    }
+    if let Some(c) = ranked.iter().find(|c| !c.verdict.keep) {
         let hint = if opts.dynamic_smem.is_none() {
             " (give --dynamic-smem with the launch's dynamic shared memory, 0 if none)"
         } else {
             ""
         };
-        return refuse(report, format!("{}{hint}", chosen.verdict.reason));
+        return refuse(report, format!("{}{hint}", c.verdict.reason));
     }
-    let mut out = cubin.clone();
-    let edited = rewrite_cubin(&mut out, name, &code, frame.as_ref(), &chosen, start, sbs);
-    let (accesses, inserted, removed) = match edited {
-        Ok(x) => x,
-        Err(e) => return refuse(report, e.to_string()),
+    let original_us = match predicted(&setting, &cubin.to_bytes())? {
+        Ok(us) => us,
+        Err(why) => return refuse(report, why),
     };
-    if bound_added {
-        out.set_max_threads(name, threads)?;
+    let tries = if opts.predictor.is_some() {
+        AUTO_TRIES
+    } else {
+        1
+    };
+    let mut best: Option<(&Candidate, Attempt)> = None;
+    let mut refusals = Vec::new();
+    for c in ranked.iter().take(tries) {
+        match attempt(&setting, c, bound_added)? {
+            Ok(a) => {
+                let faster = match (a.predicted_us, &best) {
+                    (Some(us), Some((_, b))) => us < b.predicted_us.unwrap_or(f64::MAX),
+                    (_, None) => true,
+                    (None, Some(_)) => false,
+                };
+                if faster {
+                    best = Some((c, a));
+                }
+            }
+            Err(why) => refusals.push(format!("at {} registers: {why}", c.plan.registers)),
+        }
     }
-    report.accesses = accesses;
-    report.instructions = (inserted, removed);
+    let Some((chosen, a)) = best else {
+        return refuse(report, refusals.join("; "));
+    };
+    report.occupancy = (
+        chosen.verdict.occupancy_before,
+        chosen.verdict.occupancy_after,
+    );
+    report.verified = a.verified;
+    report.predicted_us = original_us.zip(a.predicted_us);
+    if let (Some(b), Some(x)) = (original_us, a.predicted_us) {
+        if x > b {
+            return refuse(
+                report,
+                format!(
+                    "predicted slower: {b:.2} µs -> {x:.2} µs at {} registers (the tune model on \
+                     the --verify launch); the fastest of {} candidate(s) is kept only when no \
+                     slower",
+                    chosen.plan.registers,
+                    ranked.len().min(tries)
+                ),
+            );
+        }
+    }
+    report.accesses = a.accesses;
+    report.instructions = (a.inserted, a.removed);
     report.bound_added = bound_added;
     report.registers_demoted = chosen
         .plan
@@ -155,24 +204,124 @@ pub(super) fn demote_kernel(
             n => format!("R{}..R{}", u.base, u.base + n - 1),
         })
         .collect();
-    let proof = Proof::Registers {
-        frame: frame.is_some(),
-    };
-    if let Some(why) = verify(cubin, &out, name, opts, proof, &mut report.verified)? {
-        return refuse(report, why);
-    }
     report.demoted = true;
     report.after = Some(chosen.after);
     report.reason = format!(
-        "registers {} -> {} ({} demoted, {} scratch); {}",
+        "registers {} -> {} ({} demoted, {} recomputed, {} scratch); {}",
         before.registers,
         chosen.plan.registers,
         chosen.plan.slot_word.len(),
+        chosen.plan.remat.len(),
         chosen.plan.scratch_count,
         chosen.verdict.reason
     );
+    if let Some((b, x)) = report.predicted_us {
+        report.reason += &format!(", predicted {b:.2} µs -> {x:.2} µs");
+    }
     log::info!("demote {name}: {}", report.reason);
-    Ok((Some(out), report))
+    Ok((Some(a.cubin), report))
+}
+
+/// The kernel's code, block size, stack, scoreboards and register usage, or why register
+/// demotion cannot rewrite it. The second value: whether the block-size bound must be recorded.
+fn prepare<'a>(
+    cubin: &'a Cubin,
+    name: &'a str,
+    opts: &'a DemoteOptions,
+) -> Result<(Setting<'a>, bool, Usage), String> {
+    let code = read_code(cubin, name)?;
+    let (threads, bound_added) = threads_for(cubin.thread_bound(name), opts.block_size)?;
+    let sbs = regrewrite::scoreboards(&code.body)?;
+    let frame = match &code.stack {
+        Stack::Frame(f) => Some(f.clone()),
+        Stack::Frameless { .. } => None,
+    };
+    let pinned: BTreeSet<u32> = frame
+        .iter()
+        .flat_map(|f| f.accesses.iter())
+        .flat_map(|a| a.data..a.data + a.width.regs())
+        .collect();
+    let usage = Usage::of(&code.body, &pinned).map_err(|e| e.to_string())?;
+    let start = region_start(cubin.sm(), cubin.shared_size(name) as u32);
+    let setting = Setting {
+        cubin,
+        name,
+        opts,
+        code,
+        frame,
+        threads,
+        start,
+        sbs,
+    };
+    Ok((setting, bound_added, usage))
+}
+
+/// The predicted time of `name` in `bytes` on the prediction launch (or the first `--verify`
+/// launch), where a predictor is set (`Ok(Ok(None))` without one; `Ok(Err(why))` when it cannot predict).
+fn predicted(s: &Setting, bytes: &[u8]) -> Result<Result<Option<f64>, String>, DemoteError> {
+    let Some(predict) = s.opts.predictor else {
+        return Ok(Ok(None));
+    };
+    let spec = s
+        .opts
+        .predict_launch
+        .as_ref()
+        .filter(|l| l.kernel == s.name)
+        .or_else(|| s.opts.verify.iter().find(|v| v.kernel == s.name));
+    let Some(spec) = spec else {
+        return Ok(Err(
+            "register demotion is kept only where it is predicted no slower, and the prediction \
+             needs a launch (--launch, or a --verify launch)"
+                .into(),
+        ));
+    };
+    Ok(predict(bytes, s.name, spec)
+        .map(Some)
+        .map_err(|e| format!("cannot predict the time: {e}")))
+}
+
+/// Rewrites, proves and times one candidate; `Ok(Err(why))` where it is refused.
+fn attempt(
+    s: &Setting,
+    c: &Candidate,
+    bound_added: bool,
+) -> Result<Result<Attempt, String>, DemoteError> {
+    let mut out = s.cubin.clone();
+    let edited = rewrite_cubin(
+        &mut out,
+        s.name,
+        &s.code,
+        s.frame.as_ref(),
+        c,
+        s.start,
+        s.sbs,
+    );
+    let (accesses, inserted, removed) = match edited {
+        Ok(x) => x,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    if bound_added {
+        out.set_max_threads(s.name, s.threads)?;
+    }
+    let proof = Proof::Registers {
+        frame: s.frame.is_some(),
+    };
+    let mut verified = Vec::new();
+    if let Some(why) = verify(s.cubin, &out, s.name, s.opts, proof, &mut verified)? {
+        return Ok(Err(why));
+    }
+    let predicted_us = match predicted(s, &out.to_bytes())? {
+        Ok(p) => p,
+        Err(why) => return Ok(Err(why)),
+    };
+    Ok(Ok(Attempt {
+        cubin: out,
+        accesses,
+        inserted,
+        removed,
+        verified,
+        predicted_us,
+    }))
 }
 
 fn figures(r: &Resources) -> Figures {
@@ -205,14 +354,16 @@ fn read_code(cubin: &Cubin, name: &str) -> Result<Code, String> {
     })
 }
 
-/// The plan for `target`: the one that reaches `MaxRegs(n)`, or under `Auto` the best kept
-/// candidate among the register counts below `current`.
-fn choose(
+/// The plans for `target`, best first: the one that reaches `MaxRegs(n)` (judged, kept or not),
+/// or under `Auto` the best kept candidate at each occupancy the register counts at or below
+/// `current` reach (highest occupancy first; at one occupancy, the fewest registers demoted, then
+/// the least shared memory).
+fn rank(
     usage: &Usage,
     target: RegisterTarget,
     current: u32,
     judged: &dyn Fn(RegisterPlan) -> Candidate,
-) -> Result<Candidate, String> {
+) -> Result<Vec<Candidate>, String> {
     let floor = SCRATCH.iter().max().copied().unwrap_or(0) + 1 + super::regplan::RESERVED;
     match target {
         RegisterTarget::MaxRegs(n) => {
@@ -226,10 +377,13 @@ fn choose(
                     "--max-regs {n}: the shared-memory base set-up needs at least {floor}"
                 ));
             }
-            usage.plan(n).map(judged).map_err(|e| e.to_string())
+            usage
+                .plan(n)
+                .map(|p| vec![judged(p)])
+                .map_err(|e| e.to_string())
         }
         RegisterTarget::Auto => {
-            let mut best: Option<Candidate> = None;
+            let mut kept: Vec<Candidate> = Vec::new();
             let mut last_regs = u32::MAX;
             let mut first_refusal = None;
             // From the current count down: at the current count a plan demotes nothing (only
@@ -247,25 +401,26 @@ fn choose(
                     first_refusal.get_or_insert_with(|| c.verdict.reason.clone());
                     continue;
                 }
-                // Highest occupancy, then the fewest registers demoted (each costs a load or a
-                // store per access), then the least shared memory.
-                let better = best.as_ref().is_none_or(|b| {
-                    let (o, ob) = (c.verdict.occupancy_after, b.verdict.occupancy_after);
-                    let (w, wb) = (c.plan.slot_word.len(), b.plan.slot_word.len());
-                    o > ob
-                        || (o == ob && w < wb)
-                        || (o == ob && w == wb && c.after.static_smem < b.after.static_smem)
-                });
-                if better {
-                    best = Some(c);
-                }
+                kept.push(c);
             }
-            best.ok_or_else(|| {
-                format!(
+            if kept.is_empty() {
+                return Err(format!(
                     "no register count below {current} is kept by the rule{}",
                     first_refusal.map_or(String::new(), |r| format!(" (first: {r})"))
+                ));
+            }
+            // Each demoted register costs a load or a store per access: at one occupancy, the
+            // fewest demoted, then the least shared memory.
+            let key = |c: &Candidate| {
+                (
+                    std::cmp::Reverse((c.verdict.occupancy_after.unwrap_or(0.0) * 1e6) as u64),
+                    c.plan.slot_word.len() + c.plan.remat.len(),
+                    c.after.static_smem,
                 )
-            })
+            };
+            kept.sort_by_key(key);
+            kept.dedup_by_key(|c| key(c).0);
+            Ok(kept)
         }
     }
 }
