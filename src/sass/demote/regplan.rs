@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::frame::SP;
+use super::frame::{FrameError, SP};
 use super::timing::timing;
 use crate::sass::isa::{Instruction, RegFile};
 
@@ -131,14 +131,10 @@ pub enum PlanError {
         /// The instruction.
         mnemonic: String,
     },
-    /// A call out of the kernel's code or through a register: the callee is not in view.
-    #[error("{mnemonic} at {pc:#x}: a call whose callee is outside this kernel's code")]
-    Call {
-        /// Byte offset.
-        pc: u64,
-        /// The instruction.
-        mnemonic: String,
-    },
+    /// A call out of the kernel's code or through a register ([`FrameError::Call`]): the
+    /// callee is not in view.
+    #[error(transparent)]
+    Call(FrameError),
     /// Even demoting every candidate leaves too many registers.
     #[error(
         "{target} registers are out of reach: at best {best} ({candidates} of {used} registers \
@@ -196,10 +192,10 @@ impl Usage {
             let du = if inst.is_call() {
                 let end = body.len() as u64 * 16;
                 if inst.branch_target(pc).is_none_or(|t| t >= end) {
-                    return Err(PlanError::Call {
+                    return Err(PlanError::Call(FrameError::Call {
                         pc,
                         mnemonic: inst.mnemonic(),
-                    });
+                    }));
                 }
                 inst.field_def_use()
             } else {

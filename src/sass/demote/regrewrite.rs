@@ -7,7 +7,8 @@
 //! - each inserted `LDS` sets the load scoreboard; the instruction waits on it;
 //! - an `STS` after a fixed-latency instruction issues [`ALU_LATENCY`] cycles after it (the
 //!   instruction's stall is raised); after a variable-latency one it waits on that
-//!   instruction's write scoreboard; every `STS` sets the store scoreboard when it has read;
+//!   instruction's write scoreboard (moved to the load scoreboard where only our `STS` reads the
+//!   result: [`own_load_scoreboard`]); every `STS` sets the store scoreboard when it has read;
 //! - before anything writes a scratch register (an `LDS`, or a renamed instruction), it waits
 //!   for every earlier reader of scratch registers that may read late: the `STS`s and
 //!   variable-latency instructions (their read scoreboard — ours where ptxas set none — or
@@ -189,7 +190,7 @@ pub fn apply(
             inst.control.wait |= 1 << sbs.load;
         }
         inst.control.reuse = 0;
-        let timing = timing(orig);
+        let timing = own_load_scoreboard(orig, &mut inst, timing(orig), plan, sbs);
         if !writes.is_empty() {
             inst.control.wait |= pending;
             pending = 0;
@@ -312,9 +313,47 @@ fn demoted_regs(inst: &Instruction, plan: &RegisterPlan) -> Vec<u32> {
     all.into_iter().filter(|&r| plan.is_demoted(r)).collect()
 }
 
+/// A variable-latency instruction whose every result is demoted (only our `STS` reads it) moves
+/// to the load scoreboard, so the `STS` waits for it alone and not for every other load ptxas
+/// counts on the same scoreboard (ptxas puts whole runs of loads on one). Only where ptxas
+/// protects its sources with a read scoreboard: a later write of a source register may
+/// otherwise be waiting on the write scoreboard this takes it off.
+fn own_load_scoreboard(
+    orig: &Instruction,
+    inst: &mut Instruction,
+    t: Timing,
+    plan: &RegisterPlan,
+    sbs: Scoreboards,
+) -> Timing {
+    let Timing::Variable {
+        write_sb: Some(w),
+        read_sb_ok,
+    } = t
+    else {
+        return t;
+    };
+    let du = orig.def_use();
+    let g = RegFile::Gpr;
+    let only_demoted = du.is_exact()
+        && !du.writes.is_empty_in(g)
+        && du.writes.iter(g).all(|r| plan.is_demoted(r))
+        && RegFile::ALL
+            .iter()
+            .filter(|&&f| f != g)
+            .all(|&f| du.writes.is_empty_in(f));
+    if w == sbs.load || !only_demoted || orig.control.read_sb == NO_SB {
+        return t;
+    }
+    inst.control.write_sb = sbs.load;
+    Timing::Variable {
+        write_sb: Some(sbs.load),
+        read_sb_ok,
+    }
+}
+
 /// Every scoreboard a scratch-register writer may have to wait on.
 fn pending_mask(body: &[Instruction], touched: &[Vec<u32>], sbs: Scoreboards) -> u8 {
-    let mut mask = 1 << sbs.store;
+    let mut mask = 1 << sbs.store | 1 << sbs.load;
     for (inst, t) in body.iter().zip(touched) {
         if t.is_empty() {
             continue;
