@@ -12,13 +12,16 @@
 //! pragma needs PTX ISA 8.7, so that variant raises `.version` to 8.7; ptxas refuses it for kernels
 //! with dynamic shared memory, which the table shows.
 //!
-//! The last column is warpsmith's SASS demoter (issue 16): ptxas's `.maxnreg N` cubin with its
-//! local-memory frame moved to shared memory by `demote --local-to-shared` (kept only when the
-//! never-worse rule keeps it; the figures are read from the output cubin).
+//! The last three columns are warpsmith's SASS demoter (issue 16), figures read from the output
+//! cubin, each kept only when the never-worse rule keeps it: ptxas's `.maxnreg N` cubin with its
+//! local-memory frame moved to shared memory by `demote --local-to-shared`; "both", warpsmith's
+//! spill at N with whatever frame ptxas still gives it moved the same way; and register demotion,
+//! ptxas alone's cubin brought to N registers by `demote --max-regs N` (without the time
+//! prediction the CLI adds: this table compares resources; speed is in docs/gpu.md).
 
 use warpsmith::analysis::occupancy::{arch, cliffs, occupancy, LaunchResources};
 use warpsmith::ptx::{parse_module, print_module, Module};
-use warpsmith::sass::demote::{demote, DemoteOptions};
+use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
 use warpsmith::spill::{spill_module, SpillOptions, Target};
 use warpsmith::tools::{self, KernelResources, Tool};
 
@@ -55,7 +58,6 @@ fn figures(text: &str, sm: &str, kernel: &str) -> Result<KernelResources, String
     }
 }
 
-/// One table cell: local-memory figures, shared memory, and the occupancy that shared memory allows.
 /// warpsmith's spilling at `.maxnreg n` for `kernel`, then `ptxas -v` (the shared-memory figure
 /// includes the spill area).
 fn warpsmith_at(
@@ -100,9 +102,35 @@ fn warpsmith_at(
     figures(&print_module(&m), sm, kernel)
 }
 
-/// ptxas at `.maxnreg n`, then `demote --local-to-shared` on its cubin: the figures of the kept
-/// output (local memory from the cubin's stack attributes, shared memory from `.nv.shared`).
-fn demote_at(
+/// warpsmith's spilling at `.maxnreg n` (as [`warpsmith_at`]), then `demote --local-to-shared`
+/// on its cubin.
+fn both_at(
+    module: &Module,
+    kernel: &str,
+    n: u32,
+    sm: &str,
+    dynamic_smem: u32,
+) -> Result<KernelResources, String> {
+    let mut m = module.clone();
+    let opts = SpillOptions {
+        target: Target::MaxRegs(n),
+        kernel: Some(kernel.to_string()),
+        arch: sm.to_string(),
+        block_size: None,
+        smem_budget: None,
+        use_ptxas: true,
+        dynamic_smem: Some(dynamic_smem),
+        ptxas_args: Vec::new(),
+    };
+    let report = spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
+    if report.kernels.iter().any(|k| !k.kept) {
+        return Err("left as it was (spill)".into());
+    }
+    frame_to_shared(&print_module(&m), kernel, sm, dynamic_smem)
+}
+
+/// ptxas alone's cubin with registers demoted to `n` (`demote --max-regs n`).
+fn regdem_at(
     module: &Module,
     kernel: &str,
     n: u32,
@@ -110,8 +138,48 @@ fn demote_at(
     dynamic_smem: u32,
 ) -> Result<KernelResources, String> {
     let tools::Assembled { cubin, resources } =
-        tools::ptxas_assemble_source(&with_cap(module, kernel, n, false), sm, &[])
+        tools::ptxas_assemble_source(&print_module(module), sm, &[])
             .map_err(|e| format!("refused: {e}"))?;
+    let plain = resources
+        .into_iter()
+        .find(|k| k.name == kernel)
+        .ok_or("no figures")?;
+    let opts = DemoteOptions {
+        kernel: Some(kernel.to_string()),
+        dynamic_smem: Some(dynamic_smem),
+        registers: Some(RegisterTarget::MaxRegs(n)),
+        ..DemoteOptions::default()
+    };
+    demoted_figures(&cubin, plain, &opts)
+}
+
+/// ptxas at `.maxnreg n`, then `demote --local-to-shared` on its cubin.
+fn demote_at(
+    module: &Module,
+    kernel: &str,
+    n: u32,
+    sm: &str,
+    dynamic_smem: u32,
+) -> Result<KernelResources, String> {
+    frame_to_shared(
+        &with_cap(module, kernel, n, false),
+        kernel,
+        sm,
+        dynamic_smem,
+    )
+}
+
+/// `ptx` assembled, then `demote --local-to-shared` on its cubin where it has a frame: the
+/// figures of the kept output (local memory from the cubin's stack attributes, shared memory from
+/// `.nv.shared`).
+fn frame_to_shared(
+    ptx: &str,
+    kernel: &str,
+    sm: &str,
+    dynamic_smem: u32,
+) -> Result<KernelResources, String> {
+    let tools::Assembled { cubin, resources } =
+        tools::ptxas_assemble_source(ptx, sm, &[]).map_err(|e| format!("refused: {e}"))?;
     let plain = resources
         .into_iter()
         .find(|k| k.name == kernel)
@@ -124,10 +192,21 @@ fn demote_at(
         dynamic_smem: Some(dynamic_smem),
         ..DemoteOptions::default()
     };
-    let out = demote(&cubin, &opts).map_err(|e| format!("refused: {e}"))?;
+    demoted_figures(&cubin, plain, &opts)
+}
+
+/// `demote` with `opts` on `cubin` (whose kernel ptxas measured as `plain`): the kept output's
+/// figures, or why it was left as it was.
+fn demoted_figures(
+    cubin: &[u8],
+    plain: KernelResources,
+    opts: &DemoteOptions,
+) -> Result<KernelResources, String> {
+    let out = demote(cubin, opts).map_err(|e| format!("refused: {e}"))?;
     let k = &out.kernels[0];
     match &k.after {
         Some(a) if k.demoted => Ok(KernelResources {
+            registers: a.registers,
             stack_frame: a.local_bytes,
             spill_stores: 0,
             spill_loads: 0,
@@ -141,6 +220,7 @@ fn demote_at(
     }
 }
 
+/// One table cell: local-memory figures, shared memory, and the occupancy that shared memory allows.
 fn cell(
     r: &Result<KernelResources, String>,
     a: &'static warpsmith::analysis::occupancy::ArchLimits,
@@ -205,12 +285,13 @@ fn main() {
 
     println!("Baseline on {sm} (ptxas 12.9, `ptxas -v`); N = the register cap of an occupancy cliff below the kernel's natural use.\n");
     println!("Cells: spill stores/loads and stack frame (local memory, bytes per thread), static shared memory per block, and the occupancy those registers and that shared memory allow.\n");
-    println!("| kernel | natural | N | occupancy at N | ptxas `.maxnreg N` | + `enable_smem_spilling` | warpsmith `spill --max-regs N` | ptxas `.maxnreg N` + warpsmith `demote --local-to-shared` |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| kernel | natural | N | occupancy at N | ptxas `.maxnreg N` | + `enable_smem_spilling` | warpsmith `spill --max-regs N` | ptxas `.maxnreg N` + warpsmith `demote --local-to-shared` | both: spill, then `demote --local-to-shared` | ptxas alone + warpsmith `demote --max-regs N` |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let (mut cases, mut local_plain, mut local_pragma, mut refused) = (0, 0, 0, 0);
     let (mut ours_no_local, mut ours_only, mut both_clean, mut smem_not_larger) = (0, 0, 0, 0);
     let mut ours_left = 0usize;
     let (mut demote_clean, mut demote_vs_pragma) = (0usize, Vec::new());
+    let (mut both_clean_count, mut regdem_kept) = (0usize, 0usize);
     for f in module.functions().filter(|f| f.body.is_some()) {
         let Some(nat) = natural.iter().find(|k| k.name == *f.name) else {
             continue;
@@ -240,6 +321,8 @@ fn main() {
             let pragma = figures(&with_cap(&module, &f.name, n, true), &sm, &f.name);
             let ours = warpsmith_at(&module, &f.name, n, &sm, dynamic);
             let demoted = demote_at(&module, &f.name, n, &sm, dynamic);
+            let both = both_at(&module, &f.name, n, &sm, dynamic);
+            let regdem = regdem_at(&module, &f.name, n, &sm, dynamic);
             cases += 1;
             let has_local = |r: &Result<KernelResources, String>| {
                 r.as_ref()
@@ -262,7 +345,7 @@ fn main() {
                 smem_not_larger += usize::from(o.shared <= p.shared);
             }
             println!(
-                "| {} | {} regs{} | {n} | {:.0}% ({} blocks × {} threads) | {} | {} | {} | {} |",
+                "| {} | {} regs{} | {n} | {:.0}% ({} blocks × {} threads) | {} | {} | {} | {} | {} | {} |",
                 f.name,
                 nat.registers,
                 if dynamic > 0 {
@@ -276,8 +359,12 @@ fn main() {
                 cell(&plain, a, threads, dynamic),
                 cell(&pragma, a, threads, dynamic),
                 cell(&ours, a, threads, dynamic),
-                cell(&demoted, a, threads, dynamic)
+                cell(&demoted, a, threads, dynamic),
+                cell(&both, a, threads, dynamic),
+                cell(&regdem, a, threads, dynamic)
             );
+            both_clean_count += usize::from(!has_local(&both) && both.is_ok());
+            regdem_kept += usize::from(regdem.is_ok());
             demote_clean += usize::from(!has_local(&demoted) && demoted.is_ok());
             if let (true, Ok(p), Ok(d)) = (
                 !has_local(&demoted) && !has_local(&pragma) && demoted.is_ok(),
@@ -296,4 +383,5 @@ fn main() {
         demote_vs_pragma.len(),
         demote_vs_pragma.iter().filter(|(p, d)| d <= p).count()
     );
+    println!("spill then demote avoids local memory in {both_clean_count} of {cases}; register demotion reaches N (with no local memory, occupancy not lower) in {regdem_kept} of {cases}.");
 }
