@@ -298,15 +298,19 @@ enum Command {
     /// ptxas's local-memory spill frame into shared memory (RegDem's per-thread,
     /// bank-conflict-free layout), also for kernels with dynamic shared memory where NVIDIA's
     /// enable_smem_spilling pragma is refused. --max-regs N and --occupancy auto demote
-    /// registers: the least-used single registers move to shared memory (a load before and a
-    /// store after each instruction that touches one, through scratch registers), the rest are
-    /// renumbered so the register count falls, and a frame moves along with them. Partial:
-    /// registers that are parts of pairs/quads, or touched by instructions whose latency is not
-    /// known (HMMA, DFMA, P2R, calls…), stay; kernels with calls are refused.
+    /// registers: the least-used registers (singles, pairs, quads) move to per-thread
+    /// shared-memory slots (a load before and a store after each instruction that touches one,
+    /// through scratch registers; single-definition constants are recomputed instead), the rest
+    /// are renumbered so the register count falls, and a frame moves along with them. Partial:
+    /// registers touched by instructions whose latency is not known (HMMA, DFMA, P2R…) stay;
+    /// kernels that call code outside themselves are refused. Measured on an H100: every
+    /// register-demoted kernel computed ptxas's bytes, none ran faster (docs/gpu.md).
     ///
     /// Each kernel is kept unchanged (and the report says why) unless its whole frame moves,
     /// local memory goes to zero (or stays zero), occupancy with static and dynamic shared memory
-    /// does not fall (rises, for register demotion) and the launch stays legal. The region sits after the dynamic shared memory, whose size
+    /// does not fall (rises, for register demotion) and the launch stays legal; a register
+    /// demotion must also be predicted no slower by the tune model on --launch (or the first
+    /// --verify). The region sits after the dynamic shared memory, whose size
     /// the code reads at run time; the rule needs it as --dynamic-smem (0 if none). With
     /// --verify, original and output run on the SASS emulator and every output byte must agree.
     /// The output is written in every case (a copy of the input where nothing changed). The
@@ -324,12 +328,12 @@ enum Command {
         #[arg(long)]
         local_to_shared: bool,
         /// Demote registers until the kernel uses at most N registers per thread (kept only if
-        /// occupancy rises).
+        /// occupancy rises and the time is predicted no slower).
         #[arg(long, value_name = "N")]
         max_regs: Option<u32>,
-        /// Demote registers to the count the never-worse rule judges best (highest occupancy,
-        /// then fewest registers demoted, then least shared memory); with a frame, moving only
-        /// the frame is one of the choices.
+        /// Demote registers to the count predicted fastest among those the never-worse rule
+        /// keeps (the best candidate at each occupancy: fewest registers demoted, then least
+        /// shared memory); with a frame, moving only the frame is one of the choices.
         #[arg(long, value_name = "auto", value_parser = ["auto"])]
         occupancy: Option<String>,
         /// Only this kernel (default: all).
