@@ -17,6 +17,7 @@ pub mod demote;
 pub mod edit;
 pub mod elf;
 pub mod emu;
+pub mod hazard;
 pub mod isa;
 pub mod lmem;
 pub mod nop_test;

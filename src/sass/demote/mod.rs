@@ -294,6 +294,9 @@ fn demote_kernel(
     report.accesses = accesses;
     report.instructions = (inserted, removed);
     report.bound_added = bound_added;
+    if let Some(why) = control_bits(cubin, &out, name) {
+        return refuse(report, why);
+    }
     if let Some(why) = verify(cubin, &out, name, opts, Proof::Frame, &mut report.verified)? {
         return refuse(report, why);
     }
@@ -396,6 +399,36 @@ fn rewrite_cubin(
     out.set_shared_size(name, static_after)?;
     out.set_stack_size(name, 0)?;
     Ok((accesses, rep.inserted, rep.removed))
+}
+
+/// The static control-bit check ([`crate::sass::hazard`]) of `name` in `rewritten` against
+/// `original`: `Some(why)` when the rewrite has more violations (ptxas's own code has none on
+/// the whole GPU-case corpus, so any is ours).
+fn control_bits(original: &Cubin, rewritten: &Cubin, name: &str) -> Option<String> {
+    let hazards = |c: &Cubin| -> Result<Vec<crate::sass::hazard::Hazard>, String> {
+        let ed = Editor::new(c, name).map_err(|e| e.to_string())?;
+        let body: Vec<_> = ed.instructions().take(ed.body_len()).cloned().collect();
+        Ok(crate::sass::hazard::check(&body, &ed.block_starts(c)))
+    };
+    match (hazards(original), hazards(rewritten)) {
+        (Ok(before), Ok(after)) if after.len() > before.len() => {
+            let first = after
+                .iter()
+                .find(|h| !before.contains(h))
+                .unwrap_or(&after[0]);
+            Some(format!(
+                "the control-bit check finds {} violation(s) the input does not have, first at \
+                 {:#x}: {}",
+                after.len() - before.len(),
+                first.index * 16,
+                first.what
+            ))
+        }
+        (_, Err(e)) => Some(format!(
+            "the control-bit check cannot read the rewrite: {e}"
+        )),
+        _ => None,
+    }
 }
 
 /// What a verification launch must reach to prove anything.

@@ -20,7 +20,8 @@ use super::regplan::{RegisterPlan, Usage};
 use super::regrewrite::{self, Scoreboards};
 use super::rewrite::{self, SCRATCH};
 use super::{
-    region_start, threads_for, verify, DemoteError, DemoteOptions, KernelReport, Proof, Resources,
+    control_bits, region_start, threads_for, verify, DemoteError, DemoteOptions, KernelReport,
+    Proof, Resources,
 };
 use crate::analysis::occupancy::ArchLimits;
 use crate::never_worse::{judge, DynamicSmem, Figures, LaunchContext, Verdict};
@@ -306,6 +307,9 @@ fn attempt(
     let proof = Proof::Registers {
         frame: s.frame.is_some(),
     };
+    if let Some(why) = control_bits(s.cubin, &out, s.name) {
+        return Ok(Err(why));
+    }
     let mut verified = Vec::new();
     if let Some(why) = verify(s.cubin, &out, s.name, s.opts, proof, &mut verified)? {
         return Ok(Err(why));
