@@ -58,15 +58,14 @@ fn figures(text: &str, sm: &str, kernel: &str) -> Result<KernelResources, String
     }
 }
 
-/// warpsmith's spilling at `.maxnreg n` for `kernel`, then `ptxas -v` (the shared-memory figure
-/// includes the spill area).
-fn warpsmith_at(
+/// `warpsmith spill --max-regs n` on `kernel` of `module`: the rewritten module and the report.
+fn spill_at(
     module: &Module,
     kernel: &str,
     n: u32,
     sm: &str,
     dynamic_smem: u32,
-) -> Result<KernelResources, String> {
+) -> Result<(Module, warpsmith::spill::SpillReport), String> {
     let mut m = module.clone();
     let opts = SpillOptions {
         target: Target::MaxRegs(n),
@@ -79,6 +78,19 @@ fn warpsmith_at(
         ptxas_args: Vec::new(),
     };
     let report = spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
+    Ok((m, report))
+}
+
+/// warpsmith's spilling at `.maxnreg n` for `kernel`, then `ptxas -v` (the shared-memory figure
+/// includes the spill area).
+fn warpsmith_at(
+    module: &Module,
+    kernel: &str,
+    n: u32,
+    sm: &str,
+    dynamic_smem: u32,
+) -> Result<KernelResources, String> {
+    let (m, report) = spill_at(module, kernel, n, sm, dynamic_smem)?;
     if std::env::args().any(|a| a == "--verbose") {
         for k in &report.kernels {
             eprintln!(
@@ -111,18 +123,7 @@ fn both_at(
     sm: &str,
     dynamic_smem: u32,
 ) -> Result<KernelResources, String> {
-    let mut m = module.clone();
-    let opts = SpillOptions {
-        target: Target::MaxRegs(n),
-        kernel: Some(kernel.to_string()),
-        arch: sm.to_string(),
-        block_size: None,
-        smem_budget: None,
-        use_ptxas: true,
-        dynamic_smem: Some(dynamic_smem),
-        ptxas_args: Vec::new(),
-    };
-    let report = spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
+    let (m, report) = spill_at(module, kernel, n, sm, dynamic_smem)?;
     if report.kernels.iter().any(|k| !k.kept) {
         return Err("left as it was (spill)".into());
     }
