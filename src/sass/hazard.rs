@@ -89,11 +89,7 @@ pub fn check(body: &[Instruction], leaders: &BTreeSet<usize>) -> Vec<Hazard> {
                 p.fill(None);
             }
         }
-        let du = if inst.is_call() {
-            inst.field_def_use()
-        } else {
-            inst.def_use()
-        };
+        let du = inst.own_def_use();
         if !du.is_exact() {
             for p in write_pending.iter_mut().chain(read_pending.iter_mut()) {
                 p.fill(None);

@@ -27,6 +27,8 @@ pub mod regrewrite;
 pub mod rewrite;
 pub mod timing;
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use crate::analysis::occupancy;
@@ -39,6 +41,7 @@ use crate::sass::elf::launch_attrs::ThreadBound;
 use crate::sass::elf::{Cubin, ElfError};
 use crate::sass::emu::equiv::{check, Source};
 use crate::sass::emu::SassProgram;
+use crate::sass::isa::Instruction;
 use layout::SharedFrame;
 pub use registers::RegisterTarget;
 
@@ -319,11 +322,36 @@ fn region_start(sm: u32, static_before: u32) -> u32 {
     }
 }
 
+/// The code of `name` (the trailing padding excluded) and its basic-block starts.
+fn kernel_body(
+    cubin: &Cubin,
+    name: &str,
+) -> Result<(Vec<Instruction>, BTreeSet<usize>), EditError> {
+    let ed = Editor::new(cubin, name)?;
+    let body = ed.instructions().take(ed.body_len()).cloned().collect();
+    Ok((body, ed.block_starts(cubin)))
+}
+
+/// Why nothing may be inserted before the first instruction of `body`: a branch back to it
+/// would run the insertion again.
+fn reenters_entry(body: &[Instruction]) -> Option<String> {
+    body.iter()
+        .enumerate()
+        // RET's target field is not a branch (nvdisasm prints `RET.REL.NODEC R18 0x0`).
+        .find(|(k, i)| {
+            !i.mnemonic().starts_with("RET") && i.branch_target(*k as u64 * 16) == Some(0)
+        })
+        .map(|(k, _)| {
+            format!(
+                "the branch at {:#x} re-enters the kernel's first instruction",
+                k * 16
+            )
+        })
+}
+
 /// The frame of `name`, or why it cannot move.
 fn plan(cubin: &Cubin, name: &str, registers: u32) -> Result<frame::Frame, String> {
-    let ed = Editor::new(cubin, name).map_err(|e| e.to_string())?;
-    let leaders = ed.block_starts(cubin);
-    let body: Vec<_> = ed.instructions().take(ed.body_len()).cloned().collect();
+    let (body, leaders) = kernel_body(cubin, name).map_err(|e| e.to_string())?;
     let listed = nvdisasm_sp_uses(cubin, name, &body);
     let oracle = |i: usize| listed.as_ref().and_then(|l| l.get(i).copied().flatten());
     let frame = frame::analyse(&body, &leaders, &oracle).map_err(|e| e.to_string())?;
@@ -333,20 +361,10 @@ fn plan(cubin: &Cubin, name: &str, registers: u32) -> Result<frame::Frame, Strin
             "{registers} registers: the prologue needs R0-R{highest_scratch} as scratch"
         ));
     }
-    if let Some(k) = body
-        .iter()
-        .enumerate()
-        // RET's target field is not a branch (nvdisasm prints `RET.REL.NODEC R18 0x0`).
-        .find(|(k, i)| {
-            !i.mnemonic().starts_with("RET") && i.branch_target(*k as u64 * 16) == Some(0)
-        })
-    {
-        return Err(format!(
-            "the branch at {:#x} re-enters the kernel's first instruction",
-            k.0 * 16
-        ));
+    match reenters_entry(&body) {
+        Some(why) => Err(why),
+        None => Ok(frame),
     }
-    Ok(frame)
 }
 
 /// Per instruction of `name`, whether nvdisasm's life ranges show it reading or writing R1
@@ -405,10 +423,8 @@ fn rewrite_cubin(
 /// `original`: `Some(why)` when the rewrite has more violations (ptxas's own code has none on
 /// the whole GPU-case corpus, so any is ours).
 fn control_bits(original: &Cubin, rewritten: &Cubin, name: &str) -> Option<String> {
-    let hazards = |c: &Cubin| -> Result<Vec<crate::sass::hazard::Hazard>, String> {
-        let ed = Editor::new(c, name).map_err(|e| e.to_string())?;
-        let body: Vec<_> = ed.instructions().take(ed.body_len()).cloned().collect();
-        Ok(crate::sass::hazard::check(&body, &ed.block_starts(c)))
+    let hazards = |c: &Cubin| {
+        kernel_body(c, name).map(|(body, leaders)| crate::sass::hazard::check(&body, &leaders))
     };
     match (hazards(original), hazards(rewritten)) {
         (Ok(before), Ok(after)) if after.len() > before.len() => {

@@ -20,8 +20,8 @@ use super::regplan::{RegisterPlan, Usage};
 use super::regrewrite::{self, Scoreboards};
 use super::rewrite::{self, SCRATCH};
 use super::{
-    control_bits, region_start, threads_for, verify, DemoteError, DemoteOptions, KernelReport,
-    Proof, Resources,
+    control_bits, kernel_body, reenters_entry, region_start, threads_for, verify, DemoteError,
+    DemoteOptions, KernelReport, Proof, Resources,
 };
 use crate::analysis::occupancy::ArchLimits;
 use crate::never_worse::{judge, DynamicSmem, Figures, LaunchContext, Verdict};
@@ -339,16 +339,9 @@ fn figures(r: &Resources) -> Figures {
 
 /// The body, its blocks and its stack, or why the kernel cannot be rewritten.
 fn read_code(cubin: &Cubin, name: &str) -> Result<Code, String> {
-    let ed = Editor::new(cubin, name).map_err(|e| e.to_string())?;
-    let leaders = ed.block_starts(cubin);
-    let body: Vec<Instruction> = ed.instructions().take(ed.body_len()).cloned().collect();
-    if let Some(k) = body.iter().enumerate().find(|(k, i)| {
-        !i.mnemonic().starts_with("RET") && i.branch_target(*k as u64 * 16) == Some(0)
-    }) {
-        return Err(format!(
-            "the branch at {:#x} re-enters the kernel's first instruction",
-            k.0 * 16
-        ));
+    let (body, leaders) = kernel_body(cubin, name).map_err(|e| e.to_string())?;
+    if let Some(why) = reenters_entry(&body) {
+        return Err(why);
     }
     let stack = frame::stack(&body, &leaders, &|_| None).map_err(|e| e.to_string())?;
     Ok(Code {

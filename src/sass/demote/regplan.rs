@@ -183,24 +183,19 @@ impl Usage {
         let g = RegFile::Gpr;
         let mut touched = Vec::with_capacity(body.len());
         let mut span = vec![0u32; GPRS as usize];
-        let mut demotable = vec![true; GPRS as usize];
         let mut blocked_by: Vec<Option<String>> = vec![None; GPRS as usize];
         for (k, inst) in body.iter().enumerate() {
             let pc = k as u64 * 16;
             // A call into this section (ptxas's slow paths of division and the like): its
             // callee is in `body` and renamed with it; the call itself touches only its fields.
-            let du = if inst.is_call() {
-                let end = body.len() as u64 * 16;
-                if inst.branch_target(pc).is_none_or(|t| t >= end) {
-                    return Err(PlanError::Call(FrameError::Call {
-                        pc,
-                        mnemonic: inst.mnemonic(),
-                    }));
-                }
-                inst.field_def_use()
-            } else {
-                inst.def_use()
-            };
+            let end = body.len() as u64 * 16;
+            if inst.is_call() && inst.branch_target(pc).is_none_or(|t| t >= end) {
+                return Err(PlanError::Call(FrameError::Call {
+                    pc,
+                    mnemonic: inst.mnemonic(),
+                }));
+            }
+            let du = inst.own_def_use();
             if !du.is_exact() {
                 return Err(PlanError::Inexact {
                     pc,
@@ -226,10 +221,7 @@ impl Usage {
             }
             let t = timing(inst);
             let mut block = |r: u32| {
-                if demotable[r as usize] {
-                    demotable[r as usize] = false;
-                    blocked_by[r as usize] = Some(super::timing::base_mnemonic(inst));
-                }
+                blocked_by[r as usize].get_or_insert_with(|| super::timing::base_mnemonic(inst));
             };
             for r in du.reads.iter(g).filter(|_| !t.may_read_scratch()) {
                 block(r);
@@ -253,7 +245,7 @@ impl Usage {
             .copied()
             .filter(|u| matches!(u.size, 1 | 2 | 4))
             .filter(|u| u.registers().all(|r| r != SP && !pinned.contains(&r)))
-            .filter(|u| u.registers().all(|r| demotable[r as usize]))
+            .filter(|u| u.registers().all(|r| blocked_by[r as usize].is_none()))
             .map(|u| {
                 let c: u64 = u.registers().map(|r| cost[r as usize]).sum();
                 let remat = u.size == 1 && remat_def[u.base as usize].is_some();
@@ -421,11 +413,7 @@ fn remat_defs(body: &[Instruction]) -> Vec<Option<usize>> {
     let mut writers = vec![0u32; GPRS as usize];
     let mut def: Vec<Option<usize>> = vec![None; GPRS as usize];
     for (k, inst) in body.iter().enumerate() {
-        let du = if inst.is_call() {
-            inst.field_def_use()
-        } else {
-            inst.def_use()
-        };
+        let du = inst.own_def_use();
         let written: Vec<u32> = du.writes.iter(g).collect();
         for &r in &written {
             writers[r as usize] += 1;
@@ -436,10 +424,7 @@ fn remat_defs(body: &[Instruction]) -> Vec<Option<usize>> {
             && du.is_exact()
             && du.reads.is_empty()
             && written.len() == 1
-            && RegFile::ALL
-                .iter()
-                .filter(|&&f| f != g)
-                .all(|&f| du.writes.is_empty_in(f));
+            && du.writes_only(g);
         if pure {
             def[written[0] as usize] = Some(k);
         }

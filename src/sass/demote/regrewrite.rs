@@ -104,7 +104,7 @@ pub fn apply(
         kernel: kernel.clone(),
         reason,
     };
-    let slot_of = &plan.slot_word;
+    let remat_defs: BTreeSet<usize> = plan.remat.values().copied().collect();
     let touched: Vec<Vec<u32>> = body.iter().map(|i| demoted_regs(i, plan)).collect();
     let all_pending = pending_mask(body, &touched, sbs);
     let mut out: Vec<Instruction> = body.to_vec();
@@ -119,8 +119,7 @@ pub fn apply(
             continue;
         }
         let t = &touched[k];
-        let scratch = plan.scratch_for(t);
-        if plan.remat.values().any(|&d| d == k) {
+        if remat_defs.contains(&k) {
             // The definition of a rematerialised register: recomputed at each use instead.
             out[k] = encode::nop(
                 ed.arch,
@@ -132,6 +131,7 @@ pub fn apply(
             changed[k] = true;
             continue;
         }
+        let scratch = plan.scratch_for(t);
         let mut inst = rename(orig, plan, &scratch).map_err(&fail)?;
         if t.is_empty() {
             changed[k] = inst != *orig;
@@ -157,36 +157,18 @@ pub fn apply(
         if preload {
             load_regs.extend(writes.iter().filter(|r| !reads.contains(r)));
         }
-        let mut before = Vec::new();
-        let mut any_lds = false;
-        for (j, &r) in load_regs.iter().enumerate() {
-            let wait = if j == 0 { pending } else { 0 };
-            let i = match plan.remat.get(&r) {
-                Some(&def) => remat_copy(&body[def], scratch[&r], wait).map_err(&fail)?,
-                None => {
-                    any_lds = true;
-                    let control = Control {
-                        stall: 1,
-                        write_sb: sbs.load,
-                        wait,
-                        ..Control::NONE
-                    };
-                    let off = slot(slot_of[&r] as usize);
-                    encode::lds(ed.arch, scratch[&r], SP, off, Width::B32, control, Pred::PT)
-                        .map_err(|e| fail(e.to_string()))?
-                }
-            };
-            before.push(i);
-        }
-        if let Some(last) = before.last_mut() {
-            // A scoreboard is seen by a waiter two cycles after the instruction that sets it
-            // (ptxas never waits sooner: `bench/gpu` corpus).
-            last.control.stall = last.control.stall.max(SB_SETTLE);
-        }
+        let group = Group {
+            arch: ed.arch,
+            plan,
+            scratch: &scratch,
+            slot,
+            sbs,
+        };
+        let before = group.loads(body, &load_regs, pending).map_err(&fail)?;
         if !before.is_empty() {
             pending = 0;
         }
-        if any_lds {
+        if before.iter().any(|i| i.control.write_sb == sbs.load) {
             inst.control.wait |= 1 << sbs.load;
         }
         inst.control.reuse = 0;
@@ -230,32 +212,15 @@ pub fn apply(
                 }
             };
             let guard = if preload { Pred::PT } else { orig.guard };
-            for (j, &r) in writes.iter().enumerate() {
-                let last = j + 1 == writes.len();
-                let control = Control {
-                    stall: if last { SB_SETTLE } else { 1 },
-                    read_sb: sbs.store,
-                    wait: if j == 0 { first_wait } else { 0 },
-                    ..Control::NONE
-                };
-                let off = slot(slot_of[&r] as usize);
-                after.push(
-                    encode::sts(ed.arch, SP, off, scratch[&r], Width::B32, control, guard)
-                        .map_err(|e| fail(e.to_string()))?,
-                );
-            }
+            after = group.stores(&writes, guard, first_wait).map_err(&fail)?;
             pending |= 1 << sbs.store;
         }
-        if inst.control.write_sb != NO_SB || inst.control.read_sb != NO_SB {
-            inst.control.stall = inst.control.stall.max(SB_SETTLE);
-        }
+        settle(&mut inst.control);
         let waits_now = inst.control.wait != orig.control.wait;
         if (!before.is_empty() || waits_now) && k > 0 && !skip.contains(&(k - 1)) {
             let prev = &mut out[k - 1].control;
             prev.reuse = 0;
-            if prev.write_sb != NO_SB || prev.read_sb != NO_SB {
-                prev.stall = prev.stall.max(SB_SETTLE);
-            }
+            settle(prev);
             changed[k - 1] = out[k - 1] != body[k - 1];
         }
         loads += before.len();
@@ -284,8 +249,96 @@ pub fn apply(
 }
 
 /// Cycles between an instruction that sets a scoreboard and the first instruction that may wait
-/// on it.
+/// on it (ptxas never waits sooner: 1233 waits at exactly 2 cycles in the `bench/gpu` corpus,
+/// none at 1; the H100 computed wrong results at 1).
 pub const SB_SETTLE: u8 = 2;
+
+/// Makes an instruction that sets a scoreboard stall long enough for the next one to wait on it.
+fn settle(c: &mut Control) {
+    if c.write_sb != NO_SB || c.read_sb != NO_SB {
+        c.stall = c.stall.max(SB_SETTLE);
+    }
+}
+
+/// What the inserted loads and stores around one instruction are made from.
+struct Group<'a> {
+    arch: crate::sass::isa::Arch,
+    plan: &'a RegisterPlan,
+    /// The scratch register of each demoted register the instruction touches.
+    scratch: &'a BTreeMap<u32, u32>,
+    slot: SlotOffset<'a>,
+    sbs: Scoreboards,
+}
+
+impl Group<'_> {
+    /// The instructions before: an `LDS` of each register's slot (or, rematerialised, a copy of
+    /// its definition) into its scratch register; the first waits on `pending`, the last settles.
+    fn loads(
+        &self,
+        body: &[Instruction],
+        regs: &[u32],
+        pending: u8,
+    ) -> Result<Vec<Instruction>, String> {
+        let mut out = Vec::with_capacity(regs.len());
+        for (j, &r) in regs.iter().enumerate() {
+            let wait = if j == 0 { pending } else { 0 };
+            let s = self.scratch[&r];
+            let i = match self.plan.remat.get(&r) {
+                Some(&def) => remat_copy(&body[def], s, wait)?,
+                None => {
+                    let control = Control {
+                        stall: 1,
+                        write_sb: self.sbs.load,
+                        wait,
+                        ..Control::NONE
+                    };
+                    let off = (self.slot)(self.plan.slot_word[&r] as usize);
+                    encode::lds(self.arch, s, SP, off, Width::B32, control, Pred::PT)
+                        .map_err(|e| e.to_string())?
+                }
+            };
+            out.push(i);
+        }
+        if let Some(last) = out.last_mut() {
+            last.control.stall = last.control.stall.max(SB_SETTLE);
+        }
+        Ok(out)
+    }
+
+    /// The instructions after: an `STS` of each written register's scratch register to its
+    /// slot under `guard`, each setting the store scoreboard; the first waits on `first_wait`,
+    /// the last settles.
+    fn stores(
+        &self,
+        regs: &[u32],
+        guard: Pred,
+        first_wait: u8,
+    ) -> Result<Vec<Instruction>, String> {
+        let mut out = Vec::with_capacity(regs.len());
+        for (j, &r) in regs.iter().enumerate() {
+            let control = Control {
+                stall: if j + 1 == regs.len() { SB_SETTLE } else { 1 },
+                read_sb: self.sbs.store,
+                wait: if j == 0 { first_wait } else { 0 },
+                ..Control::NONE
+            };
+            let off = (self.slot)(self.plan.slot_word[&r] as usize);
+            out.push(
+                encode::sts(
+                    self.arch,
+                    SP,
+                    off,
+                    self.scratch[&r],
+                    Width::B32,
+                    control,
+                    guard,
+                )
+                .map_err(|e| e.to_string())?,
+            );
+        }
+        Ok(out)
+    }
+}
 
 /// A copy of `def` (an unguarded, fixed-latency definition that reads no register) writing
 /// `scratch`, waiting on `wait`, issuing the next instruction after the result is ready.
@@ -337,10 +390,7 @@ fn own_load_scoreboard(
     let only_demoted = du.is_exact()
         && !du.writes.is_empty_in(g)
         && du.writes.iter(g).all(|r| plan.is_demoted(r))
-        && RegFile::ALL
-            .iter()
-            .filter(|&&f| f != g)
-            .all(|&f| du.writes.is_empty_in(f));
+        && du.writes_only(g);
     if w == sbs.load || !only_demoted || orig.control.read_sb == NO_SB {
         return t;
     }

@@ -180,6 +180,14 @@ impl DefUse {
     pub fn is_exact(&self) -> bool {
         !self.any_read.iter().chain(&self.any_write).any(|&b| b)
     }
+
+    /// Whether every register written is of `file` (none of the other files is written).
+    pub fn writes_only(&self, file: RegFile) -> bool {
+        RegFile::ALL
+            .iter()
+            .filter(|&&f| f != file)
+            .all(|&f| self.writes.is_empty_in(f) && !self.any_write[f.index()])
+    }
 }
 
 /// One register field of a decoded instruction.
@@ -367,6 +375,17 @@ impl Instruction {
             du.any_write = [true; 4];
         }
         du
+    }
+
+    /// [`Instruction::def_use`], except that a call counts only its own fields: for code that
+    /// reads the callee's instructions too (a call within the same section), the callee's
+    /// effects are theirs.
+    pub fn own_def_use(&self) -> DefUse {
+        if self.is_call() {
+            self.field_def_use()
+        } else {
+            self.def_use()
+        }
     }
 
     /// The registers of the instruction's fields (and, for a call, its guard), without implicit
