@@ -72,6 +72,26 @@ find_lit() {
   return 1
 }
 
+# /dev/null must be the character device. Before fsutil learned to write devices in place, a
+# `warpsmith ... -o /dev/null` run as root renamed a regular file over it; every later reader
+# (cargo's rustc probe reads its stdin from /dev/null) then saw what build scripts had written there,
+# and cargo failed with "failed to run `rustc` to learn about target-specific information" (the
+# CI failures of 26 Nov 2026). Repair it when we may (root), warn when we may not.
+if [[ ! -c /dev/null ]]; then
+  printf '[test] /dev/null is not a character device: restoring it\n' >&2
+  if ! { rm -f /dev/null && mknod -m 666 /dev/null c 1 3; }; then
+    printf '[test] cannot restore /dev/null (needs root): cargo cannot run reliably here\n' >&2
+  fi
+fi
+# A rustc probe that failed while /dev/null was broken stays cached in target/.rustc_info.json
+# and fails every later cargo command: drop such a record so cargo probes again.
+rm_failed_probe() {
+  local f
+  for f in target/.rustc_info.json target/rust-nvptx/.rustc_info.json; do
+    if [[ -f "$f" ]] && grep -q '"success":false' "$f"; then rm -f "$f"; fi
+  done
+}
+
 if ! step setup bash scripts/setup.sh; then
   summary
   exit 1
@@ -80,16 +100,11 @@ if ! command -v cargo >/dev/null 2>&1 && [[ -x "$HOME/.cargo/bin/cargo" ]]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 
+rm_failed_probe
+
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --all-targets -- -D warnings
 build_ok=0
-# A failed rustc probe cached by an earlier cargo run makes every later cargo command fail at once
-# ("failed to run `rustc` to learn about target-specific information", the recorded stderr being
-# a build script's output): seen in 3 of 6 clean-clone runs here on 26 Nov 2026 after the clippy
-# step. Drop such a record so cargo probes again; a real probe failure still fails the step.
-if [ -f target/.rustc_info.json ] && grep -q '"success":false' target/.rustc_info.json; then
-  rm -f target/.rustc_info.json
-fi
 step build cargo build && build_ok=1
 step test cargo test
 step kernels bash scripts/compile-kernels.sh target/kernels --check-ptxas
