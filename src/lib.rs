@@ -11,6 +11,7 @@
 //! - `plugin` (feature `llvm`): the LLVM 22 pass plugin, `libwarpsmith.so` (`print<affine-divergence>`).
 //! - [`spill`]: shared-memory spilling (demote registers to a `.shared` array for a register cap).
 //! - [`sass`]: cubins (ELF reader/writer, `.nv.info`), the SASS decoder/encoder and the editing API.
+//! - [`sched`]: the basic-block scheduler of SASS with pluggable dependency rules.
 //! - [`tools`]: discovery of the external tools (ptxas, nvdisasm, clang-22, …).
 //! - [`fsutil`]: atomic output files.
 //! - [`api`]: the front door above, over these modules.
@@ -25,6 +26,7 @@ pub mod never_worse;
 pub mod plugin;
 pub mod ptx;
 pub mod sass;
+pub mod sched;
 pub mod shuffle;
 pub mod spill;
 pub mod tools;

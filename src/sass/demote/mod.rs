@@ -25,6 +25,7 @@ pub mod registers;
 pub mod regplan;
 pub mod regrewrite;
 pub mod rewrite;
+pub mod schedule;
 pub mod timing;
 
 use std::collections::BTreeSet;

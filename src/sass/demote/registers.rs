@@ -208,12 +208,13 @@ pub(super) fn demote_kernel(
     report.demoted = true;
     report.after = Some(chosen.after);
     report.reason = format!(
-        "registers {} -> {} ({} demoted, {} recomputed, {} scratch); {}",
+        "registers {} -> {} ({} demoted, {} recomputed, {} scratch in {} bank(s)); {}",
         before.registers,
         chosen.plan.registers,
         chosen.plan.slot_word.len(),
         chosen.plan.remat.len(),
         chosen.plan.scratch_count,
+        chosen.plan.scratch_banks,
         chosen.verdict.reason
     );
     if let Some((b, x)) = report.predicted_us {
@@ -457,7 +458,12 @@ fn rewrite_cubin(
     }
     let frame_bytes = frame.map_or(0, |f| f.size.next_multiple_of(4)) as i32;
     let slot = |k: usize| layout.offset(frame_bytes + 4 * k as i32);
-    regrewrite::apply(&mut ed, &code.body, &code.leaders, plan, &slot, sbs, &skip)?;
+    let (changed, loads, stores, moved) =
+        regrewrite::apply(&mut ed, &code.body, &code.leaders, plan, &slot, sbs, &skip)?;
+    log::info!(
+        "{name}: {changed} instructions changed, {loads} LDS and {stores} STS inserted, {moved} \
+         moved away from their instructions by the scheduler"
+    );
     let rep = ed.commit(out)?;
     out.set_register_count(name, plan.registers)?;
     out.set_shared_size(name, start as u64 + layout.bytes())?;

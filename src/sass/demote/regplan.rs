@@ -33,6 +33,12 @@ use crate::sass::isa::{Instruction, RegFile};
 /// Registers ptxas's `REGCOUNT` counts beyond the highest register used.
 pub const RESERVED: u32 = 2;
 
+/// Registers per thread are allocated in multiples of this (256 per warp) on sm_80–sm_90.
+pub const ALLOCATION_GRANULE: u32 = 8;
+
+/// The most scratch banks a plan takes.
+pub const MAX_SCRATCH_BANKS: u32 = 4;
+
 /// Registers the machine has per thread (R0–R254).
 const GPRS: u32 = 255;
 
@@ -74,8 +80,11 @@ pub struct RegisterPlan {
     pub map: Vec<Option<u32>>,
     /// The first scratch register; scratch registers are `scratch..scratch + scratch_count`.
     pub scratch: u32,
-    /// Scratch registers.
+    /// Scratch registers one instruction needs (a bank).
     pub scratch_count: u32,
+    /// Banks of scratch registers, used in turn by successive instructions so that the
+    /// scheduler can overlap one's loads with another's ([`RegisterPlan::widen_scratch`]).
+    pub scratch_banks: u32,
     /// The register count after the rewrite (`REGCOUNT`).
     pub registers: u32,
 }
@@ -95,6 +104,47 @@ impl RegisterPlan {
     /// Whether register `r` is demoted.
     pub fn is_demoted(&self, r: u32) -> bool {
         self.slot_word.contains_key(&r) || self.remat.contains_key(&r)
+    }
+
+    /// Distance between two scratch banks: a bank rounded up to the widest unit's alignment.
+    pub fn bank_stride(&self) -> u32 {
+        let align = self.units.iter().map(|u| u.modulus()).max().unwrap_or(1);
+        self.scratch_count.next_multiple_of(align)
+    }
+
+    /// One past the last scratch register.
+    pub fn scratch_end(&self) -> u32 {
+        match self.scratch_count {
+            0 => self.scratch,
+            n => self.scratch + self.bank_stride() * (self.scratch_banks - 1) + n,
+        }
+    }
+
+    /// Adds scratch banks while the register count stays within `target` and within its
+    /// allocation granule (8 registers per thread on sm_80–sm_90: occupancy cannot change), at
+    /// most [`MAX_SCRATCH_BANKS`].
+    pub fn widen_scratch(&mut self, target: u32) {
+        if self.scratch_count == 0 {
+            return;
+        }
+        let limit = target.min(self.registers.next_multiple_of(ALLOCATION_GRANULE));
+        while self.scratch_banks < MAX_SCRATCH_BANKS
+            && self.scratch_end() + self.bank_stride() + RESERVED <= limit
+            && self.scratch_end() + self.bank_stride() <= GPRS
+        {
+            self.scratch_banks += 1;
+        }
+        self.registers = self.scratch_end() + RESERVED;
+    }
+
+    /// [`RegisterPlan::scratch_for`] in bank `bank` (taken modulo the bank count).
+    pub fn scratch_in_bank(&self, regs: &[u32], bank: usize) -> BTreeMap<u32, u32> {
+        let shift = self.bank_stride() * (bank as u32 % self.scratch_banks.max(1));
+        let mut out = self.scratch_for(regs);
+        for s in out.values_mut() {
+            *s += shift;
+        }
+        out
     }
 
     /// The scratch register of each demoted register in `regs` (those one instruction touches):
@@ -282,6 +332,8 @@ impl Usage {
                 continue;
             };
             if p.registers <= target {
+                let mut p = p;
+                p.widen_scratch(target);
                 return Ok(p);
             }
             best = best.min(p.registers);
@@ -355,6 +407,7 @@ impl Usage {
             map,
             scratch: top_kept.next_multiple_of(align),
             scratch_count: 0,
+            scratch_banks: 1,
             registers: 0,
         };
         plan.scratch_count = self
@@ -557,10 +610,46 @@ mod tests {
             map: vec![],
             scratch: 16,
             scratch_count: 7,
+            scratch_banks: 1,
             registers: 25,
         };
         // The quad first (16..19), then the pair (20..21), then the single (22).
         let s = plan.scratch_for(&[9, 13, 21]);
         assert_eq!(s, BTreeMap::from([(13, 17), (21, 21), (9, 22)]));
+    }
+
+    #[test]
+    fn scratch_banks_stay_in_the_allocation_granule_and_keep_alignment() {
+        let mut plan = RegisterPlan {
+            units: vec![Unit { base: 4, size: 2 }, Unit { base: 9, size: 1 }],
+            slot_word: BTreeMap::new(),
+            remat: BTreeMap::new(),
+            map: vec![],
+            scratch: 20,
+            scratch_count: 3,
+            scratch_banks: 1,
+            registers: 25,
+        };
+        // Stride 4 (3 rounded up to the pair's alignment 2); 25 rounds up to 32: banks at 20,
+        // 24 and 28 end at 31, plus the two reserved = 33 > 32, so two banks (registers 29).
+        plan.widen_scratch(40);
+        assert_eq!(plan.bank_stride(), 4);
+        assert_eq!(plan.scratch_banks, 2);
+        assert_eq!(plan.registers, 29);
+        assert_eq!(plan.scratch_end(), 27);
+        let first = plan.scratch_in_bank(&[4, 5, 9], 0);
+        let second = plan.scratch_in_bank(&[4, 5, 9], 1);
+        let third = plan.scratch_in_bank(&[4, 5, 9], 2);
+        assert_eq!(first, BTreeMap::from([(4, 20), (5, 21), (9, 22)]));
+        assert_eq!(second, BTreeMap::from([(4, 24), (5, 25), (9, 26)]));
+        assert_eq!(third, first, "banks are used in turn");
+        // A target below the granule bounds it: no room for a second bank at 28.
+        let mut tight = RegisterPlan {
+            scratch_banks: 1,
+            registers: 25,
+            ..plan.clone()
+        };
+        tight.widen_scratch(28);
+        assert_eq!((tight.scratch_banks, tight.registers), (1, 25));
     }
 }

@@ -23,15 +23,21 @@
 //!
 //! A guarded instruction's `STS` carries the same guard, unless the instruction writes its own
 //! guard predicate: then the demoted destination is loaded first and stored unguarded.
+//!
+//! The bits are derived with each group next to its instruction; [`super::schedule`] then moves
+//! the loads up and the stores down within their blocks, under rules that keep these bits valid,
+//! and repairs the stall counts and reuse flags the moves touch.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::frame::SP;
 use super::regplan::RegisterPlan;
+use super::schedule::{self, slot_access};
 use super::timing::{timing, Timing, ALU_LATENCY, NO_SB};
 use crate::sass::edit::{EditError, Editor};
 use crate::sass::isa::encode::{self, Width};
 use crate::sass::isa::{Control, Instruction, Pred, RegFile};
+use crate::sched::Item;
 
 /// The two scoreboards the inserted code uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +95,8 @@ pub type SlotOffset<'a> = &'a dyn Fn(usize) -> i32;
 
 /// Rewrites `body` (the kernel's original instructions, padding excluded) on `ed` by `plan`.
 /// `skip`: instructions another rewrite replaces (the frame's `LDL`/`STL`); they touch no
-/// demoted register and are renamed there. Returns (instructions changed, LDS, STS inserted).
+/// demoted register and are renamed there. Returns (instructions changed, LDS, STS inserted,
+/// inserted instructions the scheduler moved).
 pub fn apply(
     ed: &mut Editor,
     body: &[Instruction],
@@ -98,7 +105,7 @@ pub fn apply(
     slot: SlotOffset,
     sbs: Scoreboards,
     skip: &BTreeSet<usize>,
-) -> Result<(usize, usize, usize), EditError> {
+) -> Result<(usize, usize, usize, usize), EditError> {
     let kernel = ed.function.name.clone();
     let fail = |reason: String| EditError::Unsupported {
         kernel: kernel.clone(),
@@ -108,8 +115,11 @@ pub fn apply(
     let touched: Vec<Vec<u32>> = body.iter().map(|i| demoted_regs(i, plan)).collect();
     let all_pending = pending_mask(body, &touched, sbs);
     let mut out: Vec<Instruction> = body.to_vec();
-    let mut changed = vec![false; body.len()];
+    let mut before_items: Vec<Vec<Item>> = vec![Vec::new(); body.len()];
+    let mut after_items: Vec<Vec<Item>> = vec![Vec::new(); body.len()];
     let (mut loads, mut stores) = (0, 0);
+    // Successive instructions use successive scratch banks (RegisterPlan::scratch_banks).
+    let mut bank = 0usize;
     let mut pending = 0u8;
     for (k, orig) in body.iter().enumerate() {
         if k > 0 && leaders.contains(&k) {
@@ -128,16 +138,15 @@ pub fn apply(
                     ..orig.control
                 },
             );
-            changed[k] = true;
             continue;
         }
-        let scratch = plan.scratch_for(t);
+        let scratch = plan.scratch_in_bank(t, bank);
         let mut inst = rename(orig, plan, &scratch).map_err(&fail)?;
         if t.is_empty() {
-            changed[k] = inst != *orig;
             out[k] = inst;
             continue;
         }
+        bank += 1;
         let du = orig.def_use();
         let g = RegFile::Gpr;
         let reads: Vec<u32> = t
@@ -168,7 +177,7 @@ pub fn apply(
         if !before.is_empty() {
             pending = 0;
         }
-        if before.iter().any(|i| i.control.write_sb == sbs.load) {
+        if before.iter().any(|i| i.inst.control.write_sb == sbs.load) {
             inst.control.wait |= 1 << sbs.load;
         }
         inst.control.reuse = 0;
@@ -216,36 +225,38 @@ pub fn apply(
             pending |= 1 << sbs.store;
         }
         settle(&mut inst.control);
-        let waits_now = inst.control.wait != orig.control.wait;
-        if (!before.is_empty() || waits_now) && k > 0 && !skip.contains(&(k - 1)) {
-            let prev = &mut out[k - 1].control;
-            prev.reuse = 0;
-            settle(prev);
-            changed[k - 1] = out[k - 1] != body[k - 1];
-        }
         loads += before.len();
         stores += after.len();
         for i in before.iter().chain(&after) {
-            if !i.is_known() {
+            if !i.inst.is_known() {
                 return Err(fail(format!(
                     "{} is not a form the decoder knows",
-                    i.mnemonic()
+                    i.inst.mnemonic()
                 )));
             }
         }
         out[k] = inst;
-        changed[k] = true;
-        ed.insert_before(k, before)?;
-        ed.insert_after(k, after)?;
+        before_items[k] = before;
+        after_items[k] = after;
     }
+    let scratch = plan.scratch..plan.scratch_end();
+    let rule = schedule::rule(scratch, all_pending);
+    let placed =
+        schedule::place(out, before_items, after_items, leaders, skip, &rule).map_err(&fail)?;
     let mut n = 0;
-    for (k, inst) in out.into_iter().enumerate() {
-        if changed[k] {
+    for (k, inst) in placed.code.into_iter().enumerate() {
+        if !placed.before[k].is_empty() {
+            ed.insert_before(k, placed.before[k].clone())?;
+        }
+        if !placed.after[k].is_empty() {
+            ed.insert_after(k, placed.after[k].clone())?;
+        }
+        if inst != body[k] {
             ed.replace(k, inst)?;
             n += 1;
         }
     }
-    Ok((n, loads, stores))
+    Ok((n, loads, stores, placed.moved))
 }
 
 /// Cycles between an instruction that sets a scoreboard and the first instruction that may wait
@@ -273,18 +284,13 @@ struct Group<'a> {
 impl Group<'_> {
     /// The instructions before: an `LDS` of each register's slot (or, rematerialised, a copy of
     /// its definition) into its scratch register; the first waits on `pending`, the last settles.
-    fn loads(
-        &self,
-        body: &[Instruction],
-        regs: &[u32],
-        pending: u8,
-    ) -> Result<Vec<Instruction>, String> {
+    fn loads(&self, body: &[Instruction], regs: &[u32], pending: u8) -> Result<Vec<Item>, String> {
         let mut out = Vec::with_capacity(regs.len());
         for (j, &r) in regs.iter().enumerate() {
             let wait = if j == 0 { pending } else { 0 };
             let s = self.scratch[&r];
             let i = match self.plan.remat.get(&r) {
-                Some(&def) => remat_copy(&body[def], s, wait)?,
+                Some(&def) => Item::inserted(remat_copy(&body[def], s, wait)?, None),
                 None => {
                     let control = Control {
                         stall: 1,
@@ -293,14 +299,15 @@ impl Group<'_> {
                         ..Control::NONE
                     };
                     let off = (self.slot)(self.plan.slot_word[&r] as usize);
-                    encode::lds(self.arch, s, SP, off, Width::B32, control, Pred::PT)
-                        .map_err(|e| e.to_string())?
+                    let lds = encode::lds(self.arch, s, SP, off, Width::B32, control, Pred::PT)
+                        .map_err(|e| e.to_string())?;
+                    Item::inserted(lds, Some(slot_access(SP, off, false)))
                 }
             };
             out.push(i);
         }
         if let Some(last) = out.last_mut() {
-            last.control.stall = last.control.stall.max(SB_SETTLE);
+            last.inst.control.stall = last.inst.control.stall.max(SB_SETTLE);
         }
         Ok(out)
     }
@@ -308,12 +315,7 @@ impl Group<'_> {
     /// The instructions after: an `STS` of each written register's scratch register to its
     /// slot under `guard`, each setting the store scoreboard; the first waits on `first_wait`,
     /// the last settles.
-    fn stores(
-        &self,
-        regs: &[u32],
-        guard: Pred,
-        first_wait: u8,
-    ) -> Result<Vec<Instruction>, String> {
+    fn stores(&self, regs: &[u32], guard: Pred, first_wait: u8) -> Result<Vec<Item>, String> {
         let mut out = Vec::with_capacity(regs.len());
         for (j, &r) in regs.iter().enumerate() {
             let control = Control {
@@ -323,18 +325,17 @@ impl Group<'_> {
                 ..Control::NONE
             };
             let off = (self.slot)(self.plan.slot_word[&r] as usize);
-            out.push(
-                encode::sts(
-                    self.arch,
-                    SP,
-                    off,
-                    self.scratch[&r],
-                    Width::B32,
-                    control,
-                    guard,
-                )
-                .map_err(|e| e.to_string())?,
-            );
+            let sts = encode::sts(
+                self.arch,
+                SP,
+                off,
+                self.scratch[&r],
+                Width::B32,
+                control,
+                guard,
+            )
+            .map_err(|e| e.to_string())?;
+            out.push(Item::inserted(sts, Some(slot_access(SP, off, true))));
         }
         Ok(out)
     }
@@ -500,6 +501,7 @@ mod tests {
             map,
             scratch: 10,
             scratch_count: 1,
+            scratch_banks: 1,
             registers: 13,
         };
         let out = rename(&inst, &plan, &BTreeMap::from([(7, 10)])).unwrap();

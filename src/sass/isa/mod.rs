@@ -145,6 +145,14 @@ impl RegSet {
         *self == RegSet::default()
     }
 
+    /// Whether the two sets share a register (of any file).
+    pub fn intersects(&self, other: &RegSet) -> bool {
+        self.gpr.iter().zip(&other.gpr).any(|(a, b)| a & b != 0)
+            || self.pred & other.pred != 0
+            || self.ugpr & other.ugpr != 0
+            || self.upred & other.upred != 0
+    }
+
     /// `R0, R1, P0…` rendering of one file.
     pub fn render(&self, file: RegFile) -> Vec<String> {
         self.iter(file)
