@@ -81,8 +81,8 @@ fn occupancy_line(k: &KernelReport) -> String {
 
 /// Said at run time wherever register demotion ran: what the GPU measured so far.
 const REGISTER_DEMOTION_NOTE: &str = "warpsmith demote: note: register demotion is new: on an \
-     H100 no demoted kernel has yet measured faster than ptxas's own build (23 variants of 9 \
-     kernels, docs/gpu.md), and the model that gates it over-estimates what occupancy buys; \
+     H100 no demoted kernel has yet measured faster than ptxas's own build (22 variants of 9 \
+     kernels, with and without the scheduler: docs/gpu.md), and the model that gates it over-estimates what occupancy buys; \
      time the output before relying on it";
 
 /// Runs the command.
