@@ -147,19 +147,9 @@ impl Item {
     }
 }
 
-/// The opcode without modifiers (`LDG.E.128` → `LDG`).
-pub fn opcode(inst: &Instruction) -> String {
-    let m = inst.mnemonic();
-    m.trim_end_matches('?')
-        .split('.')
-        .next()
-        .unwrap_or("")
-        .to_string()
-}
-
 /// The memory access of an original instruction, from its opcode (`None`: it touches no memory).
 pub fn classify(inst: &Instruction) -> Option<Access> {
-    let (space, reads, writes) = match opcode(inst).as_str() {
+    let (space, reads, writes) = match inst.opcode().as_str() {
         "LDS" | "LDSM" => (Space::Shared, true, false),
         "STS" | "STSM" => (Space::Shared, false, true),
         "ATOMS" => (Space::Shared, true, true),
@@ -290,7 +280,7 @@ impl Control {
         item.origin == Origin::Fence
             || !item.inst.is_known()
             || item.inst.branch_offset.is_some()
-            || CONTROL_OPCODES.contains(&opcode(&item.inst).as_str())
+            || CONTROL_OPCODES.contains(&item.inst.opcode().as_str())
     }
 }
 

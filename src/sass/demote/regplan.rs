@@ -271,7 +271,7 @@ impl Usage {
             }
             let t = timing(inst);
             let mut block = |r: u32| {
-                blocked_by[r as usize].get_or_insert_with(|| super::timing::base_mnemonic(inst));
+                blocked_by[r as usize].get_or_insert_with(|| inst.opcode());
             };
             for r in du.reads.iter(g).filter(|_| !t.may_read_scratch()) {
                 block(r);
@@ -472,7 +472,7 @@ fn remat_defs(body: &[Instruction]) -> Vec<Option<usize>> {
             writers[r as usize] += 1;
         }
         let pure = timing(inst) == super::timing::Timing::Fixed
-            && PURE.contains(&super::timing::base_mnemonic(inst).as_str())
+            && PURE.contains(&inst.opcode().as_str())
             && inst.guard.is_true()
             && du.is_exact()
             && du.reads.is_empty()

@@ -59,9 +59,7 @@ pub fn scoreboards(body: &[Instruction]) -> Result<Scoreboards, String> {
             }
         }
     }
-    let counted = body
-        .iter()
-        .any(|i| super::timing::base_mnemonic(i).contains("DEPBAR"));
+    let counted = body.iter().any(|i| i.opcode().contains("DEPBAR"));
     let mut order: Vec<u8> = (0..6).rev().collect();
     order.sort_by_key(|&sb| uses[sb as usize]);
     let free: Vec<u8> = order

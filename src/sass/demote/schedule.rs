@@ -407,69 +407,37 @@ mod tests {
         assert!(p.after[3].is_empty());
     }
 
+    /// Bits waiting on scoreboard `sb`, stall 1.
+    fn waits(sb: u8) -> Bits {
+        Bits {
+            wait: 1 << sb,
+            ..one(Bits::NONE)
+        }
+    }
+
+    /// Places `code` with one slot load into R10 before instruction `at` (R10 the scratch).
+    fn with_load(code: Vec<Instruction>, at: usize, leaders: &[usize], skip: &[usize]) -> Placed {
+        let n = code.len();
+        let mut before = vec![Vec::new(); n];
+        before[at].push(lds(10, 0, 0));
+        let leaders: BTreeSet<usize> = leaders.iter().copied().collect();
+        let skip: BTreeSet<usize> = skip.iter().copied().collect();
+        let rule = rule(10..11, 1 << STORE);
+        place(code, before, vec![Vec::new(); n], &leaders, &skip, &rule).unwrap()
+    }
+
     #[test]
     fn a_load_stays_below_a_wait_for_late_scratch_readers_and_its_own_scoreboard() {
-        let code = vec![
-            add(
-                4,
-                2,
-                3,
-                Bits {
-                    wait: 1 << STORE,
-                    ..one(Bits::NONE)
-                },
-            ),
-            add(
-                5,
-                2,
-                3,
-                Bits {
-                    wait: 1 << LOAD,
-                    ..one(Bits::NONE)
-                },
-            ),
-            add(
-                7,
-                10,
-                2,
-                Bits {
-                    wait: 1 << LOAD,
-                    ..one(Bits::NONE)
-                },
-            ),
-        ];
-        let mut before = vec![Vec::new(); 3];
-        before[2].push(lds(10, 0, 0));
-        let rule = rule(10..11, 1 << STORE);
-        let p = place(
-            code.clone(),
-            before,
-            vec![Vec::new(); 3],
-            &BTreeSet::new(),
-            &BTreeSet::new(),
-            &rule,
-        )
-        .unwrap();
+        let first = add(4, 2, 3, waits(STORE));
+        let reader = add(7, 10, 2, waits(LOAD));
         // Instruction 1 waits on the load scoreboard: the load may not rise above it.
+        let code = vec![first.clone(), add(5, 2, 3, waits(LOAD)), reader.clone()];
+        let p = with_load(code, 2, &[], &[]);
         assert_eq!(p.moved, 0);
         assert_eq!(p.before[2].len(), 1);
-        // Without instruction 1, the wait on the store scoreboard (late scratch readers) stops it.
-        let code2 = vec![
-            code[0].clone(),
-            add(5, 2, 3, one(Bits::NONE)),
-            code[2].clone(),
-        ];
-        let mut before = vec![Vec::new(); 3];
-        before[2].push(lds(10, 0, 0));
-        let p = place(
-            code2,
-            before,
-            vec![Vec::new(); 3],
-            &BTreeSet::new(),
-            &BTreeSet::new(),
-            &rule,
-        )
-        .unwrap();
+        // Without that wait, the wait on the store scoreboard (late scratch readers) stops it.
+        let code = vec![first, add(5, 2, 3, one(Bits::NONE)), reader];
+        let p = with_load(code, 2, &[], &[]);
         assert_eq!(
             p.before[1].len(),
             1,
@@ -482,45 +450,157 @@ mod tests {
         let code = vec![
             add(4, 2, 3, one(Bits::NONE)),
             add(6, 2, 3, one(Bits::NONE)),
-            add(
-                7,
-                10,
-                2,
-                Bits {
-                    wait: 1 << LOAD,
-                    ..one(Bits::NONE)
-                },
-            ),
+            add(7, 10, 2, waits(LOAD)),
         ];
-        let mut before = vec![Vec::new(); 3];
-        before[2].push(lds(10, 0, 0));
         // Instruction 1 starts a block: the load rises to it and no further.
-        let leaders = BTreeSet::from([0, 1]);
-        let rule = rule(10..11, 1 << STORE);
-        let p = place(
-            code.clone(),
-            before.clone(),
-            vec![Vec::new(); 3],
-            &leaders,
-            &BTreeSet::new(),
-            &rule,
-        )
-        .unwrap();
+        let p = with_load(code.clone(), 2, &[0, 1], &[]);
         assert_eq!(p.before[1].len(), 1);
         // A fence (another rewrite's instruction) stops it too; right before its waiter, the
         // load's stall is raised to the settle distance.
-        let skip = BTreeSet::from([1]);
-        let p = place(
-            code,
-            before,
-            vec![Vec::new(); 3],
-            &BTreeSet::new(),
-            &skip,
-            &rule,
-        )
-        .unwrap();
+        let p = with_load(code, 2, &[], &[1]);
         assert_eq!(p.before[2].len(), 1);
-        let l = &p.before[2][0].control;
-        assert_eq!(l.stall, 2, "settles before its waiter");
+        assert_eq!(p.before[2][0].control.stall, 2, "settles before its waiter");
+    }
+
+    /// An instruction with its control bits cleared: what identifies it across the scheduler.
+    fn bare(i: &Instruction) -> u128 {
+        let mut i = i.clone();
+        i.control = Bits::NONE;
+        i.encode()
+    }
+
+    /// Random blocks of ptxas-like instructions (registers R2–R7 and the scratch R10–R11, random
+    /// waits and scoreboards) with random slot loads and stores around them, some instructions
+    /// fences: after `place`, every original keeps its index, every inserted instruction its
+    /// block, and every pair the rules relate (fences included) its order.
+    #[test]
+    fn random_blocks_keep_every_dependence() {
+        use crate::machine::testutil::Rng;
+        let rule = rule(10..12, 1 << STORE | 1 << LOAD);
+        let rules: [&dyn DepRule; 4] = [&sched::Registers, &sched::Memory, &sched::Control, &rule];
+        let mut moved = 0;
+        for seed in 1..400 {
+            let mut rng = Rng::new(seed);
+            let n = 3 + rng.below(9) as usize;
+            let reg = |rng: &mut Rng| [2, 3, 4, 5, 6, 7, 10, 11][rng.below(8) as usize];
+            let sb = |rng: &mut Rng| [0u8, LOAD, STORE][rng.below(3) as usize];
+            let code: Vec<Instruction> = (0..n)
+                .map(|_| {
+                    let mut c = one(Bits::NONE);
+                    if rng.below(3) == 0 {
+                        c.wait = 1 << sb(&mut rng);
+                    }
+                    if rng.below(5) == 0 {
+                        c.write_sb = sb(&mut rng);
+                    }
+                    add(reg(&mut rng), reg(&mut rng), reg(&mut rng), c)
+                })
+                .collect();
+            let leaders: BTreeSet<usize> =
+                (0..n).filter(|&k| k == 0 || rng.below(5) == 0).collect();
+            let skip: BTreeSet<usize> = (0..n).filter(|_| rng.below(7) == 0).collect();
+            // Inserted items: the encoded offset (4 × id) identifies one; the slot it claims to
+            // touch (its access) is one of three, so items conflict through memory too.
+            let (mut before, mut after) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+            let mut block_of = Vec::new();
+            let block = |k: usize| leaders.range(..=k).count();
+            for k in (0..n).filter(|k| !skip.contains(k)) {
+                for place_after in [false, true] {
+                    for _ in 0..rng.below(3) {
+                        let id = block_of.len() as i32;
+                        let wait = if rng.below(3) == 0 {
+                            1 << sb(&mut rng)
+                        } else {
+                            0
+                        };
+                        let scratch = 10 + rng.below(2) as u32;
+                        let slot = 4 * rng.below(3) as i32;
+                        let mut item = if place_after {
+                            sts(4 * id, scratch, wait)
+                        } else {
+                            lds(scratch, 4 * id, wait)
+                        };
+                        item.access = Some(slot_access(1, slot, place_after));
+                        block_of.push((block(k), item.clone()));
+                        if place_after {
+                            after[k].push(item)
+                        } else {
+                            before[k].push(item)
+                        }
+                    }
+                }
+            }
+            // The original order, as items (ids: originals k, inserted n + j).
+            let id = |i: &Instruction| {
+                n + block_of
+                    .iter()
+                    .position(|(_, b)| bare(&b.inst) == bare(i))
+                    .unwrap()
+            };
+            let ins = |it: &Item| id(&it.inst);
+            let mut original: Vec<(usize, Item)> = Vec::new();
+            for k in 0..n {
+                original.extend(before[k].iter().map(|it| (ins(it), it.clone())));
+                let item = if skip.contains(&k) {
+                    Item::fence(code[k].clone())
+                } else {
+                    Item::original(code[k].clone())
+                };
+                original.push((k, item.at(k)));
+                original.extend(after[k].iter().map(|it| (ins(it), it.clone())));
+            }
+            let p = place(code.clone(), before, after, &leaders, &skip, &rule).unwrap();
+            moved += p.moved;
+            // The final order, as ids.
+            let mut fin: Vec<usize> = Vec::new();
+            for (k, orig) in code.iter().enumerate() {
+                assert_eq!(
+                    bare(&p.code[k]),
+                    bare(orig),
+                    "seed {seed}: original {k} changed"
+                );
+                assert_eq!(p.code[k].control.wait, orig.control.wait);
+                fin.extend(p.before[k].iter().map(id));
+                fin.push(k);
+                fin.extend(p.after[k].iter().map(id));
+            }
+            assert_eq!(
+                fin.len(),
+                original.len(),
+                "seed {seed}: an instruction was lost or doubled"
+            );
+            let pos = |id: usize| fin.iter().position(|&x| x == id).unwrap();
+            let blk = |id: usize| {
+                if id < n {
+                    block(id)
+                } else {
+                    block_of[id - n].0
+                }
+            };
+            // Its block: the groups around original k belong to k's block.
+            for k in 0..n {
+                for i in p.before[k].iter().chain(&p.after[k]) {
+                    assert_eq!(block(k), blk(id(i)), "seed {seed}: an item left its block");
+                }
+            }
+            for a in 0..original.len() {
+                for b in a + 1..original.len() {
+                    let ((x, ix), (y, iy)) = (&original[a], &original[b]);
+                    if blk(*x) != blk(*y) || (*x < n && *y < n) {
+                        continue;
+                    }
+                    if sched::depends(&rules, ix, iy).is_some()
+                        || ix.origin == Origin::Fence
+                        || iy.origin == Origin::Fence
+                    {
+                        assert!(pos(*x) < pos(*y), "seed {seed}: {x} and {y} were reordered");
+                    }
+                }
+            }
+        }
+        assert!(
+            moved > 100,
+            "the scheduler moved only {moved} items over all seeds"
+        );
     }
 }

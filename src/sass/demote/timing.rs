@@ -84,22 +84,12 @@ pub enum Timing {
     Unknown,
 }
 
-/// The base mnemonic (`IMAD` of `IMAD.WIDE.U32`), without the decoder's `?` for unknown forms.
-pub fn base_mnemonic(inst: &Instruction) -> String {
-    let m = inst.mnemonic();
-    m.trim_end_matches('?')
-        .split('.')
-        .next()
-        .unwrap_or("")
-        .to_string()
-}
-
 /// The timing class of `inst` as ptxas scheduled it.
 pub fn timing(inst: &Instruction) -> Timing {
     if !inst.is_known() {
         return Timing::Unknown;
     }
-    let base = base_mnemonic(inst);
+    let base = inst.opcode();
     let c = inst.control;
     let write_sb = (c.write_sb != NO_SB).then_some(c.write_sb);
     let read_sb_ok = READ_SCOREBOARD.contains(&base.as_str());

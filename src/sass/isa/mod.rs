@@ -360,6 +360,16 @@ impl Instruction {
         }
     }
 
+    /// The opcode without modifiers (`LDG.E.128` → `LDG`; an unknown form's `?` dropped).
+    pub fn opcode(&self) -> String {
+        let m = self.mnemonic();
+        m.trim_end_matches('?')
+            .split('.')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    }
+
     /// Whether this is a subroutine call (its registers beyond its fields follow the calling
     /// convention of the function it is in: [`abi::CallConvention::def_use`]).
     pub fn is_call(&self) -> bool {
