@@ -13,6 +13,7 @@
 use std::collections::BTreeSet;
 
 use super::regrewrite::SB_SETTLE;
+use super::timing::{ALU_LATENCY, NO_SB};
 use crate::sass::isa::{Control as Bits, Instruction, RegFile, RegSet};
 use crate::sched::{self, Access, DepRule, Item, Origin, Space};
 
@@ -211,6 +212,7 @@ fn log_stop(items: &[Item], a: Option<usize>, b: usize, rules: &[&dyn DepRule], 
 /// its original successor loses its reuse flags.
 fn repair_controls(blocks: &mut [Vec<Item>]) {
     for items in blocks.iter_mut() {
+        sources_ready(items);
         for p in 0..items.len() {
             let mask = sets(&items[p].inst.control);
             if mask == 0 {
@@ -252,6 +254,56 @@ fn repair_controls(blocks: &mut [Vec<Item>]) {
         let item = &mut blocks[a.0][a.1];
         if item.origin == Origin::Original && next != item.index.map(|k| k + 1) {
             item.inst.control.reuse = 0;
+        }
+    }
+}
+
+/// Defence in depth for the moved items' sources: the rules keep an inserted instruction after
+/// the writer of every register it reads, but a hoist can leave it right after that writer. A
+/// fixed-latency writer then gets the instruction before the reader stalled until
+/// [`ALU_LATENCY`] cycles have passed; a variable-latency writer whose scoreboard is not waited
+/// on in between makes the reader wait on it. Fences are not counted as writers: the demoter's
+/// are frame accesses (which write kept registers, never R1 or a scratch register) and ptxas's
+/// `LDC R1` that the prologue replaces (removed from the output). (The moved loads read only R1,
+/// which only the prologue writes, outside the scheduled code: this finds nothing there today.)
+fn sources_ready(items: &mut [Item]) {
+    for p in 0..items.len() {
+        if items[p].origin != Origin::Inserted {
+            continue;
+        }
+        let reads = items[p].registers().0;
+        let writes = |w: usize| {
+            items[w].origin != Origin::Fence && items[w].registers().1.intersects(&reads)
+        };
+        let Some(w) = (0..p).rev().find(|&w| writes(w)) else {
+            continue;
+        };
+        let sb = items[w].inst.control.write_sb;
+        if sb == NO_SB {
+            let cycles: u32 = items[w..p]
+                .iter()
+                .map(|i| i.inst.control.stall as u32)
+                .sum();
+            let missing = (ALU_LATENCY as u32).saturating_sub(cycles);
+            if missing > 0 {
+                log::debug!(
+                    "{} reads a register {} wrote {cycles} cycles before: stalled {missing} more",
+                    items[p].inst.mnemonic(),
+                    items[w].inst.mnemonic()
+                );
+                let c = &mut items[p - 1].inst.control;
+                c.stall = (c.stall as u32 + missing).min(15) as u8;
+            }
+        } else if !items[w + 1..=p]
+            .iter()
+            .any(|i| i.inst.control.wait & (1 << sb) != 0)
+        {
+            log::debug!(
+                "{} reads a register {} writes under SB{sb}: made to wait on it",
+                items[p].inst.mnemonic(),
+                items[w].inst.mnemonic()
+            );
+            items[p].inst.control.wait |= 1 << sb;
         }
     }
 }
@@ -460,6 +512,37 @@ mod tests {
         let p = with_load(code, 2, &[], &[1]);
         assert_eq!(p.before[2].len(), 1);
         assert_eq!(p.before[2][0].control.stall, 2, "settles before its waiter");
+    }
+
+    #[test]
+    fn a_hoisted_reader_of_a_fresh_register_waits_for_it() {
+        // R1 written by a fixed-latency add with stall 1, then by nothing: a load of [R1] hoisted
+        // to right after it gets the instruction before it stalled to ALU_LATENCY.
+        let code = vec![
+            add(1, 2, 3, one(Bits::NONE)),
+            add(6, 2, 3, one(Bits::NONE)),
+            add(7, 10, 2, waits(LOAD)),
+        ];
+        let p = with_load(code, 2, &[], &[]);
+        assert_eq!(p.before[1].len(), 1, "stops below the writer of R1");
+        assert_eq!(p.code[0].control.stall, ALU_LATENCY);
+        // Written under a scoreboard instead: the load waits on it.
+        let var = Bits {
+            write_sb: 2,
+            ..one(Bits::NONE)
+        };
+        let code = vec![
+            add(1, 2, 3, var),
+            add(6, 2, 3, one(Bits::NONE)),
+            add(7, 10, 2, waits(LOAD)),
+        ];
+        let p = with_load(code, 2, &[], &[]);
+        assert_eq!(p.before[1].len(), 1);
+        assert_eq!(p.before[1][0].control.wait & (1 << 2), 1 << 2);
+        assert!(
+            p.code[0].control.stall >= SB_SETTLE,
+            "and its setter settles"
+        );
     }
 
     /// An instruction with its control bits cleared: what identifies it across the scheduler.
