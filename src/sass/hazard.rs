@@ -22,11 +22,13 @@
 
 use std::collections::BTreeSet;
 
+use super::demote::regrewrite::SB_SETTLE;
 use super::demote::timing::{timing, Timing};
 use super::isa::{DefUse, Instruction, RegFile};
 
-/// Cycles from an instruction that sets a scoreboard to the first one that may wait on it.
-pub const SETTLE: u32 = 2;
+/// Cycles from an instruction that sets a scoreboard to the first one that may wait on it (the
+/// demoter's [`SB_SETTLE`], which its rewrites give).
+pub const SETTLE: u32 = SB_SETTLE as u32;
 
 /// One violation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,9 +109,9 @@ pub fn check(body: &[Instruction], leaders: &BTreeSet<usize>) -> Vec<Hazard> {
             );
             record(k, inst, &du, &files, &mut write_pending, &mut read_pending);
         }
-        for sb in [c.write_sb, c.read_sb] {
-            if sb < 6 {
-                set_at[sb as usize] = Some(cycle);
+        for (sb, at) in set_at.iter_mut().enumerate() {
+            if c.sets() & (1 << sb) != 0 {
+                *at = Some(cycle);
             }
         }
         cycle += u32::from(c.stall.max(1));

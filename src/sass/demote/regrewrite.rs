@@ -242,12 +242,13 @@ pub fn apply(
     let placed =
         schedule::place(out, before_items, after_items, leaders, skip, &rule).map_err(&fail)?;
     let mut n = 0;
-    for (k, inst) in placed.code.into_iter().enumerate() {
-        if !placed.before[k].is_empty() {
-            ed.insert_before(k, placed.before[k].clone())?;
+    let groups = placed.before.into_iter().zip(placed.after);
+    for (k, (inst, (before, after))) in placed.code.into_iter().zip(groups).enumerate() {
+        if !before.is_empty() {
+            ed.insert_before(k, before)?;
         }
-        if !placed.after[k].is_empty() {
-            ed.insert_after(k, placed.after[k].clone())?;
+        if !after.is_empty() {
+            ed.insert_after(k, after)?;
         }
         if inst != body[k] {
             ed.replace(k, inst)?;

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use super::regrewrite::SB_SETTLE;
 use super::timing::{ALU_LATENCY, NO_SB};
-use crate::sass::isa::{Control as Bits, Instruction, RegFile, RegSet};
+use crate::sass::isa::{Instruction, RegFile, RegSet};
 use crate::sched::{self, Access, DepRule, Item, Origin, Space};
 
 /// The demoter's scoreboard protocol as a dependency rule (`regrewrite`'s module comment):
@@ -31,17 +31,6 @@ pub struct ScoreboardRule {
     pub scratch: RegSet,
 }
 
-/// The scoreboards an instruction sets.
-fn sets(c: &Bits) -> u8 {
-    let mut m = 0;
-    for sb in [c.write_sb, c.read_sb] {
-        if sb < 6 {
-            m |= 1 << sb;
-        }
-    }
-    m
-}
-
 impl DepRule for ScoreboardRule {
     fn name(&self) -> &'static str {
         "scoreboards"
@@ -49,7 +38,7 @@ impl DepRule for ScoreboardRule {
 
     fn depends(&self, earlier: &Item, later: &Item) -> bool {
         let (e, l) = (&earlier.inst.control, &later.inst.control);
-        if l.wait & sets(e) != 0 || e.wait & sets(l) != 0 {
+        if l.wait & e.sets() != 0 || e.wait & l.sets() != 0 {
             return true;
         }
         let writes = |i: &Item| {
@@ -109,9 +98,9 @@ pub struct Placed {
 /// rewritten original instructions, `before`/`after` the inserted ones around each; `skip`
 /// (instructions another rewrite owns) are fences and are not changed.
 pub fn place(
-    code: Vec<Instruction>,
-    before: Vec<Vec<Item>>,
-    after: Vec<Vec<Item>>,
+    mut code: Vec<Instruction>,
+    mut before: Vec<Vec<Item>>,
+    mut after: Vec<Vec<Item>>,
     leaders: &BTreeSet<usize>,
     skip: &BTreeSet<usize>,
     scoreboards: &ScoreboardRule,
@@ -124,8 +113,6 @@ pub fn place(
         scoreboards,
     ];
     let mut blocks = Vec::new();
-    let (mut before, mut after) = (before, after);
-    let mut code = code;
     let mut moved = 0;
     let mut start = 0;
     while start < n {
@@ -214,7 +201,7 @@ fn repair_controls(blocks: &mut [Vec<Item>]) {
     for items in blocks.iter_mut() {
         sources_ready(items);
         for p in 0..items.len() {
-            let mask = sets(&items[p].inst.control);
+            let mask = items[p].inst.control.sets();
             if mask == 0 {
                 continue;
             }
@@ -225,7 +212,7 @@ fn repair_controls(blocks: &mut [Vec<Item>]) {
                     waited = true;
                     break;
                 }
-                if sets(&q.inst.control) & mask == mask {
+                if q.inst.control.sets() & mask == mask {
                     cycles = u32::MAX;
                     break;
                 }
@@ -362,7 +349,7 @@ fn attach_after(
 mod tests {
     use super::*;
     use crate::sass::isa::encode::{self, Width, RZ};
-    use crate::sass::isa::{Arch, Pred};
+    use crate::sass::isa::{Arch, Control as Bits, Pred};
 
     const A: Arch = Arch::Sm80;
     const LOAD: u8 = 4;

@@ -133,6 +133,14 @@ impl Control {
         reuse: 0,
     };
 
+    /// The scoreboards this instruction sets (bit k = SBk): its write and read scoreboards.
+    pub fn sets(&self) -> u8 {
+        [self.write_sb, self.read_sb]
+            .iter()
+            .filter(|&&sb| sb < 6)
+            .fold(0, |m, &sb| m | 1 << sb)
+    }
+
     /// Decodes bits [105:125].
     pub fn decode(w: u128) -> Control {
         Control {
