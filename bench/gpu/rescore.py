@@ -40,11 +40,29 @@ def spearman(a, b):
     return 1 - 6 * d2 / (n * (n * n - 1))
 
 
+def fastest(rep, field):
+    """tune's choice rule on one predictor's times: the fastest usable variant, a variant within
+    1 % of it and listed earlier (less invasive: ptxas, .maxnreg, pragma, rewrites) winning."""
+    usable = [v for v in rep["variants"] if not v.get("error") and v.get(field) is not None]
+    if not usable:
+        return None
+    best = min(v[field] for v in usable)
+    return next(v["name"] for v in usable if v[field] <= best * 1.01)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
     ap.add_argument("tune_dir")
     ap.add_argument("--json")
+    ap.add_argument("--report", default="report.json",
+                    help="the report file name in each kernel folder (bench/cycle_model.rs "
+                         "writes report.cycle-model.json)")
+    ap.add_argument("--field", default="predicted_us",
+                    help="the prediction to score: predicted_us (the report's predictor and its "
+                         "choice, default), analytic_us or cycle_us (that predictor's times; the "
+                         "choice is then the fastest usable variant, ties within 1 %% going to "
+                         "the first listed, as tune breaks them)")
     a = ap.parse_args()
     truth = json.load(open(a.results))
     kernels, lines = {}, []
@@ -53,7 +71,7 @@ def main():
             continue
         kernel = name.split("__", 1)[1]
         d = os.path.join(a.tune_dir, kernel)
-        rep_path = os.path.join(d, "report.json")
+        rep_path = os.path.join(d, a.report)
         if not os.path.isfile(rep_path):
             lines.append("%s: no report in %s" % (kernel, d))
             continue
@@ -69,9 +87,12 @@ def main():
                 changed.append(v["name"])
                 continue
             measured[v["name"]] = us
-            if v.get("predicted_us") is not None:
-                predicted[v["name"]] = v["predicted_us"]
-        choice = next((v["name"] for v in rep["variants"] if v["chosen"]), None)
+            if v.get(a.field) is not None:
+                predicted[v["name"]] = v[a.field]
+        if a.field == "predicted_us":
+            choice = next((v["name"] for v in rep["variants"] if v["chosen"]), None)
+        else:
+            choice = fastest(rep, a.field)
         kernels[kernel] = {"measured_us": measured, "predicted_choice": choice}
         both = [v for v in measured if v in predicted]
         rho = spearman([predicted[v] for v in both], [measured[v] for v in both])

@@ -19,12 +19,19 @@ mkdir -p "$out"
 ptx="$out/heavy.ptx"
 "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch="$arch" --cuda-feature=+ptx80 \
   -O3 -S -include "$root/bench/kernels/prelude.h" "$root/bench/kernels/heavy.cu" -o "$ptx"
-for spec in "$root"/bench/tune/specs/*.spec.json; do
+# JOBS kernels at a time (default: the machine's cores); PREDICTOR: tune's --predictor (cycle).
+tune_one() {
+  local spec="$1" k
   k="$(basename "$spec" .spec.json)"
   echo "== $k" >&2
-  "$bin" tune "$ptx" --arch "$arch" --launch "$spec" -o "$out/$k.tuned.cubin" \
+  RUST_LOG="${RUST_LOG:-warpsmith::tune=info}" "$bin" tune "$ptx" --arch "$arch" --launch "$spec" \
+    --predictor "${PREDICTOR:-cycle}" -o "$out/$k.tuned.cubin" \
     --emit-variants "$out/$k" >"$out/$k.log" 2>&1 || echo "FAILED: $k (see $out/$k.log)" >&2
-done
+}
+export -f tune_one
+export bin ptx arch out
+printf '%s\n' "$root"/bench/tune/specs/*.spec.json |
+  xargs -P "${JOBS:-$(nproc)}" -I{} bash -c 'tune_one "$1"' _ {}
 python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]

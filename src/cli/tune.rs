@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use warpsmith::fsutil::write_atomic;
 use warpsmith::ptx::print_module;
-use warpsmith::tune::{output_cubin, tune, TuneOptions, TuneReport, Tuned};
+use warpsmith::tune::{output_cubin, tune, Predictor, TuneOptions, TuneReport, Tuned};
 
 use super::emulate::load_spec;
 use super::{emit, load_ptx, write_json_report, CliError};
@@ -71,6 +71,12 @@ pub struct TuneArgs {
     /// report.json, and launch.json (the spec).
     #[arg(long, value_name = "DIR")]
     emit_variants: Option<PathBuf>,
+    /// What turns each variant's profile into a time: `cycle` runs the variant's cubin on the
+    /// SASS emulator's timing mode for the CTAs of the busiest SM (needs --launch and a kernel
+    /// the SASS emulator runs; otherwise the analytic model is used and the report says why);
+    /// `analytic` uses the bounds model of docs/tune.md.
+    #[arg(long, value_enum, default_value_t = Predictor::Cycle)]
+    predictor: Predictor,
 }
 
 /// Runs the command.
@@ -87,6 +93,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         seeds: a.seeds,
         skip_rewrites: false,
         cubin_out: a.output.extension().is_some_and(|e| e == "cubin"),
+        predictor: a.predictor,
     };
     let tuned = tune(&module, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
     summary(&tuned.report);
@@ -132,13 +139,14 @@ fn emit_variants(dir: &Path, t: &Tuned, launch: Option<&Path>) -> Result<(), Cli
 /// One line per variant on stderr, the chosen one marked.
 fn summary(r: &TuneReport) {
     eprintln!(
-        "{} on {} ({}), block {}, {} blocks, model {}",
+        "{} on {} ({}), block {}, {} blocks, model {}, predictor {}",
         r.kernel,
         r.arch,
         r.machine,
         r.threads,
         r.blocks,
-        r.model.name()
+        r.model.name(),
+        r.predictor.name()
     );
     for v in &r.variants {
         let mark = if v.chosen { "*" } else { " " };

@@ -144,12 +144,16 @@ mod tests {
                 occupancy: Some(1.0),
                 predicted_us: Some(us),
                 bound: None,
+                analytic_us: None,
+                cycle_us: None,
                 chosen: false,
                 equivalent: None,
                 error: error.map(str::to_string),
             },
             module: m,
             measured: None,
+            analytic: None,
+            cycle: None,
         }
     }
 

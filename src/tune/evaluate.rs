@@ -13,9 +13,10 @@ use crate::ptx::Module;
 use crate::sass::demote::RegisterTarget;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
+use super::cycle::{predict_cycles, timing_params, Predictor};
 use super::demoted::{demote, DemoteInputs};
 use super::measure::{assemble, Launch, Measured};
-use super::model::{predict, Mix, Shape};
+use super::model::{predict, Mix, Prediction, Shape};
 use super::params::MachineParams;
 use super::profile::{footprint, from_listing, from_ptx, from_sass, Source};
 use super::variants::{demote_source, Candidate, Kind};
@@ -30,10 +31,15 @@ pub struct Evaluated {
     pub module: Module,
     /// ptxas's figures, where it assembled.
     pub measured: Option<Measured>,
+    /// The analytic model's prediction, where the variant was profiled.
+    pub analytic: Option<Prediction>,
+    /// The cycle-level prediction, where the timing mode ran (or why it did not).
+    pub cycle: Option<Result<Prediction, String>>,
 }
 
-/// A profile: the mix and, for emulator runs, the outputs.
-type Profiled = (Mix, Option<Vec<OutBuffer>>);
+/// A profile: the mix, for emulator runs the outputs, and for SASS emulator runs the program
+/// (the timing mode runs it again).
+type Profiled = (Mix, Option<Vec<OutBuffer>>, Option<SassProgram>);
 
 /// Evaluates the variants of one kernel.
 pub struct Runner<'a> {
@@ -63,8 +69,11 @@ impl<'a> Runner<'a> {
     }
 
     /// Evaluates every candidate (the first is ptxas alone); returns them, the mix's source, the
-    /// launch's block count and notes.
-    pub fn all(&self, cands: Vec<Candidate>) -> (Vec<Evaluated>, Source, u64, Vec<String>) {
+    /// predictor whose times the reports carry, the launch's block count and notes.
+    pub fn all(
+        &self,
+        cands: Vec<Candidate>,
+    ) -> (Vec<Evaluated>, Source, Predictor, u64, Vec<String>) {
         let mut notes = Vec::new();
         let shape = self.shape(&mut notes);
         let mut out: Vec<Evaluated> = Vec::new();
@@ -87,16 +96,19 @@ impl<'a> Runner<'a> {
                     }
                 };
                 match profiled {
-                    Ok((mix, outs)) => {
+                    Ok((mix, outs, prog)) => {
                         let sh = Shape {
                             resident_blocks: m.resident_blocks,
                             local_bytes_per_thread: m.figures.stack,
                             smem_per_block: m.res.shared + self.launch.dynamic.bytes_or_zero(),
                             ..shape
                         };
-                        let p = predict(self.machine, &mix, &sh);
-                        e.report.predicted_us = Some(p.us);
-                        e.report.bound = Some(p.bound);
+                        e.analytic = Some(predict(self.machine, &mix, &sh));
+                        if let (Predictor::Cycle, Some(prog), Some(spec)) =
+                            (self.opts.predictor, &prog, &self.opts.launch)
+                        {
+                            e.cycle = Some(self.cycles(prog, spec, &mix, &sh));
+                        }
                         check_outputs(&mut e, outs, &mut base_outputs, source);
                     }
                     Err(why) => e.report.error = Some(why),
@@ -110,7 +122,42 @@ impl<'a> Runner<'a> {
             );
             out.push(e);
         }
-        (out, source.unwrap_or(Source::Static), shape.blocks, notes)
+        let predictor = settle_predictor(&mut out, self.opts.predictor, source, &mut notes);
+        (
+            out,
+            source.unwrap_or(Source::Static),
+            predictor,
+            shape.blocks,
+            notes,
+        )
+    }
+
+    /// The timing mode's prediction of one variant.
+    fn cycles(
+        &self,
+        prog: &SassProgram,
+        spec: &LaunchSpec,
+        mix: &Mix,
+        shape: &Shape,
+    ) -> Result<Prediction, String> {
+        let t0 = std::time::Instant::now();
+        let params = timing_params(self.machine, mix, shape.blocks);
+        let (p, run) = predict_cycles(self.machine, prog, spec, mix, shape, &params)?;
+        log::info!(
+            "tune: timing mode: {} CTAs, {} cycles, {} warp-instructions, idle scheduler-cycles \
+             stall {} / scoreboard {} / pipe {} / other {}, L1 hit {} / miss {} sectors, in {:.1?}",
+            run.ctas,
+            run.cycles,
+            run.warp_insts,
+            run.idle_stall,
+            run.idle_scoreboard,
+            run.idle_pipe,
+            run.idle_other,
+            run.memory.l1_hit_sectors,
+            run.memory.l1_miss_sectors,
+            t0.elapsed()
+        );
+        Ok(p)
     }
 
     /// Builds the report entry and assembles the candidate (a demote candidate: demotes the
@@ -126,6 +173,8 @@ impl<'a> Runner<'a> {
             occupancy: None,
             predicted_us: None,
             bound: None,
+            analytic_us: None,
+            cycle_us: None,
             chosen: false,
             equivalent: None,
             error: None,
@@ -158,6 +207,8 @@ impl<'a> Runner<'a> {
             report,
             module: c.module.clone().unwrap_or_else(|_| self.original.clone()),
             measured,
+            analytic: None,
+            cycle: None,
         }
     }
 
@@ -254,7 +305,11 @@ impl<'a> Runner<'a> {
                 let prog = SassProgram::from_cubin(&m.cubin).map_err(|e| e.to_string())?;
                 let r = run_sass(&prog, spec, &self.run_options("cubin"))
                     .map_err(|e| format!("SASS emulator: {e}"))?;
-                Ok((from_sass(&r.stats, footprint(spec)), Some(r.buffers)))
+                Ok((
+                    from_sass(&r.stats, footprint(spec)),
+                    Some(r.buffers),
+                    Some(prog),
+                ))
             }
             (Source::PtxEmulator, Some(spec)) => self.profile_ptx(spec, module, m),
             (Source::Static, _) => {
@@ -264,7 +319,7 @@ impl<'a> Runner<'a> {
                     .ok_or_else(|| format!("no `{}` in the cubin", self.kernel))?;
                 let shape = self.shape(&mut Vec::new());
                 let warps = shape.blocks as f64 * f64::from(shape.warps_per_block);
-                Ok((from_listing(k, warps), None))
+                Ok((from_listing(k, warps), None, None))
             }
             (_, None) => Err("no launch spec".into()),
         }
@@ -286,6 +341,7 @@ impl<'a> Runner<'a> {
         Ok((
             from_ptx(&r.stats, insts, &m.res, footprint(spec)),
             Some(r.buffers),
+            None,
         ))
     }
 
@@ -328,5 +384,159 @@ fn check_outputs(
                 }
             }
         }
+    }
+}
+
+/// Puts one predictor's times in the reports: the cycle-level one when it predicted every
+/// profiled variant (one model ranks them all), else the analytic one with a note saying why.
+fn settle_predictor(
+    out: &mut [Evaluated],
+    wanted: Predictor,
+    source: Option<Source>,
+    notes: &mut Vec<String>,
+) -> Predictor {
+    if wanted == Predictor::Cycle && source != Some(Source::SassEmulator) {
+        if source.is_some_and(|s| s != Source::Static) {
+            notes.push(format!(
+                "cycle-level predictor unavailable: it needs the SASS emulator's profile, this \
+                 run's is the {}'s; analytic model used",
+                source.map_or("static", Source::name)
+            ));
+        }
+        return settle_predictor(out, Predictor::Analytic, source, notes);
+    }
+    let profiled = || out.iter().filter(|e| e.analytic.is_some());
+    let failure = profiled().find_map(|e| match &e.cycle {
+        Some(Ok(_)) => None,
+        Some(Err(why)) => Some(format!("`{}`: {why}", e.report.name)),
+        None => Some(format!("`{}`: not run", e.report.name)),
+    });
+    let predictor = match (wanted, failure) {
+        (Predictor::Analytic, _) => Predictor::Analytic,
+        (Predictor::Cycle, None) if profiled().next().is_some() => Predictor::Cycle,
+        (Predictor::Cycle, None) => {
+            notes.push("cycle-level predictor: no variant was profiled".into());
+            Predictor::Analytic
+        }
+        (Predictor::Cycle, Some(why)) => {
+            notes.push(format!(
+                "cycle-level predictor unavailable (the SASS emulator's timing mode needs its \
+                 profile for every variant), analytic model used: {why}"
+            ));
+            Predictor::Analytic
+        }
+    };
+    for e in out.iter_mut() {
+        e.report.analytic_us = e.analytic.map(|p| p.us);
+        e.report.cycle_us = e.cycle.as_ref().and_then(|c| c.as_ref().ok()).map(|p| p.us);
+        let p = match predictor {
+            Predictor::Cycle => e.cycle.as_ref().and_then(|c| c.as_ref().ok()).copied(),
+            Predictor::Analytic => e.analytic,
+        };
+        if let Some(p) = p {
+            e.report.predicted_us = Some(p.us);
+            e.report.bound = Some(p.bound);
+        }
+    }
+    predictor
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::parse_module;
+    use crate::tune::model::Bound;
+
+    fn prediction(us: f64, bound: Bound) -> Prediction {
+        Prediction {
+            us,
+            cycles: us * 1000.0,
+            bound,
+            latency_cycles: 0.0,
+            throughput_cycles: 0.0,
+        }
+    }
+
+    fn evaluated(name: &str, analytic: f64, cycle: Option<Result<f64, &str>>) -> Evaluated {
+        let module = parse_module(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+            "k.ptx",
+        )
+        .unwrap();
+        Evaluated {
+            report: VariantReport {
+                name: name.into(),
+                kind: Kind::Ptxas,
+                max_regs: None,
+                registers: Some(32),
+                local_bytes: Some(0),
+                shared_bytes: Some(0),
+                occupancy: Some(1.0),
+                predicted_us: None,
+                bound: None,
+                analytic_us: None,
+                cycle_us: None,
+                chosen: false,
+                equivalent: None,
+                error: None,
+            },
+            module,
+            measured: None,
+            analytic: Some(prediction(analytic, Bound::Latency)),
+            cycle: cycle.map(|c| {
+                c.map(|us| prediction(us, Bound::Cycle))
+                    .map_err(str::to_string)
+            }),
+        }
+    }
+
+    #[test]
+    fn cycle_times_are_reported_when_every_variant_has_one() {
+        let mut out = vec![
+            evaluated("a", 10.0, Some(Ok(4.0))),
+            evaluated("b", 20.0, Some(Ok(3.0))),
+        ];
+        let mut notes = Vec::new();
+        let p = settle_predictor(
+            &mut out,
+            Predictor::Cycle,
+            Some(Source::SassEmulator),
+            &mut notes,
+        );
+        assert_eq!(p, Predictor::Cycle);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(out[1].report.predicted_us, Some(3.0));
+        assert_eq!(out[1].report.bound, Some(Bound::Cycle));
+        assert_eq!(out[1].report.analytic_us, Some(20.0));
+        assert_eq!(out[1].report.cycle_us, Some(3.0));
+    }
+
+    #[test]
+    fn one_failed_timing_run_puts_every_variant_on_the_analytic_model() {
+        let mut out = vec![
+            evaluated("a", 10.0, Some(Ok(4.0))),
+            evaluated("b", 20.0, Some(Err("deadlock"))),
+        ];
+        let mut notes = Vec::new();
+        let p = settle_predictor(
+            &mut out,
+            Predictor::Cycle,
+            Some(Source::SassEmulator),
+            &mut notes,
+        );
+        assert_eq!(p, Predictor::Analytic);
+        assert!(notes[0].contains("`b`: deadlock"), "{notes:?}");
+        assert_eq!(out[0].report.predicted_us, Some(10.0));
+        assert_eq!(out[0].report.cycle_us, Some(4.0));
+        // The PTX emulator's profile: the analytic model, with a note.
+        let mut notes = Vec::new();
+        let p = settle_predictor(
+            &mut out,
+            Predictor::Cycle,
+            Some(Source::PtxEmulator),
+            &mut notes,
+        );
+        assert_eq!(p, Predictor::Analytic);
+        assert!(notes[0].contains("ptx-emulator"), "{notes:?}");
     }
 }

@@ -9,6 +9,8 @@
 //! - [`profile`]: the dynamic instruction mix and memory traffic of the launch — SASS emulator,
 //!   else PTX emulator, else a static count — one source for every variant.
 //! - [`model`] and [`params`]: the analytic model and its per-architecture figures.
+//! - [`cycle`]: the cycle-level predictor (the SASS emulator's timing mode on the busiest SM's
+//!   CTAs), used where the SASS emulator runs the launch.
 //! - [`scope`]: the variants are made on the module without the other kernels, and the chosen
 //!   one gets them back.
 //! - [`evaluate`]: one variant from PTX to predicted time; [`choose`]: the winner, proved equal
@@ -18,6 +20,7 @@
 
 pub mod choose;
 pub mod cubin_time;
+pub mod cycle;
 pub mod demoted;
 pub mod evaluate;
 pub mod measure;
@@ -35,6 +38,7 @@ use crate::never_worse::dynamic_smem;
 use crate::ptx::{FuncKind, Function, Module};
 use crate::spill::cliff_caps;
 
+pub use cycle::Predictor;
 pub use model::{Bound, Prediction};
 pub use profile::Source;
 pub use variants::Kind;
@@ -61,6 +65,8 @@ pub struct TuneOptions {
     pub skip_rewrites: bool,
     /// Whether the output is a cubin: only then can a cubin-only variant (demote) be chosen.
     pub cubin_out: bool,
+    /// The predictor (the cycle-level one needs the SASS emulator's profile).
+    pub predictor: Predictor,
 }
 
 /// Why tuning could not start.
@@ -106,6 +112,11 @@ pub struct VariantReport {
     pub predicted_us: Option<f64>,
     /// The bound that set the prediction.
     pub bound: Option<Bound>,
+    /// Both predictors' times where each ran (`predicted_us` is the report's `predictor`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analytic_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle_us: Option<f64>,
     pub chosen: bool,
     /// For rewriting variants: whether `equiv` proved it equal to the original (None: not run).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,6 +135,8 @@ pub struct TuneReport {
     pub machine: String,
     /// Where the instruction mix came from (the same source for every variant).
     pub model: Source,
+    /// What turned it into times: `cycle` (the SASS emulator's timing mode) or `analytic`.
+    pub predictor: Predictor,
     pub threads: u32,
     /// Blocks of the launch (assumed ones for the static model).
     pub blocks: u64,
@@ -198,7 +211,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
     };
     let candidates = variants::build(module, &ctx, &caps, base.res.registers, opts.skip_rewrites);
     let run = evaluate::Runner::new(module, &kernel, machine, &launch, opts);
-    let (mut evaluated, model, blocks, mut notes) = run.all(candidates);
+    let (mut evaluated, model, predictor, blocks, mut notes) = run.all(candidates);
     let chosen = choose::choose(module, &mut evaluated, opts, &mut notes);
     let out = scope::splice(full, &evaluated[chosen].module, &kernel);
     let builds = evaluated
@@ -222,6 +235,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
             arch: opts.arch.clone(),
             machine: machine.part.to_string(),
             model,
+            predictor,
             threads,
             blocks,
             variants,

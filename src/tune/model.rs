@@ -74,6 +74,8 @@ pub enum Bound {
     L2,
     /// Dependent latency not hidden by the resident warps.
     Latency,
+    /// The SASS emulator's timing mode (the cycle-level predictor, [`super::cycle`]).
+    Cycle,
 }
 
 /// The model's answer.

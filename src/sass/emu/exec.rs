@@ -44,6 +44,7 @@ mod alu_move;
 mod async_copy;
 mod control;
 mod gmma;
+pub(crate) mod resident;
 mod smem;
 mod tensor;
 #[cfg(test)]
@@ -158,6 +159,9 @@ pub struct Machine<'a> {
     cur_cta: [u32; 3],
     /// Trace logging is on (read once per run).
     trace: bool,
+    /// The timing mode's view of the last instruction's memory accesses (`None`: not recorded,
+    /// the functional run).
+    pub(crate) touches: Option<Vec<resident::Touch>>,
 }
 
 type R<T> = Result<T, String>;
@@ -236,6 +240,7 @@ impl<'a> Machine<'a> {
             local_size: k.local_size as usize,
             cur_cta: [0; 3],
             trace: log::log_enabled!(log::Level::Trace),
+            touches: None,
         }
     }
 
@@ -1232,7 +1237,7 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        self.stats.memory(space, &addrs, exec, wd.bytes, true);
+        self.access(space, &addrs, exec, wd.bytes, true);
         Ok(())
     }
 
@@ -1277,7 +1282,7 @@ impl<'a> Machine<'a> {
                 .map_err(|m| Stop::Fault(m, Some(l)))?
                 .copy_from_slice(&buf[..n]);
         }
-        self.stats.memory(space, &addrs, exec, wd.bytes, false);
+        self.access(space, &addrs, exec, wd.bytes, false);
         Ok(())
     }
 
@@ -1363,7 +1368,7 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        self.stats.memory(space, &addrs, exec, bytes, false);
+        self.access(space, &addrs, exec, bytes, false);
         Ok(())
     }
 

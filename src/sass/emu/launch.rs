@@ -12,6 +12,7 @@
 //! each at its `EIATTR_KPARAM_INFO` offset.
 
 use crate::emu::error::{EmuError, EmuResult};
+use crate::emu::launch::ElemType;
 use crate::emu::launch::{
     buffer_argument, buffer_bytes, grid_and_block, output_buffers, scalar_bytes, ArgSpec,
     LaunchSpec, OutBuffer,
@@ -34,8 +35,30 @@ pub struct SassRunOutput {
     pub elapsed: std::time::Duration,
 }
 
+/// The output buffers of a prepared launch: (argument, allocation, element type).
+pub(crate) type Outputs = Vec<(usize, u32, ElemType)>;
+
 /// Runs `spec` on the kernel of `prog` it names.
 pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResult<SassRunOutput> {
+    let (mut m, outs) = prepare(prog, spec, opts)?;
+    let t0 = std::time::Instant::now();
+    m.run()?;
+    let elapsed = t0.elapsed();
+    let buffers = output_buffers(outs, &m.global);
+    Ok(SassRunOutput {
+        buffers,
+        stats: m.stats,
+        elapsed,
+    })
+}
+
+/// The machine for `spec` on the kernel of `prog` it names — global memory laid out and
+/// initialised, constant bank 0 written — and where its output buffers are, not yet run.
+pub(crate) fn prepare<'a>(
+    prog: &'a SassProgram,
+    spec: &LaunchSpec,
+    opts: &RunOptions,
+) -> EmuResult<(Machine<'a>, Outputs)> {
     let k = prog.kernel(&spec.kernel).ok_or_else(|| {
         let names: Vec<&str> = prog.kernels.iter().map(|k| k.name.as_str()).collect();
         EmuError::Spec(format!(
@@ -158,7 +181,7 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
     } else {
         &opts.file
     };
-    let mut m = Machine::new(
+    let m = Machine::new(
         k,
         global,
         c0,
@@ -170,13 +193,5 @@ pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResul
         limits,
         file,
     );
-    let t0 = std::time::Instant::now();
-    m.run()?;
-    let elapsed = t0.elapsed();
-    let buffers = output_buffers(outs, &m.global);
-    Ok(SassRunOutput {
-        buffers,
-        stats: m.stats,
-        elapsed,
-    })
+    Ok((m, outs))
 }

@@ -17,6 +17,8 @@
 //! - [`stats`]: instructions by class, accesses, sector transactions, bank conflicts.
 //! - [`launch`]: the PTX emulator's JSON launch spec applied to a cubin.
 //! - [`equiv`]: comparing any mix of `.ptx` and `.cubin` runs byte for byte.
+//! - [`timing`]: the cycle-level timing mode (one SM's CTAs on a model of its warp schedulers,
+//!   pipes and memory system), the performance predictor's strongest source.
 //!
 //! The emulator reads instructions through nvdisasm (the decoder in `sass::isa` gives register
 //! def/use but not operand semantics yet): without nvdisasm it reports
@@ -30,6 +32,7 @@ pub mod launch;
 pub mod operand;
 pub mod program;
 pub mod stats;
+pub mod timing;
 mod warp_alu;
 
 pub use launch::{run, SassRunOutput};

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use crate::sass::elf::nvinfo::{Attribute, NvInfo};
 use crate::sass::elf::Cubin;
+use crate::sass::isa::word::Control;
 use crate::sass::nvdisasm;
 
 use super::operand::{self, Opnd, Parsed};
@@ -36,6 +37,9 @@ pub struct Inst {
     pub text: String,
     /// The parse, or why the text was not understood.
     pub parsed: Result<Parsed, String>,
+    /// The scheduling control bits of the instruction word (stall, yield, scoreboards, wait
+    /// mask): what the timing mode (`super::timing`) issues by.
+    pub control: Control,
 }
 
 /// A kernel.
@@ -153,6 +157,11 @@ impl SassProgram {
                 d.resize((s.header.sh_size as usize).min(0x10000), 0);
                 cbanks.insert(bank, d);
             }
+            let text = &cubin.sections[f.text].data;
+            let control_at = |off: u64| {
+                let b = text.get(off as usize..off as usize + 16)?;
+                Some(Control::decode(u128::from_le_bytes(b.try_into().ok()?)))
+            };
             let mut code = Vec::new();
             let mut nregs = 0u32;
             for (i, li) in lf.instructions.iter().enumerate() {
@@ -177,6 +186,7 @@ impl SassProgram {
                     pc: li.offset,
                     text: li.text.clone(),
                     parsed,
+                    control: control_at(li.offset).unwrap_or(Control::NONE),
                 });
             }
             let has_call = lf.instructions.iter().any(|i| i.base_mnemonic() == "CALL");

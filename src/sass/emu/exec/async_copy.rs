@@ -120,7 +120,7 @@ impl Machine<'_> {
                 group,
             });
         }
-        self.stats.memory(Space::Global, &addrs, exec, bytes, true);
+        self.access(Space::Global, &addrs, exec, bytes, true);
         Ok(())
     }
 

@@ -56,7 +56,7 @@ impl Machine<'_> {
                 set(w, l, rd.wrapping_add(k as u8), v);
             }
         }
-        self.stats.memory(Space::Shared, &raw, exec, bytes, true);
+        self.access(Space::Shared, &raw, exec, bytes, true);
         Some(())
     }
 
@@ -88,7 +88,7 @@ impl Machine<'_> {
                 shared[o + 4 * k..o + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
             }
         }
-        self.stats.memory(Space::Shared, &raw, exec, bytes, false);
+        self.access(Space::Shared, &raw, exec, bytes, false);
         Some(())
     }
 }

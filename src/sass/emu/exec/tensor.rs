@@ -110,8 +110,7 @@ impl Machine<'_> {
             }
         }
         let rows = (8 * u32::from(num)).min(32);
-        self.stats
-            .memory(Space::Shared, &addrs, lane_mask(rows), 16, true);
+        self.access(Space::Shared, &addrs, lane_mask(rows), 16, true);
         for (m, vals) in out.iter().take(num as usize).enumerate() {
             for (l, v) in vals.iter().enumerate() {
                 set(w, l, d.wrapping_add(m as u8), *v);

@@ -22,6 +22,7 @@ fn kernel(lines: &[&str]) -> Kernel {
                 pc: 16 * i as u64,
                 text: t.to_string(),
                 parsed: operand::parse(t, &labels),
+                control: crate::sass::isa::word::Control::NONE,
             })
             .collect(),
         params: Vec::new(),

@@ -1,0 +1,181 @@
+//! The SASS emulator's cycle-level timing mode (issue 17's stronger predictor; RegDem §4 predicts
+//! from static per-instruction costs, this runs the code): the CTAs one SM receives execute side by
+//! side on a model of that SM — four warp schedulers issuing one instruction a cycle each, a warp
+//! waiting the stall count ptxas wrote in the instruction's control bits and the scoreboards it
+//! names, functional-unit pipes with their issue intervals, shared memory, an L1 with the capacity
+//! the resident CTAs' shared memory leaves, and the SM's share of L2 and DRAM bandwidth. The
+//! functional results are the emulator's own: the timing only decides the order.
+//!
+//! What the hardware does and this does not: register-bank conflicts, dual issue, the yield bit,
+//! instruction-cache misses, the real L1's sets and replacement, L2 hits of lines other SMs
+//! brought in (charged as the launch's average, `dram_fraction`). docs/tune.md, "The cycle-level
+//! model", lists the figures and how well the whole reproduces H100 measurements.
+//!
+//! Modules: [`cache`] (the L1), [`memory`] (when an access completes), [`sm`] (the schedulers).
+
+pub mod cache;
+pub mod memory;
+pub mod sm;
+
+use serde::Serialize;
+
+use crate::emu::error::{EmuError, EmuResult};
+use crate::emu::launch::{LaunchSpec, RunOptions};
+
+use super::launch::prepare;
+use super::program::SassProgram;
+use memory::MemoryCounters;
+
+/// The SM the timing mode simulates. Latencies in cycles, throughputs per SM cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TimingParams {
+    /// Warp schedulers (each issues at most one warp-instruction a cycle).
+    pub schedulers: u32,
+    /// Cycles between two FP32 warp-instructions on one scheduler.
+    pub fp32_interval: f64,
+    /// … INT32.
+    pub int_interval: f64,
+    /// … FP64.
+    pub fp64_interval: f64,
+    /// … MUFU and conversions.
+    pub sfu_interval: f64,
+    /// Latency of MUFU and conversions (scoreboarded), cycles.
+    pub lat_sfu: f64,
+    /// FP64 latency where FP64 is scoreboarded (few FP64 units).
+    pub lat_fp64: f64,
+    /// Other scoreboarded instructions (`S2R`, `LDC`, shuffles, tensor cores, barriers).
+    pub lat_other: f64,
+    /// Shared-memory load latency without conflicts.
+    pub lat_smem: f64,
+    /// L1 hit latency.
+    pub lat_l1: f64,
+    /// L2 hit latency.
+    pub lat_l2: f64,
+    /// DRAM latency.
+    pub lat_dram: f64,
+    /// Shared-memory wavefronts per cycle.
+    pub smem_wavefronts: f64,
+    /// 32-byte sectors the L1 moves per cycle.
+    pub l1_sectors: f64,
+    /// This SM's share of L2 bandwidth, bytes per cycle.
+    pub l2_bytes: f64,
+    /// This SM's share of DRAM bandwidth, bytes per cycle.
+    pub dram_bytes: f64,
+    /// Of the bytes of lines this SM touches first, the share that comes from DRAM (the launch's
+    /// compulsory traffic over its global traffic; the rest hits in L2).
+    pub dram_fraction: f64,
+    /// The share of local-memory store bytes that also go on to L2 (0: the L1 holds local
+    /// stores as a write-back cache; 1: write-through).
+    pub local_store_l2: f64,
+    /// The unified L1/shared array, bytes.
+    pub l1_smem_bytes: u64,
+    /// Cycles between a CTA's end and the next CTA's first issue on the SM.
+    pub cta_launch: u64,
+    /// Cycles from a CTA barrier's release to its warps' next issue.
+    pub barrier: u64,
+}
+
+impl Default for TimingParams {
+    fn default() -> Self {
+        TimingParams {
+            schedulers: 4,
+            fp32_interval: 1.0,
+            int_interval: 2.0,
+            fp64_interval: 2.0,
+            sfu_interval: 8.0,
+            lat_sfu: 18.0,
+            lat_fp64: 8.0,
+            lat_other: 20.0,
+            lat_smem: 30.0,
+            lat_l1: 35.0,
+            lat_l2: 260.0,
+            lat_dram: 500.0,
+            smem_wavefronts: 1.0,
+            l1_sectors: 4.0,
+            l2_bytes: 21.0,
+            dram_bytes: 12.8,
+            dram_fraction: 0.5,
+            local_store_l2: 0.0,
+            l1_smem_bytes: 256 * 1024,
+            cta_launch: 50,
+            barrier: 8,
+        }
+    }
+}
+
+/// Which CTAs the simulated SM runs and how many at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmLoad {
+    /// The CTAs (grid indices) in the order they start.
+    pub ctas: Vec<[u32; 3]>,
+    /// CTAs resident at once (the occupancy calculator's blocks per SM).
+    pub resident: u32,
+    /// Shared memory per CTA (static + dynamic), bytes: the L1 gets what the resident CTAs leave.
+    pub smem_per_cta: u64,
+}
+
+impl SmLoad {
+    /// The CTAs the busiest SM of `sms` receives from a grid of `grid` when the hardware hands
+    /// CTAs out round robin (SM 0 gets CTAs 0, `sms`, 2·`sms`, … in linear order).
+    pub fn busiest(grid: [u32; 3], sms: u32, resident: u32, smem_per_cta: u64) -> SmLoad {
+        let [gx, gy, gz] = grid;
+        let total = u64::from(gx) * u64::from(gy) * u64::from(gz);
+        let ctas = (0..total)
+            .step_by(sms.max(1) as usize)
+            .map(|i| {
+                let i = i as u32;
+                [i % gx, (i / gx) % gy, i / (gx * gy)]
+            })
+            .collect();
+        SmLoad {
+            ctas,
+            resident: resident.max(1),
+            smem_per_cta,
+        }
+    }
+}
+
+/// What a timed run measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TimedRun {
+    /// Cycles from the first issue to the last CTA's end.
+    pub cycles: u64,
+    /// CTAs run.
+    pub ctas: u32,
+    /// Warp-instructions issued.
+    pub warp_insts: u64,
+    /// Scheduler-cycles with nothing to issue, by what held the oldest waiting warp back:
+    /// a stall count, a scoreboard, a busy pipe, a barrier (or BSYNC/WARPSYNC).
+    pub idle_stall: u64,
+    /// … a scoreboard.
+    pub idle_scoreboard: u64,
+    /// … a busy pipe.
+    pub idle_pipe: u64,
+    /// … a barrier, or no warp at all.
+    pub idle_other: u64,
+    /// The memory system's counters.
+    pub memory: MemoryCounters,
+}
+
+/// Runs the CTAs of `load` of the launch `spec` on the timing model of one SM.
+pub fn run_timed(
+    prog: &SassProgram,
+    spec: &LaunchSpec,
+    opts: &RunOptions,
+    params: &TimingParams,
+    load: &SmLoad,
+) -> EmuResult<TimedRun> {
+    if load.ctas.is_empty() {
+        return Err(EmuError::Spec(
+            "the timing mode needs at least one CTA".into(),
+        ));
+    }
+    let (mut machine, _outputs) = prepare(prog, spec, opts)?;
+    let kernel = prog
+        .kernel(&spec.kernel)
+        .ok_or_else(|| EmuError::Spec(format!("no kernel `{}`", spec.kernel)))?;
+    let l1 = params
+        .l1_smem_bytes
+        .saturating_sub(u64::from(load.resident) * load.smem_per_cta);
+    sm::Sm::new(&mut machine, kernel, *params, l1).run(load)
+}
