@@ -90,7 +90,7 @@ pub fn predict_cycles(
         file: format!("{} (timing)", spec.kernel),
         ..RunOptions::default()
     };
-    let run = run_timed(prog, spec, &opts, params, &load)
+    let (run, _) = run_timed(prog, spec, &opts, params, &load)
         .map_err(|e| format!("SASS emulator timing mode: {e}"))?;
     // The whole-GPU DRAM bound is reported, not imposed: the timing mode already queues this
     // SM's cold misses on its share of DRAM bandwidth, and a floor would hide the differences

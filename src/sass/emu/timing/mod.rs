@@ -20,7 +20,7 @@ pub mod sm;
 use serde::Serialize;
 
 use crate::emu::error::{EmuError, EmuResult};
-use crate::emu::launch::{LaunchSpec, RunOptions};
+use crate::emu::launch::{output_buffers, LaunchSpec, OutBuffer, RunOptions};
 
 use super::launch::prepare;
 use super::program::SassProgram;
@@ -157,25 +157,28 @@ pub struct TimedRun {
     pub memory: MemoryCounters,
 }
 
-/// Runs the CTAs of `load` of the launch `spec` on the timing model of one SM.
+/// Runs the CTAs of `load` of the launch `spec` on the timing model of one SM; returns what it
+/// measured and every buffer argument after the run (the CTAs that did not run left their
+/// outputs untouched; with every CTA on the SM, the functional run's bytes).
 pub fn run_timed(
     prog: &SassProgram,
     spec: &LaunchSpec,
     opts: &RunOptions,
     params: &TimingParams,
     load: &SmLoad,
-) -> EmuResult<TimedRun> {
+) -> EmuResult<(TimedRun, Vec<OutBuffer>)> {
     if load.ctas.is_empty() {
         return Err(EmuError::Spec(
             "the timing mode needs at least one CTA".into(),
         ));
     }
-    let (mut machine, _outputs) = prepare(prog, spec, opts)?;
+    let (mut machine, outputs) = prepare(prog, spec, opts)?;
     let kernel = prog
         .kernel(&spec.kernel)
         .ok_or_else(|| EmuError::Spec(format!("no kernel `{}`", spec.kernel)))?;
     let l1 = params
         .l1_smem_bytes
         .saturating_sub(u64::from(load.resident) * load.smem_per_cta);
-    sm::Sm::new(&mut machine, kernel, *params, l1).run(load)
+    let run = sm::Sm::new(&mut machine, kernel, *params, l1).run(load)?;
+    Ok((run, output_buffers(outputs, &machine.global)))
 }
