@@ -167,6 +167,12 @@ enum Command {
         /// transactions, bank conflicts) as JSON to this file.
         #[arg(long, value_name = "FILE.json")]
         stats: Option<PathBuf>,
+        /// Cubins: also run the launch on the SASS emulator's timing mode — the CTAs the busiest
+        /// SM receives, on a model of that SM with the figures of the cubin's architecture
+        /// (docs/tune.md, "The cycle-level model") — and print the predicted kernel time. A
+        /// model's estimate, not a measurement.
+        #[arg(long)]
+        timing: bool,
     },
     /// Affine divergence analysis: for every register of every function, whether it is the
     /// same on all lanes of a warp (uniform; block scope: in the whole thread block), an affine
@@ -474,7 +480,8 @@ fn main() -> ExitCode {
             launch,
             out,
             stats,
-        } => cli::emulate::run(input, launch, out.as_deref(), stats.as_deref()),
+            timing,
+        } => cli::emulate::run(input, launch, out.as_deref(), stats.as_deref(), *timing),
         Command::Divergence {
             input,
             json,

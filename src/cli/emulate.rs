@@ -56,6 +56,7 @@ fn run_cubin(
     launch: &Path,
     out: Option<&Path>,
     stats: Option<&Path>,
+    timing: bool,
 ) -> Result<ExitCode, CliError> {
     use warpsmith::sass::emu::{self as semu, SassProgram};
     let bytes =
@@ -129,6 +130,11 @@ fn run_cubin(
             if out.is_some() { " written" } else { "" }
         );
     }
+    let timed = if timing {
+        Some(timed_run(&bytes, &prog, &spec, s)?)
+    } else {
+        None
+    };
     if let Some(p) = stats {
         let mut j = serde_json::json!({
             "kernel": spec.kernel,
@@ -137,11 +143,89 @@ fn run_cubin(
         if let (Some(o), serde_json::Value::Object(m)) = (j.as_object_mut(), s.to_json()) {
             o.extend(m);
         }
+        if let (Some(o), Some(t)) = (j.as_object_mut(), timed) {
+            o.insert("timing".into(), t);
+        }
         let mut text = serde_json::to_string_pretty(&j).unwrap_or_default();
         text.push('\n');
         super::emit(Some(p), &text)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The launch on the timing mode (the busiest SM's CTAs at the cubin's occupancy, the tune
+/// model's figures for its architecture): prints the prediction, returns it for `--stats`.
+fn timed_run(
+    bytes: &[u8],
+    prog: &warpsmith::sass::emu::SassProgram,
+    spec: &LaunchSpec,
+    stats: &warpsmith::sass::emu::SassStats,
+) -> Result<serde_json::Value, CliError> {
+    use warpsmith::analysis::occupancy::{arch, occupancy};
+    use warpsmith::never_worse::{launch_resources, DynamicSmem};
+    use warpsmith::tune::cycle::{predict_cycles, timing_params};
+    use warpsmith::tune::model::Shape;
+    use warpsmith::tune::params::machine;
+    use warpsmith::tune::profile::{footprint, from_sass};
+    let name = format!("sm_{}", prog.sm);
+    let fail = |what: String| CliError::Emu(format!("--timing: {what}"));
+    let m = machine(&name).ok_or_else(|| fail(format!("no machine figures for {name}")))?;
+    let cubin =
+        warpsmith::sass::elf::Cubin::parse(bytes).map_err(|e| fail(format!("cubin: {e}")))?;
+    let regs = cubin
+        .functions()
+        .iter()
+        .find(|f| f.name == spec.kernel)
+        .map_or(255, |f| cubin.register_count(f));
+    let shared = cubin.shared_size(&spec.kernel) as u32;
+    let threads: u32 = spec.block.iter().product();
+    let limits = arch(&name).map_err(|e| fail(e.to_string()))?;
+    let occ = occupancy(
+        limits,
+        &launch_resources(
+            regs,
+            threads,
+            shared,
+            DynamicSmem::Known(spec.dynamic_smem as u32),
+        ),
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let blocks: u64 = spec.grid.iter().map(|&g| u64::from(g)).product();
+    let mix = from_sass(stats, footprint(spec));
+    let shape = Shape {
+        blocks,
+        warps_per_block: threads.div_ceil(32),
+        resident_blocks: occ.blocks_per_sm,
+        local_bytes_per_thread: 0,
+        smem_per_block: shared + spec.dynamic_smem as u32,
+    };
+    let params = timing_params(m, &mix, blocks);
+    let (p, t) = predict_cycles(m, prog, spec, &mix, &shape, &params).map_err(fail)?;
+    say!(
+        "  timing mode ({} figures): busiest SM runs {} CTAs, {} resident: {} cycles = {:.2} us \
+         predicted (a model, not a measurement)",
+        m.part,
+        t.ctas,
+        occ.blocks_per_sm,
+        t.cycles,
+        p.us
+    );
+    say!(
+        "    idle scheduler-cycles: stall {}, scoreboard {}, pipe {}, other {}; L1 {} hit / {} \
+         missed sectors",
+        t.idle_stall,
+        t.idle_scoreboard,
+        t.idle_pipe,
+        t.idle_other,
+        t.memory.l1_hit_sectors,
+        t.memory.l1_miss_sectors
+    );
+    Ok(serde_json::json!({
+        "machine": m.part,
+        "resident_ctas": occ.blocks_per_sm,
+        "predicted_us": p.us,
+        "run": t,
+    }))
 }
 
 /// Runs the command: `DIR/arg<N>.bin` per buffer argument, `DIR/<name>.bin` per module variable.
@@ -150,13 +234,14 @@ pub fn run(
     launch: &Path,
     out: Option<&Path>,
     stats: Option<&Path>,
+    timing: bool,
 ) -> Result<ExitCode, CliError> {
     if is_cubin(input) {
-        return run_cubin(input, launch, out, stats);
+        return run_cubin(input, launch, out, stats, timing);
     }
-    if stats.is_some() {
+    if stats.is_some() || timing {
         return Err(CliError::Emu(
-            "--stats is available for cubins (the SASS emulator)".into(),
+            "--stats and --timing are available for cubins (the SASS emulator)".into(),
         ));
     }
     let module = load_ptx(input)?;
