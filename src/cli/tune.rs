@@ -21,13 +21,17 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// refuses or that cannot launch are listed with the reason and never chosen.
 ///
 /// With --launch (the emulator's JSON launch spec) each variant's cubin runs on the SASS emulator
-/// and an analytic model (issue, pipe, L1, shared-memory, DRAM and latency bounds against the
-/// occupancy) predicts its time in µs; where the SASS emulator cannot run the kernel the PTX
-/// emulator's counts are used, else a static count (the report's `model` says which). Without
+/// (outputs compared with ptxas alone's), then on its cycle-level timing mode — the CTAs of the
+/// busiest SM on a model of its warp schedulers, ptxas's stall counts and scoreboards, pipes,
+/// shared memory, L1 and share of L2/DRAM — which predicts its time in µs (--predictor cycle,
+/// the default). Where the SASS emulator cannot run the kernel, the PTX emulator's counts feed an
+/// analytic model (issue, pipe, L1, shared-memory, DRAM and latency bounds against the
+/// occupancy), else a static count (the report's `model` and `predictor` say which). Without
 /// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) can
 /// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
-/// original on the launch. Predictions are not measurements: on an H100 the choice was within 5 %
-/// of the fastest variant for 4 of 8 bench kernels (docs/tune.md, "Ground truth").
+/// original on the launch. Predictions are not measurements: against stored H100/H200 runs the
+/// choice was within 5 % of the fastest variant for 6 of 8 bench kernels (analytic model: 4 of
+/// 8; docs/tune.md, "The cycle-level model").
 ///
 /// With --launch, each ptxas build that uses local memory also gets a demote variant (`demote`,
 /// `demote-N`): its local-memory frame moved into shared memory in the cubin, as `warpsmith

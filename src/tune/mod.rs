@@ -16,7 +16,8 @@
 //! - [`evaluate`]: one variant from PTX to predicted time; [`choose`]: the winner, proved equal
 //!   to the original on the emulator when it rewrites the kernel.
 //!
-//! No GPU timing exists yet: the predictions are the model's, not measurements (docs/tune.md).
+//! Predictions are models' estimates; docs/tune.md scores them against stored H100/H200
+//! measurements (bench/results).
 
 pub mod choose;
 pub mod cubin_time;

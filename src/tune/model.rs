@@ -5,7 +5,7 @@
 //! its latency bound (each warp's dependent latencies, overlapped across the warps resident at
 //! once: more occupancy hides more latency, until a throughput bound is reached; local memory hits
 //! L1 while the resident threads' stack fits beside their shared memory). Equations and
-//! sources: docs/tune.md, "The model".
+//! sources: docs/tune.md, "The analytic model".
 
 use serde::Serialize;
 
