@@ -161,52 +161,22 @@ fn timed_run(
     spec: &LaunchSpec,
     stats: &warpsmith::sass::emu::SassStats,
 ) -> Result<serde_json::Value, CliError> {
-    use warpsmith::analysis::occupancy::{arch, occupancy};
-    use warpsmith::never_worse::{launch_resources, DynamicSmem};
+    use warpsmith::tune::cubin_time::cubin_launch;
     use warpsmith::tune::cycle::{predict_cycles, timing_params};
-    use warpsmith::tune::model::Shape;
-    use warpsmith::tune::params::machine;
     use warpsmith::tune::profile::{footprint, from_sass};
-    let name = format!("sm_{}", prog.sm);
     let fail = |what: String| CliError::Emu(format!("--timing: {what}"));
-    let m = machine(&name).ok_or_else(|| fail(format!("no machine figures for {name}")))?;
     let cubin =
         warpsmith::sass::elf::Cubin::parse(bytes).map_err(|e| fail(format!("cubin: {e}")))?;
-    let regs = cubin
-        .functions()
-        .iter()
-        .find(|f| f.name == spec.kernel)
-        .map_or(255, |f| cubin.register_count(f));
-    let shared = cubin.shared_size(&spec.kernel) as u32;
-    let threads: u32 = spec.block.iter().product();
-    let limits = arch(&name).map_err(|e| fail(e.to_string()))?;
-    let occ = occupancy(
-        limits,
-        &launch_resources(
-            regs,
-            threads,
-            shared,
-            DynamicSmem::Known(spec.dynamic_smem as u32),
-        ),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    let blocks: u64 = spec.grid.iter().map(|&g| u64::from(g)).product();
+    let (m, shape) = cubin_launch(&cubin, &spec.kernel, spec).map_err(fail)?;
     let mix = from_sass(stats, footprint(spec));
-    let shape = Shape {
-        blocks,
-        warps_per_block: threads.div_ceil(32),
-        resident_blocks: occ.blocks_per_sm,
-        local_bytes_per_thread: 0,
-        smem_per_block: shared + spec.dynamic_smem as u32,
-    };
-    let params = timing_params(m, &mix, blocks);
+    let params = timing_params(m, &mix, shape.blocks);
     let (p, t) = predict_cycles(m, prog, spec, &mix, &shape, &params).map_err(fail)?;
     say!(
         "  timing mode ({} figures): busiest SM runs {} CTAs, {} resident: {} cycles = {:.2} us \
          predicted (a model, not a measurement)",
         m.part,
         t.ctas,
-        occ.blocks_per_sm,
+        shape.resident_blocks,
         t.cycles,
         p.us
     );
@@ -222,7 +192,7 @@ fn timed_run(
     );
     Ok(serde_json::json!({
         "machine": m.part,
-        "resident_ctas": occ.blocks_per_sm,
+        "resident_ctas": shape.resident_blocks,
         "predicted_us": p.us,
         "run": t,
     }))

@@ -124,37 +124,13 @@ fn best(vs: &[Evaluated], have_spec: bool) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptx::parse_module;
-    use crate::tune::{Kind, VariantReport};
+    use crate::tune::Kind;
 
     fn v(name: &str, kind: Kind, max_regs: Option<u32>, us: f64, error: Option<&str>) -> Evaluated {
-        let m = parse_module(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
-            "k.ptx",
-        )
-        .unwrap();
-        Evaluated {
-            report: VariantReport {
-                name: name.into(),
-                kind,
-                max_regs,
-                registers: Some(32),
-                local_bytes: Some(0),
-                shared_bytes: Some(0),
-                occupancy: Some(1.0),
-                predicted_us: Some(us),
-                bound: None,
-                analytic_us: None,
-                cycle_us: None,
-                chosen: false,
-                equivalent: None,
-                error: error.map(str::to_string),
-            },
-            module: m,
-            measured: None,
-            analytic: None,
-            cycle: None,
-        }
+        let mut e = crate::tune::evaluate::test_variant(name, kind, max_regs);
+        e.report.predicted_us = Some(us);
+        e.report.error = error.map(str::to_string);
+        e
     }
 
     fn pick(vs: &mut [Evaluated]) -> (String, Vec<String>) {

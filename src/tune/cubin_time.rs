@@ -15,7 +15,7 @@ use crate::sass::elf::Cubin;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
 use super::model::{predict, Mix, Prediction, Shape};
-use super::params::machine;
+use super::params::{machine, MachineParams};
 use super::profile::{footprint, from_sass};
 
 /// Blocks the emulator runs at most for one prediction.
@@ -38,9 +38,14 @@ fn sampled(spec: &LaunchSpec) -> (LaunchSpec, f64) {
     (s, total as f64 / kept.max(1) as f64)
 }
 
-/// Predicts `kernel` of `cubin` on `spec` (its grid, block and dynamic shared memory).
-pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Prediction, String> {
-    let c = Cubin::parse(cubin).map_err(|e| e.to_string())?;
+/// A kernel of a cubin launched with `spec`, as the models see it: the machine figures of the
+/// cubin's architecture and the launch's shape, with the occupancy the cubin's register count,
+/// static shared memory and `spec`'s dynamic shared memory allow.
+pub fn cubin_launch(
+    c: &Cubin,
+    kernel: &str,
+    spec: &LaunchSpec,
+) -> Result<(&'static MachineParams, Shape), String> {
     let arch_name = format!("sm_{}", c.sm());
     let m = machine(&arch_name).ok_or_else(|| format!("no machine parameters for {arch_name}"))?;
     let arch = occupancy::arch(&arch_name).map_err(|e| e.to_string())?;
@@ -59,6 +64,20 @@ pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Pr
         ),
     )
     .map_err(|e| e.to_string())?;
+    let shape = Shape {
+        blocks: spec.grid.iter().map(|&g| u64::from(g)).product(),
+        warps_per_block: threads.div_ceil(32),
+        resident_blocks: occ.blocks_per_sm,
+        local_bytes_per_thread: stack,
+        smem_per_block: static_smem + spec.dynamic_smem as u32,
+    };
+    Ok((m, shape))
+}
+
+/// Predicts `kernel` of `cubin` on `spec` (its grid, block and dynamic shared memory).
+pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Prediction, String> {
+    let c = Cubin::parse(cubin).map_err(|e| e.to_string())?;
+    let (m, shape) = cubin_launch(&c, kernel, spec)?;
     let prog = SassProgram::from_cubin(cubin).map_err(|e| e.to_string())?;
     let opts = RunOptions {
         file: format!("{kernel} (predictor)"),
@@ -71,13 +90,6 @@ pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Pr
         scale,
         footprint(spec),
     );
-    let shape = Shape {
-        blocks: spec.grid.iter().map(|&g| u64::from(g)).product(),
-        warps_per_block: threads.div_ceil(32),
-        resident_blocks: occ.blocks_per_sm,
-        local_bytes_per_thread: stack,
-        smem_per_block: static_smem + spec.dynamic_smem as u32,
-    };
     Ok(predict(m, &mix, &shape))
 }
 

@@ -441,10 +441,41 @@ fn settle_predictor(
     predictor
 }
 
+/// A usable variant of a one-instruction kernel with ptxas figures and no prediction, for tests.
+#[cfg(test)]
+pub(crate) fn test_variant(name: &str, kind: Kind, max_regs: Option<u32>) -> Evaluated {
+    let module = crate::ptx::parse_module(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+        "k.ptx",
+    )
+    .expect("the test kernel parses");
+    Evaluated {
+        report: VariantReport {
+            name: name.into(),
+            kind,
+            max_regs,
+            registers: Some(32),
+            local_bytes: Some(0),
+            shared_bytes: Some(0),
+            occupancy: Some(1.0),
+            predicted_us: None,
+            bound: None,
+            analytic_us: None,
+            cycle_us: None,
+            chosen: false,
+            equivalent: None,
+            error: None,
+        },
+        module,
+        measured: None,
+        analytic: None,
+        cycle: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptx::parse_module;
     use crate::tune::model::Bound;
 
     fn prediction(us: f64, bound: Bound) -> Prediction {
@@ -458,36 +489,13 @@ mod tests {
     }
 
     fn evaluated(name: &str, analytic: f64, cycle: Option<Result<f64, &str>>) -> Evaluated {
-        let module = parse_module(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
-            "k.ptx",
-        )
-        .unwrap();
-        Evaluated {
-            report: VariantReport {
-                name: name.into(),
-                kind: Kind::Ptxas,
-                max_regs: None,
-                registers: Some(32),
-                local_bytes: Some(0),
-                shared_bytes: Some(0),
-                occupancy: Some(1.0),
-                predicted_us: None,
-                bound: None,
-                analytic_us: None,
-                cycle_us: None,
-                chosen: false,
-                equivalent: None,
-                error: None,
-            },
-            module,
-            measured: None,
-            analytic: Some(prediction(analytic, Bound::Latency)),
-            cycle: cycle.map(|c| {
-                c.map(|us| prediction(us, Bound::Cycle))
-                    .map_err(str::to_string)
-            }),
-        }
+        let mut e = test_variant(name, Kind::Ptxas, None);
+        e.analytic = Some(prediction(analytic, Bound::Latency));
+        e.cycle = cycle.map(|c| {
+            c.map(|us| prediction(us, Bound::Cycle))
+                .map_err(str::to_string)
+        });
+        e
     }
 
     #[test]
