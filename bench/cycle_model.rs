@@ -107,17 +107,12 @@ fn kernel_dir(dir: &Path, arch: &str, overrides: &[(String, f64)]) -> Result<Str
         };
         let (p, t) = predict_cycles(m, &prog, &spec, &mix, &shape, &params)?;
         lines.push(format!(
-            "  {name:<22} {:>8.2} us  {:>7} cycles  {:>8} insts ({:>8.0} expected)  idle stall/sb/pipe/other {}/{}/{}/{}  L1 hit/miss {}/{}",
+            "  {name:<22} {:>8.2} us  {:>7} cycles  {:>8} insts ({:>8.0} expected)  {}",
             p.us,
             t.cycles,
             t.warp_insts,
             share * mix.warp_insts,
-            t.idle_stall,
-            t.idle_scoreboard,
-            t.idle_pipe,
-            t.idle_other,
-            t.memory.l1_hit_sectors,
-            t.memory.l1_miss_sectors
+            t.summary()
         ));
         v["cycle_us"] = serde_json::json!(p.us);
     }

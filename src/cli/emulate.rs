@@ -180,16 +180,7 @@ fn timed_run(
         t.cycles,
         p.us
     );
-    say!(
-        "    idle scheduler-cycles: stall {}, scoreboard {}, pipe {}, other {}; L1 {} hit / {} \
-         missed sectors",
-        t.idle_stall,
-        t.idle_scoreboard,
-        t.idle_pipe,
-        t.idle_other,
-        t.memory.l1_hit_sectors,
-        t.memory.l1_miss_sectors
-    );
+    say!("    {}", t.summary());
     Ok(serde_json::json!({
         "machine": m.part,
         "resident_ctas": shape.resident_blocks,

@@ -144,17 +144,11 @@ impl<'a> Runner<'a> {
         let params = timing_params(self.machine, mix, shape.blocks);
         let (p, run) = predict_cycles(self.machine, prog, spec, mix, shape, &params)?;
         log::info!(
-            "tune: timing mode: {} CTAs, {} cycles, {} warp-instructions, idle scheduler-cycles \
-             stall {} / scoreboard {} / pipe {} / other {}, L1 hit {} / miss {} sectors, in {:.1?}",
+            "tune: timing mode: {} CTAs, {} cycles, {} warp-instructions, {}, in {:.1?}",
             run.ctas,
             run.cycles,
             run.warp_insts,
-            run.idle_stall,
-            run.idle_scoreboard,
-            run.idle_pipe,
-            run.idle_other,
-            run.memory.l1_hit_sectors,
-            run.memory.l1_miss_sectors,
+            run.summary(),
             t0.elapsed()
         );
         Ok(p)

@@ -157,6 +157,22 @@ pub struct TimedRun {
     pub memory: MemoryCounters,
 }
 
+impl TimedRun {
+    /// Where the schedulers' idle cycles went and how the L1 did, in one line.
+    pub fn summary(&self) -> String {
+        format!(
+            "idle scheduler-cycles: stall {}, scoreboard {}, pipe {}, other {}; L1 {} hit / {} \
+             missed sectors",
+            self.idle_stall,
+            self.idle_scoreboard,
+            self.idle_pipe,
+            self.idle_other,
+            self.memory.l1_hit_sectors,
+            self.memory.l1_miss_sectors
+        )
+    }
+}
+
 /// Runs the CTAs of `load` of the launch `spec` on the timing model of one SM; returns what it
 /// measured and every buffer argument after the run (the CTAs that did not run left their
 /// outputs untouched; with every CTA on the SM, the functional run's bytes).
