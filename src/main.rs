@@ -364,11 +364,18 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         seeds: u64,
         /// Register demotion: the launch (JSON spec) to predict the time on with the tune model
-        /// (default: the first --verify). A demotion predicted slower than the input is not
-        /// kept; --occupancy auto keeps the fastest predicted candidate. Large grids are sampled
-        /// (64 blocks run on the SASS emulator, scaled to the grid).
+        /// (default: the first --verify). A demotion is kept only when predicted at least 5 %
+        /// faster than the input; --occupancy auto keeps the fastest predicted candidate.
         #[arg(long, value_name = "SPEC.json")]
         launch: Option<PathBuf>,
+        /// The model that predicts register demotion's time: `cycle` (the SASS emulator's timing
+        /// mode on the CTAs of the launch's busiest SM; the global traffic from a run of at most
+        /// 64 blocks), `analytic` (the bounds model on a run of at most 64 blocks scaled to the
+        /// grid; it over-estimates what occupancy buys: docs/tune.md), or `none` (no prediction:
+        /// a proved demotion that raises occupancy is kept, for timing it yourself; a note says
+        /// so).
+        #[arg(long, value_enum, default_value_t = DemotePredictor::Cycle)]
+        predictor: DemotePredictor,
         /// Write the JSON report here.
         #[arg(long, value_name = "FILE.json")]
         report: Option<PathBuf>,
@@ -533,6 +540,7 @@ fn main() -> ExitCode {
             verify,
             seeds,
             launch,
+            predictor,
             report,
         } => cli::demote::run(cli::demote::Args {
             input,
@@ -548,9 +556,17 @@ fn main() -> ExitCode {
                     (None, Some(_)) => Some(warpsmith::sass::demote::RegisterTarget::Auto),
                     (None, None) => None,
                 },
-                predictor: Some(|cubin, kernel, spec| {
-                    warpsmith::tune::cubin_time::predict_cubin(cubin, kernel, spec).map(|p| p.us)
-                }),
+                predictor: match predictor {
+                    DemotePredictor::Cycle => Some(|cubin, kernel, spec| {
+                        warpsmith::tune::cubin_time::predict_cubin_cycles(cubin, kernel, spec)
+                            .map(|p| p.us)
+                    }),
+                    DemotePredictor::Analytic => Some(|cubin, kernel, spec| {
+                        warpsmith::tune::cubin_time::predict_cubin(cubin, kernel, spec)
+                            .map(|p| p.us)
+                    }),
+                    DemotePredictor::None => None,
+                },
                 predict_launch: None,
             },
             verify,
@@ -568,6 +584,17 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `demote --predictor`: the model that gates register demotion, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum DemotePredictor {
+    /// The SASS emulator's timing mode.
+    Cycle,
+    /// The analytic bounds model.
+    Analytic,
+    /// No prediction: kept on occupancy and proof alone.
+    None,
 }
 
 /// Reads a PTX file (or standard input for `-`).

@@ -294,7 +294,8 @@ def regdem_cases(cases, arch):
     latency-bound loop, the case it is for; live40, every value hot): `warpsmith tune` on the
     small proof launch (every variant, regdem-N included, with predictions), and
     `demote --occupancy auto` as a user runs it (proofs on the small launch, the time predicted on
-    the large one; kept only where predicted no slower: variant regdem-auto). Timed on the large
+    the large one; kept only where the cycle-level model predicts it at least 5 % faster: variant
+    regdem-auto). Timed on the large
     launch."""
     src = os.path.join(ROOT, "lit-tests", "demote", "Inputs")
     for name in ("cold40", "live40"):

@@ -82,8 +82,13 @@ fn occupancy_line(k: &KernelReport) -> String {
 /// Said at run time wherever register demotion ran: what the GPU measured so far.
 const REGISTER_DEMOTION_NOTE: &str = "warpsmith demote: note: register demotion is new: on an \
      H100 no demoted kernel has yet measured faster than ptxas's own build (22 variants of 9 \
-     kernels, with and without the scheduler: docs/gpu.md), and the model that gates it over-estimates what occupancy buys; \
+     kernels, with and without the scheduler: docs/gpu.md); the default cycle-level gate \
+     predicted all but one of them slower, the analytic one over-estimates what occupancy buys; \
      time the output before relying on it";
+
+/// Said when a register demotion was kept with no time prediction at all.
+const UNPREDICTED_NOTE: &str = "warpsmith demote: note: --predictor none: register demotion \
+     kept without predicting its time (only occupancy and the proof decided): time it on a GPU";
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -107,6 +112,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     if options.registers.is_some() && outcome.kernels.iter().any(|k| k.demoted) {
         eprintln!("{REGISTER_DEMOTION_NOTE}");
+        if options.predictor.is_none() {
+            eprintln!("{UNPREDICTED_NOTE}");
+        }
     }
     warpsmith::fsutil::write_atomic(args.output, &outcome.cubin).map_err(|e| CliError::Write {
         path: args.output.to_path_buf(),

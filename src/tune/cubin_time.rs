@@ -1,8 +1,9 @@
 //! The predicted time of one kernel of a finished cubin on one launch (RegDem §4's predictor on a
 //! binary that no PTX reproduces): the SASS emulator's instruction and memory mix of the launch
 //! ([`super::profile::from_sass`]), the launch's shape and occupancy read from the cubin itself
-//! (`REGCOUNT`, `.nv.shared`, the frame), and [`super::model::predict`]. `warpsmith demote` uses
-//! it to keep a register demotion only where it is predicted no slower than the input.
+//! (`REGCOUNT`, `.nv.shared`, the frame), and [`super::model::predict`] — or the cycle-level
+//! model ([`predict_cubin_cycles`]). `warpsmith demote` uses one of them to keep a register
+//! demotion only where it is predicted faster than the input.
 //!
 //! Large grids are sampled: at most [`SAMPLE_BLOCKS`] blocks run on the emulator (the grid cut
 //! in z, then y, then x) and their mix is scaled to the whole grid; the shape (waves, occupancy)
@@ -14,6 +15,7 @@ use crate::never_worse::{launch_resources, DynamicSmem};
 use crate::sass::elf::Cubin;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
+use super::cycle::{predict_cycles, timing_params};
 use super::model::{predict, Mix, Prediction, Shape};
 use super::params::{machine, MachineParams};
 use super::profile::{footprint, from_sass};
@@ -91,6 +93,33 @@ pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Pr
         footprint(spec),
     );
     Ok(predict(m, &mix, &shape))
+}
+
+/// Predicts `kernel` of `cubin` on `spec` with the cycle-level model ([`super::cycle`]): the
+/// timing mode runs the CTAs of the launch's busiest SM; a sampled functional run (as for
+/// [`predict_cubin`]) gives the launch's global traffic, from which the timing mode takes the
+/// share of first-touch misses that reach DRAM.
+pub fn predict_cubin_cycles(
+    cubin: &[u8],
+    kernel: &str,
+    spec: &LaunchSpec,
+) -> Result<Prediction, String> {
+    let c = Cubin::parse(cubin).map_err(|e| e.to_string())?;
+    let (m, shape) = cubin_launch(&c, kernel, spec)?;
+    let prog = SassProgram::from_cubin(cubin).map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        file: format!("{kernel} (predictor)"),
+        ..RunOptions::default()
+    };
+    let (sample, scale) = sampled(spec);
+    let run = run_sass(&prog, &sample, &opts).map_err(|e| format!("SASS emulator: {e}"))?;
+    let mix = scaled(
+        from_sass(&run.stats, footprint(spec)),
+        scale,
+        footprint(spec),
+    );
+    let params = timing_params(m, &mix, shape.blocks);
+    predict_cycles(m, &prog, spec, &mix, &shape, &params).map(|(p, _)| p)
 }
 
 /// `m` (a sample's mix) scaled to the whole grid; DRAM bytes stay at most the footprint.

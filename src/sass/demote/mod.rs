@@ -62,9 +62,10 @@ pub struct DemoteOptions {
     pub seeds: u64,
     /// Register demotion to this target (`None`: only the frame moves, `--local-to-shared`).
     pub registers: Option<RegisterTarget>,
-    /// Predicts a kernel's time in µs on a launch (`warpsmith::tune`'s model). With it, register
-    /// demotion is kept only where predicted no slower than the input, on the first `--verify`
-    /// launch; `--occupancy auto` picks the fastest predicted candidate.
+    /// Predicts a kernel's time in µs on a launch (`warpsmith::tune`'s models). With it, register
+    /// demotion is kept only where predicted at least [`registers::REQUIRED_GAIN`] faster than
+    /// the input, on `predict_launch` or the first `--verify` launch; `--occupancy auto` picks the
+    /// fastest predicted candidate. Without it, occupancy and the proof alone decide.
     pub predictor: Option<Predictor>,
     /// The launch to predict on (default: the kernel's first `verify` launch). Large grids are
     /// sampled by the predictor, so this may be the real launch even where proofs use small ones.
