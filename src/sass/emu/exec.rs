@@ -1368,7 +1368,7 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        self.access(space, &addrs, exec, bytes, false);
+        self.access_atomic(space, &addrs, exec, bytes);
         Ok(())
     }
 

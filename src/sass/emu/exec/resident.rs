@@ -23,8 +23,10 @@ pub(crate) struct Touch {
     pub mask: u32,
     /// Bytes per lane.
     pub bytes: u32,
-    /// A load (or the read half of an atomic), not a store.
+    /// A load, not a store.
     pub load: bool,
+    /// An atomic (performed at L2 for global memory: it reads and writes).
+    pub atomic: bool,
 }
 
 /// A CTA resident on the simulated SM.
@@ -69,6 +71,24 @@ impl Machine<'_> {
         load: bool,
     ) {
         self.stats.memory(space, addrs, mask, bytes, load);
+        self.touch(space, addrs, mask, bytes, load, false);
+    }
+
+    /// Records a warp-level atomic (as [`Machine::access`]; the timing mode charges it at L2).
+    pub(super) fn access_atomic(&mut self, space: Space, addrs: &[u64; 32], mask: u32, bytes: u32) {
+        self.stats.memory(space, addrs, mask, bytes, false);
+        self.touch(space, addrs, mask, bytes, false, true);
+    }
+
+    fn touch(
+        &mut self,
+        space: Space,
+        addrs: &[u64; 32],
+        mask: u32,
+        bytes: u32,
+        load: bool,
+        atomic: bool,
+    ) {
         if let Some(t) = &mut self.touches {
             if mask != 0 {
                 t.push(Touch {
@@ -77,6 +97,7 @@ impl Machine<'_> {
                     mask,
                     bytes,
                     load,
+                    atomic,
                 });
             }
         }

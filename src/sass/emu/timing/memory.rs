@@ -111,7 +111,13 @@ impl MemorySystem {
         let mut done = start + self.p.lat_l1;
         let local = touch.space == Space::Local;
         for &(line, mask) in &lines {
-            if touch.load {
+            if touch.atomic && !local {
+                // Global atomics are performed at L2: the sectors cross to it and the result
+                // (if any) comes back.
+                let bytes = f64::from(mask.count_ones()) * 32.0;
+                self.l2_free = self.l2_free.max(start) + bytes / self.p.l2_bytes;
+                done = done.max(self.l2_free.max(start + self.p.lat_l2));
+            } else if touch.load {
                 let missing = self.l1.lookup(line, mask);
                 let hit = (mask & !missing).count_ones();
                 self.counters.l1_hit_sectors += u64::from(hit);
@@ -235,6 +241,7 @@ mod tests {
             mask: u32::MAX,
             bytes: 4,
             load,
+            atomic: false,
         }
     }
 
@@ -250,6 +257,17 @@ mod tests {
         assert_eq!(again.done, 1000 + 1 + 30);
         assert_eq!(m.counters.l1_hit_sectors, 4);
         assert_eq!(m.counters.cold_sectors, 4);
+    }
+
+    #[test]
+    fn global_atomics_take_the_l2_round_trip() {
+        let t = Touch {
+            atomic: true,
+            ..touch(Space::Global, 4, false)
+        };
+        let mut m = MemorySystem::new(params(), 1 << 20);
+        let c = m.access(0, &[t], 0, 0);
+        assert!(c.done >= 200, "{c:?}");
     }
 
     #[test]
