@@ -292,8 +292,7 @@ fn timed_matches(
     exact: bool,
 ) -> Outcome {
     use warpsmith::sass::emu::timing::{run_timed, SmLoad, TimingParams};
-    let grid = [0, 1, 2].map(|i| spec.grid.get(i).copied().unwrap_or(1));
-    let load = SmLoad::busiest(grid, 1, 2, 0);
+    let load = SmLoad::busiest(&spec.grid, 1, 2, 0);
     match run_timed(
         prog,
         spec,

@@ -76,10 +76,18 @@ pub fn cubin_launch(
     Ok((m, shape))
 }
 
-/// Predicts `kernel` of `cubin` on `spec` (its grid, block and dynamic shared memory).
-pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Prediction, String> {
+/// What both cubin predictors start from: the machine and the launch's shape
+/// ([`cubin_launch`]), the program, and the launch's mix from a sampled functional run.
+struct CubinProfile {
+    machine: &'static MachineParams,
+    shape: Shape,
+    prog: SassProgram,
+    mix: Mix,
+}
+
+fn profile(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<CubinProfile, String> {
     let c = Cubin::parse(cubin).map_err(|e| e.to_string())?;
-    let (m, shape) = cubin_launch(&c, kernel, spec)?;
+    let (machine, shape) = cubin_launch(&c, kernel, spec)?;
     let prog = SassProgram::from_cubin(cubin).map_err(|e| e.to_string())?;
     let opts = RunOptions {
         file: format!("{kernel} (predictor)"),
@@ -92,7 +100,18 @@ pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Pr
         scale,
         footprint(spec),
     );
-    Ok(predict(m, &mix, &shape))
+    Ok(CubinProfile {
+        machine,
+        shape,
+        prog,
+        mix,
+    })
+}
+
+/// Predicts `kernel` of `cubin` on `spec` (its grid, block and dynamic shared memory).
+pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Prediction, String> {
+    let p = profile(cubin, kernel, spec)?;
+    Ok(predict(p.machine, &p.mix, &p.shape))
 }
 
 /// Predicts `kernel` of `cubin` on `spec` with the cycle-level model ([`super::cycle`]): the
@@ -104,22 +123,9 @@ pub fn predict_cubin_cycles(
     kernel: &str,
     spec: &LaunchSpec,
 ) -> Result<Prediction, String> {
-    let c = Cubin::parse(cubin).map_err(|e| e.to_string())?;
-    let (m, shape) = cubin_launch(&c, kernel, spec)?;
-    let prog = SassProgram::from_cubin(cubin).map_err(|e| e.to_string())?;
-    let opts = RunOptions {
-        file: format!("{kernel} (predictor)"),
-        ..RunOptions::default()
-    };
-    let (sample, scale) = sampled(spec);
-    let run = run_sass(&prog, &sample, &opts).map_err(|e| format!("SASS emulator: {e}"))?;
-    let mix = scaled(
-        from_sass(&run.stats, footprint(spec)),
-        scale,
-        footprint(spec),
-    );
-    let params = timing_params(m, &mix, shape.blocks);
-    predict_cycles(m, &prog, spec, &mix, &shape, &params).map(|(p, _)| p)
+    let p = profile(cubin, kernel, spec)?;
+    let params = timing_params(p.machine, &p.mix, p.shape.blocks);
+    predict_cycles(p.machine, &p.prog, spec, &p.mix, &p.shape, &params).map(|(pred, _)| pred)
 }
 
 /// `m` (a sample's mix) scaled to the whole grid; DRAM bytes stay at most the footprint.

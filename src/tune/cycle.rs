@@ -75,13 +75,8 @@ pub fn predict_cycles(
     shape: &Shape,
     params: &TimingParams,
 ) -> Result<(Prediction, TimedRun), String> {
-    let grid = [
-        spec.grid.first().copied().unwrap_or(1),
-        spec.grid.get(1).copied().unwrap_or(1),
-        spec.grid.get(2).copied().unwrap_or(1),
-    ];
     let load = SmLoad::busiest(
-        grid,
+        &spec.grid,
         m.sms,
         shape.resident_blocks,
         u64::from(shape.smem_per_block),

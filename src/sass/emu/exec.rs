@@ -298,10 +298,7 @@ impl<'a> Machine<'a> {
                     }
                 }
             }
-            let live = warps
-                .iter()
-                .any(|w| w.st.iter().any(|s| !matches!(s, St::Exited | St::Absent)));
-            if !live {
+            if warps.iter().all(resident::exited) {
                 return Ok(());
             }
             if progressed {

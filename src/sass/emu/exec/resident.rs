@@ -55,7 +55,8 @@ impl Cta {
     }
 }
 
-fn exited(w: &Warp) -> bool {
+/// Whether every lane of `w` has exited (or never existed).
+pub(super) fn exited(w: &Warp) -> bool {
     w.st.iter().all(|s| matches!(s, St::Exited | St::Absent))
 }
 

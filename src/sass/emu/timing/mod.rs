@@ -115,10 +115,11 @@ pub struct SmLoad {
 }
 
 impl SmLoad {
-    /// The CTAs the busiest SM of `sms` receives from a grid of `grid` when the hardware hands
-    /// CTAs out round robin (SM 0 gets CTAs 0, `sms`, 2·`sms`, … in linear order).
-    pub fn busiest(grid: [u32; 3], sms: u32, resident: u32, smem_per_cta: u64) -> SmLoad {
-        let [gx, gy, gz] = grid;
+    /// The CTAs the busiest SM of `sms` receives from a grid of `grid` (a launch spec's one to
+    /// three extents; missing ones are 1) when the hardware hands CTAs out round robin (SM 0 gets
+    /// CTAs 0, `sms`, 2·`sms`, … in linear order).
+    pub fn busiest(grid: &[u32], sms: u32, resident: u32, smem_per_cta: u64) -> SmLoad {
+        let [gx, gy, gz] = [0, 1, 2].map(|d| grid.get(d).copied().unwrap_or(1).max(1));
         let total = u64::from(gx) * u64::from(gy) * u64::from(gz);
         let ctas = (0..total)
             .step_by(sms.max(1) as usize)

@@ -103,16 +103,14 @@ impl WarpClock {
     fn waits_until(&mut self, info: &InstInfo, t: u64) -> u64 {
         let mut until = t;
         let mut all = info.control.wait;
-        if let Some((k, _, extra)) = info.depbar {
+        if let Some((k, n, extra)) = info.depbar {
             all |= extra;
             let pending = &mut self.sb[k];
             pending.retain(|&r| r > t);
-            if let Some((_, n, _)) = info.depbar {
-                if pending.len() > n {
-                    let mut sorted = pending.clone();
-                    sorted.sort_unstable();
-                    until = until.max(sorted[sorted.len() - n - 1]);
-                }
+            if pending.len() > n {
+                let mut sorted = pending.clone();
+                sorted.sort_unstable();
+                until = until.max(sorted[sorted.len() - n - 1]);
             }
         }
         for (k, pending) in self.sb.iter_mut().enumerate() {
@@ -155,6 +153,9 @@ pub struct Sm<'m, 'a> {
     greedy: Vec<Option<(usize, usize)>>,
     order: Vec<Vec<(usize, usize)>>,
     next_uid: u64,
+    /// The machine's touch list, handed to it for each instruction and taken back (no
+    /// allocation per instruction).
+    touches: Vec<super::super::exec::resident::Touch>,
 }
 
 impl<'m, 'a> Sm<'m, 'a> {
@@ -176,6 +177,7 @@ impl<'m, 'a> Sm<'m, 'a> {
             greedy: vec![None; schedulers],
             order: vec![Vec::new(); schedulers],
             next_uid: 0,
+            touches: Vec::new(),
         }
     }
 
@@ -390,9 +392,12 @@ impl<'m, 'a> Sm<'m, 'a> {
     /// Executes warp `wi`'s instruction `pc` at cycle `t` on scheduler `s` and books its timing.
     fn issue(&mut self, t: u64, s: usize, slot: &mut Slot, wi: usize, pc: usize) -> EmuResult<()> {
         let shared_before = self.m.stats.shared.transactions;
-        self.m.touches = Some(Vec::new());
-        self.m.issue(&mut slot.cta, wi)?;
-        let touches = self.m.touches.take().unwrap_or_default();
+        self.touches.clear();
+        self.m.touches = Some(std::mem::take(&mut self.touches));
+        let issued = self.m.issue(&mut slot.cta, wi);
+        self.touches = self.m.touches.take().unwrap_or_default();
+        issued?;
+        let touches = &self.touches;
         let wavefronts = self.m.stats.shared.transactions - shared_before;
         self.run.warp_insts += 1;
         let info = &self.info[pc];
@@ -415,7 +420,7 @@ impl<'m, 'a> Sm<'m, 'a> {
             };
             (t + lat.ceil() as u64, t + 2)
         } else {
-            let c = self.mem.access(t, &touches, wavefronts, clock.uid);
+            let c = self.mem.access(t, touches, wavefronts, clock.uid);
             (c.done, c.read)
         };
         if info.async_copy {
