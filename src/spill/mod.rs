@@ -623,14 +623,18 @@ fn spill_at_target(
 fn reserve_bases(f: &mut Function, module_names: &[String], granule: u64) -> (Bases, usize) {
     let body = f.body.as_mut().expect("kernels have bodies");
     let original_regs = body.regs.len();
+    let in_loop = plan::loop_instructions(body);
     let mut b = Builder::new(body);
     b.reserve_names(module_names.iter().map(String::as_str));
     let array = b.fresh_name("__ws_spill");
+    let thread = Some(b.new_reg(Type::B32));
+    let warp = Some(b.new_reg(Type::B32));
     let bases = Bases {
         array,
-        thread: Some(b.new_reg(Type::B32)),
-        warp: Some(b.new_reg(Type::B32)),
+        thread,
+        warp,
         granule,
+        in_loop,
     };
     (bases, original_regs)
 }

@@ -224,6 +224,7 @@ $L_done:
             thread: body.reg_by_name("%r8"),
             warp: None,
             granule: 1,
+            in_loop: crate::machine::bitset::BitSet::new(0),
         };
         let done = optimise(body, &bases);
         let text = print_module(&m);
@@ -255,6 +256,7 @@ $L_done:
             thread: body.reg_by_name("%r8"),
             warp: None,
             granule: 1,
+            in_loop: crate::machine::bitset::BitSet::new(0),
         };
         let done = optimise(body, &bases);
         let text = print_module(&m);

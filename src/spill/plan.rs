@@ -86,6 +86,24 @@ pub(super) fn pack_candidates(
     chosen
 }
 
+/// The instructions of `body` inside a loop, by index — every instruction when the CFG has
+/// irreducible cycles, which [`LoopInfo`] does not describe.
+pub(super) fn loop_instructions(body: &crate::ptx::Body) -> BitSet {
+    let cfg = Cfg::compute(body);
+    let dt = crate::machine::dominators::DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    let mut set = BitSet::new(body.insts.len());
+    for b in cfg.blocks() {
+        if loops.is_reducible() && loops.block_depth(b) == 0 {
+            continue;
+        }
+        for i in cfg.insts(b) {
+            set.insert(i.index());
+        }
+    }
+    set
+}
+
 /// Peak pressure of a body in 32-bit units.
 pub fn pressure_of(body: &crate::ptx::Body) -> u32 {
     let cfg = Cfg::compute(body);

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 
 use super::layout::{Layout, Slot};
+use crate::machine::bitset::BitSet;
 use crate::ptx::builder::Builder;
 use crate::ptx::roles::{for_each_reg_role, Role};
 use crate::ptx::{
@@ -63,7 +64,8 @@ impl Rule {
     }
 }
 
-/// The registers and symbols the rewritten code addresses the spill area with.
+/// The registers and symbols the rewritten code addresses the spill area with, and where its
+/// reloads must stay put.
 #[derive(Clone, Debug)]
 pub struct Bases {
     /// The spill array's name.
@@ -76,6 +78,9 @@ pub struct Bases {
     /// read dynamic shared memory, so that the dynamic area keeps the 1024-byte alignment that
     /// sm_90's swizzled wgmma/TMA layouts (Triton's) are anchored to; 1 otherwise.
     pub granule: u64,
+    /// The original instructions inside a loop (by index): reloads before them are volatile
+    /// (see `reload_mods`).
+    pub in_loop: BitSet,
 }
 
 impl Bases {
@@ -208,6 +213,20 @@ fn word_is_nonzero(p: Reg, w: Reg) -> InstData {
     )
 }
 
+/// The modifiers of a slot reload: `ld.volatile.shared` inside loops. ptxas hoists a plain
+/// `ld.shared` of a loop-invariant slot out of the loop (nothing in the loop stores to it) and
+/// keeps the value in a register across the loop again — the pressure the demotion was meant to
+/// remove. Measured with `cargo bench --bench spill_baseline` (sm_80): volatile reloads cleared
+/// local memory in one more capped configuration and shrank the spill area in six (e.g.
+/// `heavy_stencil25` at 48 registers: 6160 B → 16 B); docs/spill.md.
+fn reload_mods(ty: Type, in_loop: bool) -> Vec<Modifier> {
+    if in_loop {
+        shared_volatile(ty)
+    } else {
+        shared(ty)
+    }
+}
+
 fn shared(ty: Type) -> Vec<Modifier> {
     vec![Modifier::Space(StateSpace::Shared), Modifier::Type(ty)]
 }
@@ -284,7 +303,8 @@ pub fn rewrite_register(
         };
         out = std::mem::take(&mut body.stmts);
         if a.reads {
-            for inst in reload(rule, ty, t, w0, w1, layout, bases) {
+            let in_loop = bases.in_loop.contains(i.index());
+            for inst in reload(rule, ty, t, (w0, w1), layout, bases, in_loop) {
                 let id = push(body, inst);
                 out.push(Stmt::Inst(id));
                 loads += 1;
@@ -392,15 +412,18 @@ fn affine_base(ty: RegType, t: Reg, w: Option<Reg>, coef: i64) -> Vec<InstData> 
     add_lane_multiple(ty, t, w, -coef)
 }
 
+/// The instructions that bring `rule`'s value into `t` (`words`: the 32-bit temporaries the rule
+/// needs) before an instruction, inside a loop or not.
 fn reload(
     rule: Rule,
     ty: RegType,
     t: Reg,
-    w0: Option<Reg>,
-    w1: Option<Reg>,
+    words: (Option<Reg>, Option<Reg>),
     layout: &Layout,
     bases: &Bases,
+    in_loop: bool,
 ) -> Vec<InstData> {
+    let (w0, w1) = words;
     let bits = ty.bits();
     match rule {
         Rule::Constant(c) => {
@@ -470,7 +493,7 @@ fn reload(
             ]
         }
         Rule::Affine { slot, coef } => {
-            let mut seq = reload(Rule::Slot(slot), ty, t, w0, w1, layout, bases);
+            let mut seq = reload(Rule::Slot(slot), ty, t, words, layout, bases, in_loop);
             seq.extend(add_lane_multiple(ty, t, w0, coef));
             seq
         }
@@ -478,14 +501,26 @@ fn reload(
             if ty.ty == Type::Pred {
                 let w = w0.unwrap_or(t);
                 vec![
-                    load_slot(shared(Type::U32), w, slot_addr(slot, 0, layout, bases)),
+                    load_slot(
+                        reload_mods(Type::U32, in_loop),
+                        w,
+                        slot_addr(slot, 0, layout, bases),
+                    ),
                     word_is_nonzero(t, w),
                 ]
             } else if bits == 64 {
                 let (lo, hi) = (w0.unwrap_or(t), w1.unwrap_or(t));
                 vec![
-                    load_slot(shared(Type::B32), lo, slot_addr(slot, 0, layout, bases)),
-                    load_slot(shared(Type::B32), hi, slot_addr(slot, 1, layout, bases)),
+                    load_slot(
+                        reload_mods(Type::B32, in_loop),
+                        lo,
+                        slot_addr(slot, 0, layout, bases),
+                    ),
+                    load_slot(
+                        reload_mods(Type::B32, in_loop),
+                        hi,
+                        slot_addr(slot, 1, layout, bases),
+                    ),
                     mk(
                         Opcode::Mov,
                         vec![Modifier::Type(Type::B64)],
@@ -497,7 +532,11 @@ fn reload(
                 ]
             } else {
                 let lt = if bits == 16 { Type::B16 } else { Type::B32 };
-                vec![load_slot(shared(lt), t, slot_addr(slot, 0, layout, bases))]
+                vec![load_slot(
+                    reload_mods(lt, in_loop),
+                    t,
+                    slot_addr(slot, 0, layout, bases),
+                )]
             }
         }
     }
