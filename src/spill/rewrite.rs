@@ -216,9 +216,9 @@ fn word_is_nonzero(p: Reg, w: Reg) -> InstData {
 /// The modifiers of a slot reload: `ld.volatile.shared` inside loops. ptxas hoists a plain
 /// `ld.shared` of a loop-invariant slot out of the loop (nothing in the loop stores to it) and
 /// keeps the value in a register across the loop again — the pressure the demotion was meant to
-/// remove. Measured with `cargo bench --bench spill_baseline` (sm_80): volatile reloads cleared
-/// local memory in one more capped configuration and shrank the spill area in six (e.g.
-/// `heavy_stencil25` at 48 registers: 6160 B → 16 B); docs/spill.md.
+/// remove. Measured with `cargo bench --bench spill_baseline` (sm_80): as many configurations
+/// cleared as with plain reloads, a smaller spill area in five (e.g. `heavy_stencil25` at 48
+/// registers: 6160 B → 16 B), a larger one in one; docs/spill.md.
 fn reload_mods(ty: Type, in_loop: bool) -> Vec<Modifier> {
     if in_loop {
         shared_volatile(ty)
