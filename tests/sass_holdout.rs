@@ -112,12 +112,13 @@ fn check_all(set: &str, cubins: &[(String, PathBuf)]) -> Vec<String> {
     for (arch, (n, r)) in &by_arch {
         let c = &r.counts;
         let unknown = c.instructions - c.known;
-        // An unknown opcode that nvdisasm names is reported as a mismatch; it is a refusal,
-        // not a guess. Everything else that disagrees is a wrong decode.
+        // An unknown opcode that nvdisasm names is reported as a mismatch, and so is the branch
+        // target of an unknown form (the editor refuses code with either); they are refusals,
+        // not guesses. Everything else that disagrees is a wrong decode.
         let mut refused = BTreeMap::<String, usize>::new();
         let mut wrong = Vec::new();
         for m in &r.mismatches {
-            if m.what.starts_with("opcode UNKNOWN") {
+            if m.what.starts_with("opcode UNKNOWN") || m.what.starts_with("unknown form") {
                 let mn = m.text.split_whitespace().find(|t| !t.starts_with('@'));
                 *refused.entry(mn.unwrap_or("?").to_string()).or_default() += 1;
             } else {

@@ -241,6 +241,10 @@ fn compare_one(
             c.targets += 1;
             match ours.branch_target(theirs.offset) {
                 Some(t) if t == want => c.targets_agree += 1,
+                // A refusal, not a guess: the editor refuses code with such an instruction.
+                None if !ours.is_known() => mm(format!(
+                    "unknown form: branch target not decoded; nvdisasm: {label} = {want:#x}"
+                )),
                 got => mm(format!(
                     "branch target {} but nvdisasm: {label} = {want:#x}",
                     got.map_or("none".to_string(), |t| format!("{t:#x}"))

@@ -110,6 +110,8 @@ pub struct Editor {
     old_size: u64,
     /// (index of the immediate-setting instruction, index of the CALL) pairs.
     return_addresses: Vec<(usize, usize)>,
+    /// (index of an sm_90 `LEPC`, index of the CALL whose return point it computes) pairs.
+    lepc_returns: Vec<(usize, usize)>,
     /// Offsets of the functions of this section (FUNC symbols), for function-pointer tables.
     entries: BTreeSet<u64>,
     /// Whether the code calls through a register (`CALL.REL.NOINC Rx`).
@@ -161,6 +163,7 @@ impl Editor {
             body,
             old_size: code.len() as u64,
             return_addresses: Vec::new(),
+            lepc_returns: Vec::new(),
             entries: BTreeSet::new(),
             register_calls: false,
         };
@@ -172,20 +175,8 @@ impl Editor {
             })
             .map(|s| s.st_value)
             .collect();
-        // sm_90 `LEPC Rd, offset` (the return address of a CALL.ABS) holds a PC-relative offset
-        // the tables do not decode as a target field: moving code would leave it wrong.
-        if let Some(k) = ed.slots[..ed.body]
-            .iter()
-            .position(|s| s.inst.mnemonic().trim_end_matches('?') == "LEPC")
-        {
-            return Err(unsupported(
-                kernel,
-                format!(
-                    "LEPC at {:#x}: its PC-relative offset is not decoded",
-                    k * 16
-                ),
-            ));
-        }
+        ed.refuse_unknown_branches(kernel)?;
+        ed.find_lepc_returns(kernel)?;
         ed.find_return_addresses(kernel, &entries)?;
         ed.register_calls = ed.slots[..ed.body]
             .iter()
@@ -288,6 +279,75 @@ impl Editor {
     /// Finds `MOV Rx, <return address>` for every `CALL.REL` to a function entry (module doc).
     /// A `CALL.REL` to a label inside a function is ptxas's conditional jump to a convergence
     /// point; it never returns and has no return address.
+    /// Moving code needs every code offset in the instructions: an instruction of unknown form
+    /// whose opcode has a branch-target field in some form, or whose opcode the tables have
+    /// never seen, may hold one nobody decoded. Such a kernel is refused.
+    fn refuse_unknown_branches(&self, kernel: &str) -> Result<(), EditError> {
+        let table = super::isa::table::table(self.arch.generation());
+        for (k, s) in self.slots[..self.body].iter().enumerate() {
+            let i = &s.inst;
+            if i.is_known() {
+                continue;
+            }
+            let why = if table.mnemonic(i.key).is_none() {
+                "an opcode the SASS tables do not know"
+            } else if table.key_has_target(i.key) {
+                "an unknown form of an opcode with a branch target"
+            } else {
+                continue;
+            };
+            return Err(unsupported(
+                kernel,
+                format!(
+                    "{} at {:#x} is {why}: code cannot move around it",
+                    i.mnemonic(),
+                    k * 16
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// sm_90 `LEPC Rd, offset` puts the address `offset` bytes past the next instruction in Rd:
+    /// ptxas uses it for the return address of a `CALL.ABS.NOINC` (calls to `vprintf`), pointing
+    /// just past the call. Each LEPC must be of known form and point just past a CALL of this
+    /// function; the edit then points it just past that CALL's new position (before what is
+    /// inserted after it, as `find_return_addresses` does for CALL.REL). Anything else is
+    /// refused.
+    fn find_lepc_returns(&mut self, kernel: &str) -> Result<(), EditError> {
+        for k in 0..self.body {
+            let inst = &self.slots[k].inst;
+            if inst.mnemonic().trim_end_matches('?') != "LEPC" {
+                continue;
+            }
+            let pc = k as u64 * 16;
+            let Some(t) = inst.branch_target(pc).filter(|_| inst.is_known()) else {
+                return Err(unsupported(
+                    kernel,
+                    format!("LEPC at {pc:#x}: its PC-relative offset is not decoded"),
+                ));
+            };
+            let call = (t / 16).checked_sub(1).map(|c| c as usize);
+            match call {
+                Some(c)
+                    if t % 16 == 0
+                        && c > k
+                        && c < self.body
+                        && self.slots[c].inst.mnemonic() == "CALL" =>
+                {
+                    self.lepc_returns.push((k, c))
+                }
+                _ => {
+                    return Err(unsupported(
+                        kernel,
+                        format!("LEPC at {pc:#x} points at {t:#x}, which does not follow a CALL"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn find_return_addresses(
         &mut self,
         kernel: &str,
@@ -409,6 +469,7 @@ impl Editor {
         // 1. The code: new branch fields, return addresses.
         let mut new_insts: Vec<Instruction> = Vec::with_capacity((new_size / 16) as usize);
         let ret_calls: BTreeMap<usize, usize> = self.return_addresses.iter().copied().collect();
+        let lepc_calls: BTreeMap<usize, usize> = self.lepc_returns.iter().copied().collect();
         for (k, s) in self.slots.iter().enumerate().take(self.body) {
             new_insts.extend(s.before.iter().cloned());
             if !s.removed {
@@ -416,7 +477,17 @@ impl Editor {
                 let old_pc = k as u64 * 16;
                 let new_pc = at[k].unwrap_or(0);
                 if let Some(t) = inst.branch_target(old_pc) {
-                    let nt = map_start(t);
+                    let nt = match lepc_calls.get(&k) {
+                        Some(&call) => {
+                            at[call].ok_or_else(|| {
+                                unsupported(
+                                    &kernel,
+                                    "a CALL with an LEPC return address was removed",
+                                )
+                            })? + 16
+                        }
+                        None => map_start(t),
+                    };
                     let before = inst.encode();
                     inst.set_branch_target(new_pc, nt)?;
                     if inst.encode() != before {
@@ -745,8 +816,11 @@ fn remap_line_program(
 }
 
 /// `CALL.REL.NOINC Rx`: a call through a register (opcode form 1, key 0x344).
+/// `CALL.REL.NOINC Rx`: a relative call through a register, whose targets ptxas keeps as code
+/// offsets in a function-pointer table. `CALL.ABS.NOINC Rx` (to `vprintf`) takes an absolute
+/// address the loader relocates, and has no table.
 fn is_register_call(i: &Instruction) -> bool {
-    i.mnemonic() == "CALL" && i.key & 0xe00 == 0x200
+    i.mnemonic() == "CALL" && i.key & 0xe00 == 0x200 && i.branch_offset.is_some()
 }
 
 /// Rewrites the 64-bit, 8-byte-aligned values of `.nv.constant2.<k>` that equal the offset of a

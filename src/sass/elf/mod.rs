@@ -43,6 +43,9 @@ pub const SHT_STRTAB: u32 = 3;
 pub const SHT_RELA: u32 = 4;
 /// Section type: occupies no file space (`.nv.shared.*`, `.nv.global`).
 pub const SHT_NOBITS: u32 = 8;
+/// `.nv.shared.<k>` in a relocatable cubin (`ptxas -c`): like `SHT_NOBITS`, no bytes in the file
+/// (ET_EXEC cubins give these sections `SHT_NOBITS`).
+pub const SHT_CUDA_SHARED: u32 = 0x7000_000a;
 /// Section type: relocations without addends.
 pub const SHT_REL: u32 = 9;
 /// Section type: `.nv.info` and `.nv.info.<kernel>`.
@@ -164,7 +167,7 @@ pub struct Section {
 impl Section {
     /// Whether the section occupies no file space.
     pub fn is_nobits(&self) -> bool {
-        self.header.sh_type == SHT_NOBITS
+        self.header.sh_type == SHT_NOBITS || self.header.sh_type == SHT_CUDA_SHARED
     }
 
     /// The section's size: its bytes, or `sh_size` for `SHT_NOBITS`.
@@ -356,7 +359,7 @@ impl Cubin {
         }
         let mut sections = Vec::with_capacity(headers.len());
         for h in headers {
-            let data = if h.sh_type == SHT_NOBITS || h.sh_type == SHT_NULL {
+            let data = if matches!(h.sh_type, SHT_NOBITS | SHT_CUDA_SHARED | SHT_NULL) {
                 Vec::new()
             } else {
                 bytes::slice(d, h.sh_offset, h.sh_size, "section contents")?.to_vec()

@@ -326,6 +326,14 @@ impl Table {
         self.forms.get(&key)?.iter().find(|f| f.matches(w))
     }
 
+    /// Whether some form of opcode `key` has a branch-target field: an instruction of that key
+    /// whose form is unknown may hold a code offset nobody decoded.
+    pub fn key_has_target(&self, key: u16) -> bool {
+        self.forms
+            .get(&key)
+            .is_some_and(|fs| fs.iter().any(|f| !f.target.is_empty()))
+    }
+
     /// The mnemonic of an opcode key, when the key was seen.
     pub fn mnemonic(&self, key: u16) -> Option<&str> {
         self.mnemonics.get(&key).map(String::as_str)

@@ -9,7 +9,8 @@ corpus. Deterministic: the same seed and target give the same PTX.
 `--build` writes the PTX of every seed in A..B and compiles it with ptxas for every arch
 (sm_80/86/89 from the sm_80 PTX, sm_90 and sm_90a from their own): DIR/g<seed>.O<n>.<arch>.cubin.
 The ptxas options vary with the seed (-O0..-O3 by seed % 4; -maxrregcount none/32/64/128 by
-seed // 4 % 4), so a range of seeds covers every optimisation level and register limit. Seeds
+seed // 4 % 4; relocatable `-c` when seed % 5 == 2, which keeps the `.visible` functions as
+standalone functions), so a range of seeds covers every optimisation level and register limit. Seeds
 1-999 are the learning seeds (learn_tables.py); 1000 and up are holdout seeds (tests/sass_holdout.rs).
 
 Each kernel is a random sequence of snippets over pools of live values (b32, b64, f32, f64,
@@ -25,7 +26,10 @@ and stores of every width, .nc, volatile, atomics and reductions in global and s
 warp operations (shfl, vote, match, redux, activemask), barriers and fences, and tensor cores:
 mma.sync (f16, bf16, tf32, s8, f64), ldmatrix, cp.async with commit/wait groups, mbarriers;
 on sm_90: stmatrix, elect, cluster special registers; on sm_90a: wgmma and
-cp.async.bulk(.tensor). Every result is stored to global memory so nothing is dead.
+cp.async.bulk(.tensor); forms other compilers' PTX reaches (saturating adds, scalar f16
+min/max/set, video shifts, barriers with a register id or thread count, textures and surfaces,
+calls to the program's functions with early returns, relative and absolute calls). Every
+result is stored to global memory so nothing is dead.
 """
 import argparse
 import os
@@ -52,6 +56,8 @@ class Kernel:
         self.pool = {"b32": [], "b64": [], "f32": [], "f64": [], "h2": [], "pred": []}
         self.stores = 0
         self.labels = 0
+        # the program's functions (see `functions`): a .func with early returns, a .visible one
+        self.functions = ("%s_f" % name.split("_")[0], "%s_vf" % name.split("_")[0])
 
     # -- registers ---------------------------------------------------------------------------
     def new(self, kind):
@@ -846,8 +852,22 @@ class Kernel:
             for x, s in zip(d, fs(n // 2)):
                 self.emit("mov.f32 %s, %s;" % (x, s))
             self.emit("wgmma.fence.sync.aligned;")
-            self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, %s, %s, 1, 1, 1, %d, %d;" % (
-                n, r.choice(["f16.f16", "bf16.bf16"]), lst(d), da, db, r.randint(0, 1), r.randint(0, 1)))
+            ab = r.choice(["f16.f16", "bf16.bf16"])
+            if r.random() < 0.3:
+                # A from registers (four b32 per thread), B from a descriptor
+                a = [self.any_b32() for _ in range(4)]
+                self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, {%s}, %s, 1, 1, 1, %d;" % (
+                    n, ab, lst(d), ", ".join(a), db, r.randint(0, 1)))
+            else:
+                self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, %s, %s, 1, 1, 1, %d, %d;" % (
+                    n, ab, lst(d), da, db, r.randint(0, 1), r.randint(0, 1)))
+            if r.random() < 0.5:
+                # the next k step: descriptors advanced by small constants (Triton's UIADD3.64)
+                da2, db2 = self.new("b64"), self.new("b64")
+                self.emit("add.s64 %s, %s, %d;" % (da2, da, r.choice([2, 4, 0x80, 0x200])))
+                self.emit("add.s64 %s, %s, %d;" % (db2, db, r.choice([2, 4, 0x1fe, 0x202])))
+                self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, %s, %s, 1, 1, 1, %d, %d;" % (
+                    n, ab, lst(d), da2, db2, r.randint(0, 1), r.randint(0, 1)))
             self.emit("wgmma.commit_group.sync.aligned;")
             self.emit("wgmma.wait_group.sync.aligned %d;" % r.randint(0, 1))
             for x in d:
@@ -876,6 +896,85 @@ class Kernel:
             self.emit("cp.async.bulk.global.shared::cta.bulk_group [%s], [%s], %d;" % (g, a, 16 * r.randint(1, 8)))
             self.emit("cp.async.bulk.commit_group;")
             self.emit("cp.async.bulk.wait_group %d;" % r.randint(0, 1))
+
+    def s_extra(self):
+        """Forms other compilers' PTX reaches that the families above did not: saturating
+        integer adds (PLOP3 on sign bits), scalar f16 min/max/set, video shifts, barriers with
+        a register id or a thread count, textures and surfaces through a handle, and calls to
+        the program's functions (`.visible`: CALL.ABS/RET.ABS; `.func` with early returns:
+        guarded RET.REL)."""
+        r, u = self.rng, self.uni()
+        op = r.choice(["addsat", "half1", "vshift", "barreg", "tex", "tld", "surf", "callf",
+                       "callv"])
+        d = self.new("b32")
+        a, b = self.any_b32(u), self.any_b32(u)
+        if op == "addsat":
+            self.emit("%s.sat.s32 %s, %s, %s;" % (r.choice(["add", "sub"]), d, a, self.operand(u)))
+        elif op == "half1":
+            x, y, z = self.new("b16"), self.new("b16"), self.new("b16")
+            self.emit("mov.b32 {%s, %s}, %s;" % (x, y, a))
+            form = r.choice(["min", "max", "min.NaN", "max.NaN", "set"])
+            if form == "set":
+                cmp = r.choice(CMP_F)
+                if r.random() < 0.5:
+                    self.emit("set.%s.u32.f16 %s, %s, %s;" % (cmp, d, x, y))
+                else:
+                    self.emit("set.%s.u32.f16x2 %s, %s, %s;" % (cmp, d, a, b))
+                self.put("b32", d, u)
+                return
+            self.emit("%s.%sf16 %s, %s, %s;" % (form, r.choice(["", "ftz."]) if "NaN" not in form else "",
+                                               z, x, y))
+            self.emit("mov.b32 %s, {%s, %s};" % (d, z, x))
+        elif op == "vshift":
+            self.emit("%s.u32.u32.u32.%s.%s %s, %s, %s, %s;" % (
+                r.choice(["vshr", "vshl"]), r.choice(["clamp", "wrap"]), r.choice(["add", "min", "max"]),
+                d, a, r.choice([b, str(r.randint(0, 40))]), self.any_b32(u)))
+        elif op == "barreg":
+            idn = self.new("b32")
+            self.emit("and.b32 %s, %s, 15;" % (idn, self.any_b32(True)))
+            self.emit(r.choice(["bar.sync %s;" % idn, "bar.sync %s, 128;" % idn,
+                                "bar.arrive %s, 64;" % idn, "bar.sync 3, %s;" % "128",
+                                "barrier.sync %s, 96;" % idn]))
+            return
+        elif op in ("tex", "tld"):
+            v = [self.new("f32") for _ in range(4)]
+            dim = r.choice(["1d", "2d", "3d"])
+            n = {"1d": 1, "2d": 2, "3d": 4}[dim]
+            if op == "tex":
+                cs = [self.pick("f32") or "%f_p" for _ in range(n)]
+                ct = "f32"
+            else:
+                cs = [self.any_b32() for _ in range(n)]
+                ct = "s32"
+            handle = r.choice(["%rd_tmap", "tref"])
+            lod = ""
+            if op == "tex" and r.random() < 0.3:
+                self.emit("tex.level.%s.v4.f32.%s {%s}, [%s, {%s}], %s;" % (
+                    dim, ct, ", ".join(v), handle, ", ".join(cs), cs[0]))
+            else:
+                self.emit("tex.%s.v4.f32.%s {%s}, [%s, {%s}]%s;" % (
+                    dim, ct, ", ".join(v), handle, ", ".join(cs), lod))
+            for x in v[:2]:
+                self.put("f32", x, False)
+            return
+        elif op == "surf":
+            x = self.any_b32()
+            if r.random() < 0.5:
+                self.emit("suld.b.1d.b32.%s {%s}, [%%rd_tmap, {%s}];" % (r.choice(["trap", "clamp", "zero"]), d, x))
+            else:
+                self.emit("sust.b.1d.b32.%s [%%rd_tmap, {%s}], {%s};" % (r.choice(["trap", "clamp", "zero"]), x, a))
+                return
+        elif op in ("callf", "callv"):
+            fn = self.functions[0 if op == "callf" else 1]
+            self.emit("{")
+            self.emit(".param .b32 ca0; .param .b32 ca1; .param .b32 crv;")
+            self.emit("st.param.b32 [ca0], %s;" % a)
+            self.emit("st.param.b32 [ca1], %s;" % b)
+            self.emit("call%s (crv), %s, (ca0, ca1);" % (r.choice(["", ".uni"]), fn))
+            self.emit("ld.param.b32 %s, [crv];" % d)
+            self.emit("}")
+            u = False
+        self.put("b32", d, u)
 
     def s_loop(self, depth):
         """A loop bounded by a parameter whose body does uniform 64-bit address arithmetic."""
@@ -962,7 +1061,7 @@ class Kernel:
     def snippet(self, depth=0):
         r = self.rng
         fams = [(self.s_int, 6), (self.s_int64, 3), (self.s_setp, 4), (self.s_float, 4), (self.s_double, 1),
-                (self.s_half, 2), (self.s_mem, 3), (self.s_warp, 2), (self.s_tensor, 2), (self.s_guarded, 1)]
+                (self.s_half, 2), (self.s_mem, 3), (self.s_warp, 2), (self.s_tensor, 2), (self.s_guarded, 1), (self.s_extra, 2)]
         if depth < 2:
             fams += [(self.s_loop, 1), (self.s_if, 1)]
         tot = sum(w for _, w in fams)
@@ -1007,8 +1106,8 @@ class Kernel:
             head.append(".maxntid %d, 1, 1" % r.choice([128, 256, 1024]))
         if r.random() < 0.3:
             cap = r.choice([32, 40, 64, 128])
-            if any(".m64n64k16." in line for line in self.body):
-                cap = 128  # a 32-register wgmma accumulator does not fit a small cap
+            if any("wgmma.mma_async" in line for line in self.body):
+                cap = 128  # a wgmma accumulator does not fit a small cap
             head.append(".maxnreg %d" % cap)
         head.append("{")
         decl = ["\t.reg .b32 %%r<%d>;" % (self.n["r"] + 1), "\t.reg .b64 %%rd<%d>;" % (self.n["rd"] + 1),
@@ -1028,13 +1127,52 @@ class Kernel:
         return "\n".join(head + decl + ["\t" + p for p in pro] + self.body + ["\tret;", "}", ""])
 
 
+def functions(seed, rng):
+    """Functions: `g<seed>_f`, a .func whose early returns ptxas makes guarded `RET.REL`,
+    `g<seed>_vf`, a .visible .func that calls it (both called by kernels), and
+    `g<seed>_wf`, a .visible .func no kernel calls, which calls `g<seed>_vf`."""
+    f, vf = "g%d_f" % seed, "g%d_vf" % seed
+    cmp = rng.choice(["lt", "gt", "ne"])
+    k = rng.randint(2, 99)
+    early = rng.choice([
+        ["@%%q ret;"],
+        ["@%%q bra $%s_L1;" % f, "mul.lo.s32 %%t3, %%t1, %d;" % k, "st.param.b32 [rv], %%t3;", "ret;",
+         "$%s_L1:" % f],
+    ])
+    body_f = (["ld.param.b32 %%t1, [a];", "ld.param.b32 %%t2, [b];",
+               "setp.%s.s32 %%q, %%t1, %%t2;" % cmp, "st.param.b32 [rv], %%t1;"] + early +
+              ["mad.lo.s32 %%t3, %%t1, %%t2, %d;" % k, "st.param.b32 [rv], %%t3;", "ret;"])
+    body_vf = ["ld.param.b32 %%t1, [a];", "ld.param.b32 %%t2, [b];",
+               "xor.b32 %%t3, %%t1, %d;" % k,
+               "{", ".param .b32 x0; .param .b32 x1; .param .b32 xr;",
+               "st.param.b32 [x0], %%t3;", "st.param.b32 [x1], %%t2;",
+               "call.uni (xr), %s, (x0, x1);" % f, "ld.param.b32 %%t3, [xr];", "}",
+               "st.param.b32 [rv], %%t3;", "ret;"]
+    # no kernel calls wf: ptxas compiles it (and vf) as standalone functions, which call and
+    # return through absolute addresses (CALL.ABS.NOINC, RET.ABS.NODEC)
+    body_wf = [l.replace(f + ",", vf + ",") for l in body_vf]
+    out = []
+    for vis, name, body in (("", f, body_f), (".visible ", vf, body_vf),
+                            (".visible ", "g%d_wf" % seed, body_wf)):
+        out.append("%s.func (.param .b32 rv) %s(.param .b32 a, .param .b32 b)" % (vis, name))
+        out.append("{")
+        out.append("\t.reg .b32 %t<4>;")
+        out.append("\t.reg .pred %q;")
+        out += ["\t" + l.replace("%%", "%") for l in body]
+        out.append("}")
+        out.append("")
+    return out
+
+
 def program(seed, target, kernels=3, size=40):
     rng = random.Random("%d-%s" % (seed, target))
     out = [".version 8.7" if target != "sm_80" else ".version 8.0",
            ".target %s" % target, ".address_size 64", "",
            ".const .align 4 .b8 cdata[64] = {%s};" % ", ".join(str(rng.randint(0, 255)) for _ in range(64)),
            ".global .align 1 .b8 fmtstr[4] = {37, 100, 10, 0};",
-           ".extern .func (.param .b32 rv) vprintf (.param .b64 pa0, .param .b64 pa1);", ""]
+           ".extern .func (.param .b32 rv) vprintf (.param .b64 pa0, .param .b64 pa1);",
+           ".global .texref tref;", ""]
+    out += functions(seed, rng)
     for k in range(kernels):
         kern = Kernel(rng, target, "g%d_k%d" % (seed, k))
         kern.pool["b32"] = [("%r_n", True), ("%r_m", True), ("%r_cta", True), ("%r_ntid", True),
@@ -1058,6 +1196,9 @@ def ptxas_options(seed):
     cap = [None, 32, 64, 128][seed // 4 % 4]
     if cap:
         opts.append("-maxrregcount=%d" % cap)
+    if seed % 5 == 2:
+        # relocatable: .visible functions are kept as standalone functions (CALL.ABS/RET.ABS)
+        opts.append("-c")
     return opts
 
 

@@ -93,8 +93,22 @@ TARGETS = {
     "sm_8x": {"BRA": "34:48", "BSSY": "34:30", "CALL": "34:48", "BRX": "34:48", "RET": "34:48",
               "JMX": "34:48"},
     "sm_90": {"BRA": "16:8,34:48", "BSSY": "34:30", "CALL": "16:8,34:48", "BRX": "16:8,34:48",
-              "RET": "16:8,34:48", "JMX": "16:8,34:48", "WARPSYNC": "16:8,34:48"},
+              "RET": "16:8,34:48", "JMX": "16:8,34:48", "WARPSYNC": "16:8,34:48",
+              # `LEPC Rd, label` (the return address of a CALL.ABS): a byte offset from the next
+              # instruction in [24:81]; probed with nvdisasm, bits [24:25] give unaligned
+              # addresses and stay in the envelope (0).
+              "LEPC": "26:56"},
 }
+
+
+def has_target(text):
+    """Whether nvdisasm prints a relative branch target for this instruction: a label (or
+    BRX's offset) on an opcode with a target field, except on the absolute forms
+    (`CALL.ABS.NOINC `(f)` is a relocation, not a field: the target is filled in by the
+    loader). A label elsewhere names a relocated symbol (`LDGSTS [R3+`($__smem__348)]`)."""
+    if not text or base(text) not in {mn for t in TARGETS.values() for mn in t}:
+        return False
+    return ('`(' in text or base(text) == 'BRX') and '.ABS' not in mnemonic(text)
 # The plain forms src/sass/isa/encode.rs emits (operand fields zero; learned with mutants), so
 # that its output is always in the tables: LDS/STS 32/64/128, S2R of each special register it
 # offers, MOV, IMAD, IADD3, LEA (a Rust test checks that every encoder output decodes as known).
@@ -139,22 +153,42 @@ def mask(lo, n):
     return ((1 << n) - 1) << lo
 
 
-def key_hints(ss):
-    """Candidate register fields of one opcode: those where some sample has a marked register
-    (or RZ); every GPR field for opcodes only seen without life ranges."""
+def key_hints(ss, gen=None):
+    """Candidate register fields of one opcode: those where some sample has a marked register,
+    RZ, or — where nvdisasm prints `URZ` — URZ (a uniform operand that is URZ in every sample
+    is still an operand: `UMOV UR4, URZ` must teach the read of [24:29]); every GPR field for
+    opcodes only seen without life ranges. Bits of a branch-target field are never register
+    fields (LEPC's offset starts at bit 24)."""
     hints = set()
+    # Control flow gets no mutants, so a predicate field is evidence only where the guard does
+    # not already explain the mark: `@P4 RET.REL` has 4 in [84:86] by coincidence, and hinting
+    # it would clear bits that tell RET.REL from RET.ABS (bit 85) out of every signature.
+    control = any(t and base(t) in CONTROL_FLOW for w, t, m in ss)
     for w, t, m in ss:
         if m:
             for lo, n in SLOTS["PRED"]:
                 v = field(w, lo, n)
+                if control and lo != 12 and v == field(w, 12, 3):
+                    continue
                 if v != 7 and (v in m["PRED"] or v in m["UPRED"]):
                     hints.add(lo)
+            urz = bool(t) and re.search(r'\bURZ\b', t) is not None
             for lo, n in SLOTS["GPR"]:
                 v = field(w, lo, n)
                 if v == 255 or v in m["GPR"] or (v < 63 and v in m["UGPR"]):
                     hints.add(lo)
+                elif urz and field(w, lo, 6) == 63:
+                    hints.add(lo)
         else:
             hints |= {lo for lo, n in SLOTS["GPR"]}
+    mn = key_mnemonic(ss) if gen else None
+    if mn and TARGETS[gen].get(mn):
+        tbits = 0
+        for piece in TARGETS[gen][mn].split(','):
+            lo, n = map(int, piece.split(':'))
+            tbits |= mask(lo, n)
+        width = {lo: n for f in ("GPR", "PRED") for lo, n in SLOTS[f]}
+        hints = {lo for lo in hints if not tbits & mask(lo, width[lo])}
     return hints
 
 
@@ -635,7 +669,7 @@ def learn(args):
                 w = int(hexw, 16)
                 samples.setdefault(key_of(w), [])
                 samples[key_of(w)].append((w, None, None))
-        hints = {key: key_hints(ss) for key, ss in samples.items()}
+        hints = {key: key_hints(ss, gen) for key, ss in samples.items()}
 
         def plan_for(key, hk, tag):
             """Mutants per signature of one opcode under candidate fields `hk`."""
@@ -863,7 +897,7 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
         if is_call:
             lay = lay + (('c', 'call', None),)
         # Whether this form has a branch target (nvdisasm prints a label, or BRX's offset).
-        if any(t and ('`(' in t or base(t) == 'BRX') for w, t, m in group):
+        if any(has_target(t) for w, t, m in group):
             lay = lay + (('t', 0, None),)
         results[sig] = lay
     return mn, smask, results, sigs
@@ -903,11 +937,16 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None):
     # seen) decodes as unknown instead of borrowing a seen form's operands.
     fixed_mask = 0
     free = probe['free'] if probe else set()
+    # Only samples whose signature got a layout widen the envelope: a sample nvdisasm gave no
+    # life ranges for (and no mutants: control flow) taught nothing, and must not make its bits
+    # look free — `RET.ABS.NODEC` in a relocatable cubin would otherwise match `RET.REL`'s form
+    # and be given its branch-target field.
+    taught = [(w, t, m) for w, t, m in ss if (w & ~smask) in results] or list(ss)
     for b in selector_bits(smask):
-        vals = {(w >> b) & 1 for w, t, m in ss}
+        vals = {(w >> b) & 1 for w, t, m in taught}
         if len(vals) == 1 and b not in free:
             fixed_mask |= 1 << b
-    fixed_value = ss[0][0] & fixed_mask
+    fixed_value = taught[0][0] & fixed_mask
     if sel == 'conflict':
         stats['conflict'] += 1
         lines.append("0x%04x %s - conflict" % (key, mn))
