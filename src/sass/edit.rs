@@ -276,9 +276,6 @@ impl Editor {
         s
     }
 
-    /// Finds `MOV Rx, <return address>` for every `CALL.REL` to a function entry (module doc).
-    /// A `CALL.REL` to a label inside a function is ptxas's conditional jump to a convergence
-    /// point; it never returns and has no return address.
     /// Moving code needs every code offset in the instructions: an instruction of unknown form
     /// whose opcode has a branch-target field in some form, or whose opcode the tables have
     /// never seen, may hold one nobody decoded. Such a kernel is refused.
@@ -348,6 +345,9 @@ impl Editor {
         Ok(())
     }
 
+    /// Finds `MOV Rx, <return address>` for every `CALL.REL` to a function entry (module doc).
+    /// A `CALL.REL` to a label inside a function is ptxas's conditional jump to a convergence
+    /// point; it never returns and has no return address.
     fn find_return_addresses(
         &mut self,
         kernel: &str,
@@ -815,10 +815,9 @@ fn remap_line_program(
     Ok(1)
 }
 
-/// `CALL.REL.NOINC Rx`: a call through a register (opcode form 1, key 0x344).
-/// `CALL.REL.NOINC Rx`: a relative call through a register, whose targets ptxas keeps as code
-/// offsets in a function-pointer table. `CALL.ABS.NOINC Rx` (to `vprintf`) takes an absolute
-/// address the loader relocates, and has no table.
+/// `CALL.REL.NOINC Rx` (key 0x344): a relative call through a register, whose targets ptxas
+/// keeps as code offsets in a function-pointer table. `CALL.ABS.NOINC Rx` (to `vprintf`) takes
+/// an absolute address the loader relocates, and has no table.
 fn is_register_call(i: &Instruction) -> bool {
     i.mnemonic() == "CALL" && i.key & 0xe00 == 0x200 && i.branch_offset.is_some()
 }

@@ -627,12 +627,10 @@ fn reserve_bases(f: &mut Function, module_names: &[String], granule: u64) -> (Ba
     let mut b = Builder::new(body);
     b.reserve_names(module_names.iter().map(String::as_str));
     let array = b.fresh_name("__ws_spill");
-    let thread = Some(b.new_reg(Type::B32));
-    let warp = Some(b.new_reg(Type::B32));
     let bases = Bases {
         array,
-        thread,
-        warp,
+        thread: Some(b.new_reg(Type::B32)),
+        warp: Some(b.new_reg(Type::B32)),
         granule,
         in_loop,
     };

@@ -933,7 +933,7 @@ class Kernel:
             idn = self.new("b32")
             self.emit("and.b32 %s, %s, 15;" % (idn, self.any_b32(True)))
             self.emit(r.choice(["bar.sync %s;" % idn, "bar.sync %s, 128;" % idn,
-                                "bar.arrive %s, 64;" % idn, "bar.sync 3, %s;" % "128",
+                                "bar.arrive %s, 64;" % idn, "bar.sync 3, 128;",
                                 "barrier.sync %s, 96;" % idn]))
             return
         elif op in ("tex", "tld"):
@@ -947,13 +947,12 @@ class Kernel:
                 cs = [self.any_b32() for _ in range(n)]
                 ct = "s32"
             handle = r.choice(["%rd_tmap", "tref"])
-            lod = ""
             if op == "tex" and r.random() < 0.3:
                 self.emit("tex.level.%s.v4.f32.%s {%s}, [%s, {%s}], %s;" % (
                     dim, ct, ", ".join(v), handle, ", ".join(cs), cs[0]))
             else:
-                self.emit("tex.%s.v4.f32.%s {%s}, [%s, {%s}]%s;" % (
-                    dim, ct, ", ".join(v), handle, ", ".join(cs), lod))
+                self.emit("tex.%s.v4.f32.%s {%s}, [%s, {%s}];" % (
+                    dim, ct, ", ".join(v), handle, ", ".join(cs)))
             for x in v[:2]:
                 self.put("f32", x, False)
             return
@@ -1135,19 +1134,19 @@ def functions(seed, rng):
     cmp = rng.choice(["lt", "gt", "ne"])
     k = rng.randint(2, 99)
     early = rng.choice([
-        ["@%%q ret;"],
-        ["@%%q bra $%s_L1;" % f, "mul.lo.s32 %%t3, %%t1, %d;" % k, "st.param.b32 [rv], %%t3;", "ret;",
+        ["@%q ret;"],
+        ["@%%q bra $%s_L1;" % f, "mul.lo.s32 %%t3, %%t1, %d;" % k, "st.param.b32 [rv], %t3;", "ret;",
          "$%s_L1:" % f],
     ])
-    body_f = (["ld.param.b32 %%t1, [a];", "ld.param.b32 %%t2, [b];",
-               "setp.%s.s32 %%q, %%t1, %%t2;" % cmp, "st.param.b32 [rv], %%t1;"] + early +
-              ["mad.lo.s32 %%t3, %%t1, %%t2, %d;" % k, "st.param.b32 [rv], %%t3;", "ret;"])
-    body_vf = ["ld.param.b32 %%t1, [a];", "ld.param.b32 %%t2, [b];",
+    body_f = (["ld.param.b32 %t1, [a];", "ld.param.b32 %t2, [b];",
+               "setp.%s.s32 %%q, %%t1, %%t2;" % cmp, "st.param.b32 [rv], %t1;"] + early +
+              ["mad.lo.s32 %%t3, %%t1, %%t2, %d;" % k, "st.param.b32 [rv], %t3;", "ret;"])
+    body_vf = ["ld.param.b32 %t1, [a];", "ld.param.b32 %t2, [b];",
                "xor.b32 %%t3, %%t1, %d;" % k,
                "{", ".param .b32 x0; .param .b32 x1; .param .b32 xr;",
-               "st.param.b32 [x0], %%t3;", "st.param.b32 [x1], %%t2;",
-               "call.uni (xr), %s, (x0, x1);" % f, "ld.param.b32 %%t3, [xr];", "}",
-               "st.param.b32 [rv], %%t3;", "ret;"]
+               "st.param.b32 [x0], %t3;", "st.param.b32 [x1], %t2;",
+               "call.uni (xr), %s, (x0, x1);" % f, "ld.param.b32 %t3, [xr];", "}",
+               "st.param.b32 [rv], %t3;", "ret;"]
     # no kernel calls wf: ptxas compiles it (and vf) as standalone functions, which call and
     # return through absolute addresses (CALL.ABS.NOINC, RET.ABS.NODEC)
     body_wf = [l.replace(f + ",", vf + ",") for l in body_vf]
@@ -1158,7 +1157,7 @@ def functions(seed, rng):
         out.append("{")
         out.append("\t.reg .b32 %t<4>;")
         out.append("\t.reg .pred %q;")
-        out += ["\t" + l.replace("%%", "%") for l in body]
+        out += ["\t" + l for l in body]
         out.append("}")
         out.append("")
     return out

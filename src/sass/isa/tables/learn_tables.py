@@ -101,14 +101,35 @@ TARGETS = {
 }
 
 
+BRANCH_MNEMONICS = {mn for t in TARGETS.values() for mn in t}
+
+
+def target_mask(gen, mn):
+    """The bits of `mn`'s branch-target field on `gen` (0 when it has none)."""
+    m = 0
+    for piece in TARGETS[gen].get(mn or '', '').split(','):
+        if piece:
+            lo, n = map(int, piece.split(':'))
+            m |= mask(lo, n)
+    return m
+
+
 def has_target(text):
     """Whether nvdisasm prints a relative branch target for this instruction: a label (or
     BRX's offset) on an opcode with a target field, except on the absolute forms
     (`CALL.ABS.NOINC `(f)` is a relocation, not a field: the target is filled in by the
     loader). A label elsewhere names a relocated symbol (`LDGSTS [R3+`($__smem__348)]`)."""
-    if not text or base(text) not in {mn for t in TARGETS.values() for mn in t}:
+    if not text or base(text) not in BRANCH_MNEMONICS:
         return False
     return ('`(' in text or base(text) == 'BRX') and '.ABS' not in mnemonic(text)
+
+
+def is_control_flow(ss):
+    """Whether an opcode's samples are control flow (no mutants: a synthetic branch would take
+    the template's control flow with it)."""
+    return any(t and base(t) in CONTROL_FLOW for w, t, m in ss)
+
+
 # The plain forms src/sass/isa/encode.rs emits (operand fields zero; learned with mutants), so
 # that its output is always in the tables: LDS/STS 32/64/128, S2R of each special register it
 # offers, MOV, IMAD, IADD3, LEA (a Rust test checks that every encoder output decodes as known).
@@ -163,7 +184,7 @@ def key_hints(ss, gen=None):
     # Control flow gets no mutants, so a predicate field is evidence only where the guard does
     # not already explain the mark: `@P4 RET.REL` has 4 in [84:86] by coincidence, and hinting
     # it would clear bits that tell RET.REL from RET.ABS (bit 85) out of every signature.
-    control = any(t and base(t) in CONTROL_FLOW for w, t, m in ss)
+    control = is_control_flow(ss)
     for w, t, m in ss:
         if m:
             for lo, n in SLOTS["PRED"]:
@@ -181,15 +202,9 @@ def key_hints(ss, gen=None):
                     hints.add(lo)
         else:
             hints |= {lo for lo, n in SLOTS["GPR"]}
-    mn = key_mnemonic(ss) if gen else None
-    if mn and TARGETS[gen].get(mn):
-        tbits = 0
-        for piece in TARGETS[gen][mn].split(','):
-            lo, n = map(int, piece.split(':'))
-            tbits |= mask(lo, n)
-        width = {lo: n for f in ("GPR", "PRED") for lo, n in SLOTS[f]}
-        hints = {lo for lo in hints if not tbits & mask(lo, width[lo])}
-    return hints
+    tbits = target_mask(gen, key_mnemonic(ss)) if gen else 0
+    width = {lo: n for f in ("GPR", "PRED") for lo, n in SLOTS[f]}
+    return {lo for lo in hints if not tbits & mask(lo, width[lo])}
 
 
 def sig_mask(gen, mn, hints):
@@ -206,11 +221,7 @@ def sig_mask(gen, mn, hints):
             m |= mask(lo, 3)
             if lo in PRED_NEG:
                 m |= mask(PRED_NEG[lo], 1)
-    for piece in TARGETS[gen].get(mn, '').split(','):
-        if piece:
-            lo, n = map(int, piece.split(':'))
-            m |= mask(lo, n)
-    return m
+    return m | target_mask(gen, mn)
 
 
 def selector_bits(smask):
@@ -468,7 +479,7 @@ def multi_layout_keys(gen, samples, mutants, hints):
     in key order: (key, samples, key_results(...))."""
     for key in sorted(samples):
         ss = samples[key]
-        if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
+        if is_control_flow(ss):
             continue
         r = key_results(gen, key, ss, mutants, hints[key], collections.Counter())
         if len(set(r[2].values())) > 1:
@@ -674,7 +685,7 @@ def learn(args):
         def plan_for(key, hk, tag):
             """Mutants per signature of one opcode under candidate fields `hk`."""
             ss = samples[key]
-            if any(t and base(t) in CONTROL_FLOW for w, t, m in ss):
+            if is_control_flow(ss):
                 return []
             smask = sig_mask(gen, key_mnemonic(ss), hk)
             sigs = {}
