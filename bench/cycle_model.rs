@@ -40,6 +40,8 @@ fn set(p: &mut TimingParams, name: &str, v: f64) -> Result<(), String> {
         "smem_wavefronts" => &mut p.smem_wavefronts,
         "l1_sectors" => &mut p.l1_sectors,
         "l2_bytes" => &mut p.l2_bytes,
+        "l2_store_bytes" => &mut p.l2_store_bytes,
+        "lsu_queue" => &mut p.lsu_queue,
         "dram_bytes" => &mut p.dram_bytes,
         "dram_fraction" => &mut p.dram_fraction,
         "local_store_l2" => &mut p.local_store_l2,

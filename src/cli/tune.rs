@@ -29,9 +29,10 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// occupancy), else a static count (the report's `model` and `predictor` say which). Without
 /// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) can
 /// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
-/// original on the launch. Predictions are not measurements: against stored H100/H200 runs the
-/// choice was within 5 % of the fastest variant for 6 of 8 bench kernels (analytic model: 4 of
-/// 8; docs/tune.md, "The cycle-level model").
+/// original on the launch. Predictions are not measurements: against the latest H100 run the
+/// choice was within 5 % of the fastest variant for 5 of 8 bench kernels, never the fastest for
+/// the two sgemm kernels, where warpsmith's spill at 80 registers wins by 6-10 % (docs/tune.md,
+/// "The cycle-level model").
 ///
 /// With --launch, each ptxas build that uses local memory also gets a demote variant (`demote`,
 /// `demote-N`): its local-memory frame moved into shared memory in the cubin, as `warpsmith

@@ -53,6 +53,8 @@ pub fn timing_params(m: &MachineParams, mix: &Mix, blocks: u64) -> TimingParams 
         smem_wavefronts: m.smem_wavefronts_per_cycle,
         l1_sectors: m.l1_sectors_per_cycle,
         l2_bytes: m.l2_bytes_per_cycle,
+        l2_store_bytes: m.l2_store_bytes_per_cycle,
+        lsu_queue: m.lsu_queue_cycles,
         dram_bytes: m.dram_bytes_per_cycle() / busy_sms,
         dram_fraction: if global_bytes > 0.0 {
             (mix.dram_bytes / global_bytes).clamp(0.0, 1.0)

@@ -41,6 +41,13 @@ pub struct MachineParams {
     /// L2 bandwidth, bytes per SM clock cycle per SM (approximate: the whole L2's measured
     /// read bandwidth in public microbenchmarks over SMs × clock; see docs/tune.md).
     pub l2_bytes_per_cycle: f64,
+    /// This SM's global-store bytes written through to L2 per cycle, every touched sector
+    /// counted whole (the cycle-level model). Measured on the H100 only (docs/tune.md, "Stores
+    /// and the LSU queue"); elsewhere the L2 share.
+    pub l2_store_bytes_per_cycle: f64,
+    /// Cycles of L1/LSU backlog before global and local memory instructions stop issuing (the
+    /// hardware's `lg_throttle`; the cycle-level model). H100 only; elsewhere unbounded.
+    pub lsu_queue_cycles: f64,
     /// Dependent-issue latency of integer and FP32 instructions, cycles.
     pub lat_alu: f64,
     /// FP64 latency, cycles.
@@ -81,6 +88,8 @@ const fn base(
         smem_wavefronts_per_cycle: 1.0,
         dram_gbps,
         l2_bytes_per_cycle,
+        l2_store_bytes_per_cycle: l2_bytes_per_cycle,
+        lsu_queue_cycles: f64::INFINITY,
         lat_alu: 4.0,
         lat_fp64: 8.0,
         lat_sfu: 18.0,
@@ -122,6 +131,8 @@ pub const MACHINES: &[MachineParams] = &[
         lat_l1: 35.0,
         lat_l2: 260.0,
         lat_dram: 500.0,
+        l2_store_bytes_per_cycle: 11.0,
+        lsu_queue_cycles: 64.0,
         ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0, 256, 21.0)
     },
 ];

@@ -39,13 +39,16 @@ pub struct MemorySystem {
 }
 
 /// When an access completes: its data is in registers (`done`), its source registers were read
-/// (`read`).
+/// (`read`), its stores have left the SM for L2 (`drained`: a CTA ends only after its warps'
+/// stores drain).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Completion {
     /// The write scoreboard's release.
     pub done: u64,
     /// The read scoreboard's release.
     pub read: u64,
+    /// The cycle its global stores have crossed to L2 (`done` for everything else).
+    pub drained: u64,
 }
 
 /// Cycles the LSU takes to read a store's source registers once the request is accepted.
@@ -78,6 +81,7 @@ impl MemorySystem {
         let now = t as f64;
         let mut done = now;
         let mut read = t + OPERAND_READ;
+        let mut drained = now;
         for touch in touches {
             let c = if touch.space == Space::Shared {
                 self.shared(now, wavefronts.max(1))
@@ -86,21 +90,31 @@ impl MemorySystem {
             };
             done = done.max(c.0);
             read = read.max(c.1);
+            drained = drained.max(c.2);
         }
         Completion {
             done: done.ceil() as u64,
             read,
+            drained: drained.max(done).ceil() as u64,
         }
     }
 
-    fn shared(&mut self, now: f64, wavefronts: u64) -> (f64, u64) {
-        self.smem_free = self.smem_free.max(now) + wavefronts as f64 / self.p.smem_wavefronts;
-        let start = self.smem_free;
-        (start + self.p.lat_smem, start.ceil() as u64 + OPERAND_READ)
+    /// Cycles from `t` until the L1/LSU path has worked off what it was given (its tag stage,
+    /// and the L2 link its misses and stores queue on).
+    pub fn backlog(&self, t: u64) -> f64 {
+        (self.lsu_free.max(self.l2_free) - t as f64).max(0.0)
     }
 
-    /// A global, local or generic access through the L1.
-    fn cached(&mut self, now: f64, touch: &Touch, warp: u64) -> (f64, u64) {
+    fn shared(&mut self, now: f64, wavefronts: u64) -> (f64, u64, f64) {
+        self.smem_free = self.smem_free.max(now) + wavefronts as f64 / self.p.smem_wavefronts;
+        let start = self.smem_free;
+        let done = start + self.p.lat_smem;
+        (done, start.ceil() as u64 + OPERAND_READ, done)
+    }
+
+    /// A global, local or generic access through the L1: when its data is back, when its
+    /// source registers were read, when its stores have crossed to L2.
+    fn cached(&mut self, now: f64, touch: &Touch, warp: u64) -> (f64, u64, f64) {
         let lines = lines_of(touch, warp);
         // The L1's tag stage looks one 128-byte line up a cycle (a wavefront per line), and moves
         // at most `l1_sectors` sectors a cycle: an uncoalesced request costs a cycle per line.
@@ -109,6 +123,7 @@ impl MemorySystem {
         self.lsu_free = self.lsu_free.max(now) + cycles;
         let start = self.lsu_free;
         let mut done = start + self.p.lat_l1;
+        let mut drained = done;
         let local = touch.space == Space::Local;
         for &(line, mask) in &lines {
             if touch.atomic && !local {
@@ -136,11 +151,12 @@ impl MemorySystem {
                 }
             } else {
                 self.l1.write_through(line, mask);
-                self.l2_free =
-                    self.l2_free.max(start) + f64::from(mask.count_ones()) * 32.0 / self.p.l2_bytes;
+                let bytes = f64::from(mask.count_ones()) * 32.0;
+                self.l2_free = self.l2_free.max(start) + bytes / self.p.l2_store_bytes;
+                drained = drained.max(self.l2_free);
             }
         }
-        (done, start.ceil() as u64 + OPERAND_READ)
+        (done, start.ceil() as u64 + OPERAND_READ, drained)
     }
 
     /// The cycle a missed part of a line arrives.
@@ -278,6 +294,27 @@ mod tests {
         let c = m.access(0, &[t], 0, 0);
         // 32 sectors through the LSU (8 cycles), 1 KiB through DRAM at 32 B/cycle.
         assert!(c.done >= 8 + 1024 / 32, "{c:?}");
+    }
+
+    #[test]
+    fn stores_drain_at_the_store_rate_whole_sectors_counted() {
+        // 4 bytes a lane, 32 bytes apart: 32 sectors touched, 128 bytes written.
+        let t = touch(Space::Global, 32, false);
+        let p = TimingParams {
+            l2_store_bytes: 16.0,
+            ..params()
+        };
+        let mut m = MemorySystem::new(p, 1 << 20);
+        let c = m.access(0, std::slice::from_ref(&t), 0, 0);
+        // The store itself does not wait (its registers are read after the tag stage) ...
+        assert!(c.done < 64, "{c:?}");
+        // ... but its 32 sectors leave the SM at 16 bytes a cycle.
+        assert!(c.drained >= 32 * 32 / 16, "{c:?}");
+        assert!(m.backlog(0) >= 64.0);
+        assert_eq!(m.backlog(10_000), 0.0);
+        let ld = touch(Space::Global, 4, true);
+        let c = m.access(1, &[ld], 0, 0);
+        assert_eq!(c.drained, c.done, "a load drains when its data is back");
     }
 
     #[test]

@@ -59,6 +59,13 @@ pub struct TimingParams {
     pub l1_sectors: f64,
     /// This SM's share of L2 bandwidth, bytes per cycle.
     pub l2_bytes: f64,
+    /// Global store bytes this SM writes through to L2 per cycle (every touched sector counts
+    /// whole, however few of its bytes the store writes).
+    pub l2_store_bytes: f64,
+    /// Cycles of backlog the L1/LSU path (tag stage, or L2 link) takes before a global or
+    /// local memory instruction may not issue (the hardware's `lg_throttle` stall); infinite:
+    /// never throttled.
+    pub lsu_queue: f64,
     /// This SM's share of DRAM bandwidth, bytes per cycle.
     pub dram_bytes: f64,
     /// Of the bytes of lines this SM touches first, the share that comes from DRAM (the launch's
@@ -93,6 +100,8 @@ impl Default for TimingParams {
             smem_wavefronts: 1.0,
             l1_sectors: 4.0,
             l2_bytes: 21.0,
+            l2_store_bytes: 21.0,
+            lsu_queue: f64::INFINITY,
             dram_bytes: 12.8,
             dram_fraction: 0.5,
             local_store_l2: 0.0,
@@ -152,6 +161,8 @@ pub struct TimedRun {
     pub idle_scoreboard: u64,
     /// … a busy pipe.
     pub idle_pipe: u64,
+    /// … a full L1/LSU queue (global and local memory instructions; `lsu_queue`).
+    pub idle_throttle: u64,
     /// … a barrier, or no warp at all.
     pub idle_other: u64,
     /// The memory system's counters.
@@ -162,11 +173,12 @@ impl TimedRun {
     /// Where the schedulers' idle cycles went and how the L1 did, in one line.
     pub fn summary(&self) -> String {
         format!(
-            "idle scheduler-cycles: stall {}, scoreboard {}, pipe {}, other {}; L1 {} hit / {} \
-             missed sectors",
+            "idle scheduler-cycles: stall {}, scoreboard {}, pipe {}, throttle {}, other {}; L1 {} \
+             hit / {} missed sectors",
             self.idle_stall,
             self.idle_scoreboard,
             self.idle_pipe,
+            self.idle_throttle,
             self.idle_other,
             self.memory.l1_hit_sectors,
             self.memory.l1_miss_sectors

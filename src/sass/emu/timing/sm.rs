@@ -96,6 +96,8 @@ struct WarpClock {
     /// A number unique in the run (local memory is per warp).
     uid: u64,
     exited: bool,
+    /// When its stores have all left the SM (its CTA ends no earlier).
+    drained: u64,
 }
 
 impl WarpClock {
@@ -139,6 +141,7 @@ enum Idle {
     Stall,
     Scoreboard,
     Pipe,
+    Throttle,
     Other,
 }
 
@@ -262,6 +265,12 @@ impl<'m, 'a> Sm<'m, 'a> {
                     }
                 }
                 if slot.live == 0 {
+                    let drained = slot.clocks.iter().map(|c| c.drained).max().unwrap_or(0);
+                    if drained > t {
+                        // The warps have exited; their stores are still on the way to L2.
+                        next = next.min(drained);
+                        continue;
+                    }
                     self.run.ctas += 1;
                     end = end.max(t);
                     *place = pending
@@ -306,6 +315,7 @@ impl<'m, 'a> Sm<'m, 'a> {
                 Idle::Stall => &mut self.run.idle_stall,
                 Idle::Scoreboard => &mut self.run.idle_scoreboard,
                 Idle::Pipe => &mut self.run.idle_pipe,
+                Idle::Throttle => &mut self.run.idle_throttle,
                 Idle::Other => &mut self.run.idle_other,
             };
             *c += dt;
@@ -374,6 +384,14 @@ impl<'m, 'a> Sm<'m, 'a> {
                 why.get_or_insert(Idle::Scoreboard);
                 continue;
             }
+            if matches!(info.class, Class::Global | Class::Local | Class::Generic) {
+                let over = self.mem.backlog(t) - self.p.lsu_queue;
+                if over > 0.0 {
+                    until = until.min(t + over.ceil() as u64);
+                    why.get_or_insert(Idle::Throttle);
+                    continue;
+                }
+            }
             if let Some(pipe) = info.pipe {
                 let free = self.pipe_free[s][pipe as usize];
                 if free > t as f64 {
@@ -421,6 +439,7 @@ impl<'m, 'a> Sm<'m, 'a> {
             (t + lat.ceil() as u64, t + 2)
         } else {
             let c = self.mem.access(t, touches, wavefronts, clock.uid);
+            clock.drained = clock.drained.max(c.drained);
             (c.done, c.read)
         };
         if info.async_copy {
@@ -504,6 +523,10 @@ mod tests {
     }
 
     fn timed(k: &Kernel, threads: u32, ctas: u32, resident: u32) -> TimedRun {
+        timed_with(k, threads, ctas, resident, TimingParams::default())
+    }
+
+    fn timed_with(k: &Kernel, threads: u32, ctas: u32, resident: u32, p: TimingParams) -> TimedRun {
         let shape = Shape {
             grid: [ctas, 1, 1],
             block: [threads, 1, 1],
@@ -522,7 +545,7 @@ mod tests {
             resident,
             smem_per_cta: 0,
         };
-        Sm::new(&mut m, k, TimingParams::default(), 1 << 20)
+        Sm::new(&mut m, k, p, 1 << 20)
             .run(&load)
             .expect("timed run")
     }
@@ -589,6 +612,27 @@ mod tests {
         assert!(together.cycles <= one + 2, "{together:?}");
         let launch = TimingParams::default().cta_launch;
         assert!(after.cycles >= 2 * one + launch - 2, "{after:?}");
+    }
+
+    #[test]
+    fn a_full_lsu_queue_holds_memory_instructions_back() {
+        // Four warps store one local word a cycle each; the L1 takes one line a cycle.
+        let mut k = straight("STL [R1], R0", ctl(1, 7, 0), 40);
+        k.local_size = 16;
+        let free = timed(&k, 128, 1, 1);
+        assert_eq!(free.idle_throttle, 0, "{free:?}");
+        let p = TimingParams {
+            lsu_queue: 8.0,
+            ..TimingParams::default()
+        };
+        let held = timed_with(&k, 128, 1, 1, p);
+        assert!(held.idle_throttle > 0, "{held:?}");
+        // Either way the CTA ends when its 160 lines are through the tag stage (its stores
+        // drained), not when the warps issued their last store.
+        assert!(
+            free.cycles >= 160 && held.cycles >= 160,
+            "{free:?} {held:?}"
+        );
     }
 
     #[test]
