@@ -1,0 +1,80 @@
+// Store microbenchmarks for the cycle model (docs/tune.md, "Stores and the LSU queue"): every
+// kernel writes the same 64 floats per thread, 264 blocks of 256 threads (two per H100 SM), in
+// the patterns the bench kernels use. Which of them reach L2 as fewer sectors than the L1 saw
+// (the L1 combining partial writes to one sector), and what each costs per SM.
+//
+// Built by bench/gpu/micro_stores.py (clang -> PTX, ptxas -> cubin) on a machine without a GPU.
+
+struct __attribute__((aligned(16))) f4 {
+  float x, y, z, w;
+};
+
+#define ROWS 8
+
+// 64 values a thread, ready in registers before the first store (a loop of runtime length, as
+// a GEMM's accumulators are).
+#define VALUES(v, a, T)                                                                       \
+  float v[ROWS * COLS];                                                                        \
+  _Pragma("unroll") for (int k = 0; k < ROWS * COLS; ++k) v[k] = (float)(threadIdx.x + k);    \
+  for (int t = 0; t < (T); ++t)                                                                \
+    _Pragma("unroll") for (int k = 0; k < ROWS * COLS; ++k) v[k] = fmaf(v[k], a, 1.0f);
+#define COLS 8
+
+__device__ __forceinline__ int row0() { return blockIdx.y * 128 + (threadIdx.x / 16) * ROWS; }
+__device__ __forceinline__ int col0() { return blockIdx.x * 128 + (threadIdx.x % 16) * COLS; }
+
+// heavy_sgemm_8x8's epilogue: a thread's 8 values of a row go to one 32-byte sector, lanes 32
+// bytes apart, the 8 stores of a row back to back.
+extern "C" __global__ void __launch_bounds__(256) st_rows(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) C[(r + i) * N + c + j] = v[i * COLS + j];
+}
+
+// The same addresses, each value read back from shared memory just before its store
+// (`ld.volatile.shared`, as spill-80's reloads of spilled accumulators pace its stores).
+extern "C" __global__ void __launch_bounds__(256) st_rows_paced(float *C, int N, float a, int T) {
+  __shared__ float s[COLS * 256];
+  VALUES(v, a, T);
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) s[j * 256 + threadIdx.x] = v[j];
+  volatile float *vs = s;
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) C[(r + i) * N + c + j] = vs[j * 256 + threadIdx.x] + v[i * COLS + j];
+}
+
+// The same addresses column by column: consecutive stores of a lane go to 8 different sectors.
+extern "C" __global__ void __launch_bounds__(256) st_cols(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int j = 0; j < COLS; ++j)
+#pragma unroll
+    for (int i = 0; i < ROWS; ++i) C[(r + i) * N + c + j] = v[i * COLS + j];
+}
+
+// The same addresses as two 16-byte stores per row (a whole sector in two instructions).
+extern "C" __global__ void __launch_bounds__(256) st_rows_vec(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i) {
+    f4 *p = (f4 *)&C[(r + i) * N + c];
+    p[0] = f4{v[i * COLS + 0], v[i * COLS + 1], v[i * COLS + 2], v[i * COLS + 3]};
+    p[1] = f4{v[i * COLS + 4], v[i * COLS + 5], v[i * COLS + 6], v[i * COLS + 7]};
+  }
+}
+
+// Coalesced: each warp-store writes 128 contiguous bytes (whole sectors, one line).
+extern "C" __global__ void __launch_bounds__(256) st_coalesced(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  long block = (long)blockIdx.y * gridDim.x + blockIdx.x;
+#pragma unroll
+  for (int k = 0; k < ROWS * COLS; ++k) C[(block * ROWS * COLS + k) * 256 + threadIdx.x] = v[k];
+}
