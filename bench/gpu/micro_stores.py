@@ -24,7 +24,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h100_checks  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KERNELS = ["st_rows", "st_rows_paced", "st_cols", "st_rows_vec", "st_coalesced"]
+# (kernel, chase steps P or None): st_rows_chase takes a fifth parameter.
+KERNELS = [("st_rows", None), ("st_rows_paced", None), ("st_cols", None), ("st_rows_vec", None),
+           ("st_coalesced", None)] + [("st_rows_chase", p) for p in (0, 1, 2, 4, 8)]
 N = 1536          # row length (floats), as heavy_sgemm_8x8's spec
 T = 4             # FMA rounds before the stores
 A = 0.5
@@ -57,12 +59,16 @@ def run(cases, once):
     ev = [ctypes.c_void_p(), ctypes.c_void_p()]
     for e in ev:
         cuda.check(lib.cuEventCreate(ctypes.byref(e), 0), "cuEventCreate")
-    for name in KERNELS:
-        f = gpu.load(os.path.join(cases, "stores.cubin"), name)
+    for kernel, chase in KERNELS:
+        f = gpu.load(os.path.join(cases, "stores.cubin"), kernel)
         blobs = [struct.pack("<Q", buf.value), struct.pack("<i", N), struct.pack("<f", A),
                  struct.pack("<i", T)]
+        name = kernel
+        if chase is not None:
+            blobs.append(struct.pack("<i", chase))
+            name = "%s P=%d" % (kernel, chase)
         holders = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
-        params = (ctypes.c_void_p * 4)(*[ctypes.cast(h, ctypes.c_void_p) for h in holders])
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(h, ctypes.c_void_p) for h in holders])
         for gx, gy in GRIDS:
             def launch():
                 cuda.check(lib.cuLaunchKernel(f, gx, gy, 1, 256, 1, 1, 0, None, params, None),
@@ -72,7 +78,7 @@ def run(cases, once):
             cuda.check(lib.cuCtxSynchronize(), "kernel execution")
             written = sum(1 for k in range(0, size, 4096) if cuda.read(ctypes.c_uint64(buf.value + k), 4) != b"\0" * 4)
             if once:
-                print("%-14s %3d blocks: launched (%d of %d sampled words written)"
+                print("%-18s %3d blocks: launched (%d of %d sampled words written)"
                       % (name, gx * gy, written, size // 4096))
                 continue
             ts = []
@@ -86,7 +92,7 @@ def run(cases, once):
                 ms = ctypes.c_float()
                 lib.cuEventElapsedTime(ctypes.byref(ms), ev[0], ev[1])
                 ts.append(ms.value * 1000.0)
-            print("%-14s %3d blocks: %7.2f us" % (name, gx * gy, h100_checks.median(ts)))
+            print("%-18s %3d blocks: %7.2f us" % (name, gx * gy, h100_checks.median(ts)))
     return 0
 
 

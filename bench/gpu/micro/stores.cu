@@ -78,3 +78,24 @@ extern "C" __global__ void __launch_bounds__(256) st_coalesced(float *C, int N, 
 #pragma unroll
   for (int k = 0; k < ROWS * COLS; ++k) C[(block * ROWS * COLS + k) * 256 + threadIdx.x] = v[k];
 }
+
+// st_rows with each store's address waiting on P steps of a pointer chase through shared
+// memory (each step one dependent `ld.volatile.shared`; the chase always returns to the thread's
+// own slot, so the addresses are st_rows'): how far apart two stores to one sector must be for
+// the L1 to combine them.
+extern "C" __global__ void __launch_bounds__(256) st_rows_chase(float *C, int N, float a, int T, int P) {
+  __shared__ int next[256];
+  next[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  volatile int *vn = next;
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+  int p = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      for (int m = 0; m < P; ++m) p = vn[p];
+      C[(r + i) * N + c + j + (p - (int)threadIdx.x)] = v[i * COLS + j];
+    }
+}
