@@ -24,9 +24,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h100_checks  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# (kernel, chase steps P or None): st_rows_chase takes a fifth parameter.
+# (kernel, fifth parameter or None): st_rows_chase's chase steps P, st_rows_lds's loads L.
 KERNELS = [("st_rows", None), ("st_rows_paced", None), ("st_cols", None), ("st_rows_vec", None),
-           ("st_coalesced", None)] + [("st_rows_chase", p) for p in (0, 1, 2, 4, 8)]
+           ("st_coalesced", None)] + [("st_rows_chase", p) for p in (0, 1, 2, 4, 8)] + \
+    [("st_rows_lds", n) for n in (0, 1, 2, 4, 8)]
 N = 1536          # row length (floats), as heavy_sgemm_8x8's spec
 T = 4             # FMA rounds before the stores
 A = 0.5
@@ -66,7 +67,7 @@ def run(cases, once):
         name = kernel
         if chase is not None:
             blobs.append(struct.pack("<i", chase))
-            name = "%s P=%d" % (kernel, chase)
+            name = "%s %s=%d" % (kernel, "P" if kernel == "st_rows_chase" else "L", chase)
         holders = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
         params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(h, ctypes.c_void_p) for h in holders])
         for gx, gy in GRIDS:

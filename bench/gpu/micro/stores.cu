@@ -99,3 +99,24 @@ extern "C" __global__ void __launch_bounds__(256) st_rows_chase(float *C, int N,
       C[(r + i) * N + c + j + (p - (int)threadIdx.x)] = v[i * COLS + j];
     }
 }
+
+// st_rows with L independent `ld.volatile.shared` before each store whose values the stores do
+// not use (summed, and stored only if the sum is -1, which it never is): shared-memory work in the LSU's queue between
+// the stores, without making the stores wait for it.
+extern "C" __global__ void __launch_bounds__(256) st_rows_lds(float *C, int N, float a, int T, int L) {
+  __shared__ float s[COLS * 256];
+  VALUES(v, a, T);
+#pragma unroll
+  for (int j = 0; j < COLS; ++j) s[j * 256 + threadIdx.x] = v[j];
+  volatile float *vs = s;
+  float acc = 0.0f;
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      for (int m = 0; m < L; ++m) acc += vs[((j + m) % COLS) * 256 + threadIdx.x];
+      C[(r + i) * N + c + j] = v[i * COLS + j];
+    }
+  if (acc == -1.0f) C[r * N + c] = acc;  // keeps the loads; in bounds, and never true here
+}
