@@ -2,8 +2,9 @@
 //! queues its wavefronts on the SM's shared-memory port; global and local accesses queue their
 //! sectors on the L1/LSU path, hit or miss in the L1 ([`super::cache`]), and their misses queue
 //! on the SM's share of L2 bandwidth and — for lines this SM has not touched before, in the
-//! proportion of the launch's compulsory DRAM traffic — of DRAM bandwidth. Latencies and
-//! bandwidths are the tune model's (docs/tune.md, "The cycle-level model").
+//! proportion of the launch's compulsory DRAM traffic — of DRAM bandwidth; global stores cross
+//! to L2 at the SM's store rate, every touched sector counted whole (the drain a CTA waits for).
+//! Latencies and bandwidths are the tune model's (docs/tune.md, "The cycle-level model").
 
 use std::collections::HashSet;
 

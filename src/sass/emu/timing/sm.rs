@@ -3,10 +3,13 @@
 //! then oldest: the warp it issued last if that one can issue, else the oldest that can. A warp
 //! can issue when the stall count of its previous instruction has passed (ptxas's control bits:
 //! the hardware does not check fixed-latency dependencies, the compiler's stall counts do), every
-//! scoreboard its wait mask names has cleared (`DEPBAR.LE SBk, n`: at most `n` pending), and the
-//! pipe of its class is free on that scheduler. Memory instructions complete when the memory
-//! system says ([`super::memory`]); other scoreboarded instructions after their class's latency.
-//! When nothing can issue, time jumps to the next cycle something can.
+//! scoreboard its wait mask names has cleared (`DEPBAR.LE SBk, n`: at most `n` pending), the
+//! pipe of its class is free on that scheduler, and — for a global or local memory instruction —
+//! the L1/LSU path has no more than `lsu_queue` cycles of work queued (the hardware's
+//! `lg_throttle`). Memory instructions complete when the memory system says ([`super::memory`]);
+//! other scoreboarded instructions after their class's latency. A CTA ends when its warps have
+//! exited and their stores have drained to L2. When nothing can issue, time jumps to the next
+//! cycle something can.
 
 use crate::emu::error::{EmuError, EmuResult};
 use crate::sass::isa::word::Control;
