@@ -8,14 +8,21 @@
 git-ignored cases folder the device tool carries. `run` launches each kernel on 132 and on 264
 blocks of 256 threads (one and two blocks per H100 SM), after clearing the output (a sample of
 one word per 4 KiB says how much the launch wrote; the values themselves are not the point), and
-prints the median of 50 timed launches; with `--once` it launches each kernel once per grid and times nothing (for Nsight
-Compute: `ncu --metrics … -k regex:^st_ python3 bench/gpu/micro_stores.py run --once`,
-bench/gpu/h100_run.sh's MICRO=1). docs/tune.md, "Stores and the LSU queue", says what they
+prints the median of 50 timed launches; with `--once` it launches each kernel once per grid and
+times nothing, for Nsight Compute:
+
+    ncu --csv --metrics gpu__time_duration.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
+lts__t_sectors_srcunit_tex_op_write.sum,sm__cycles_active.max,\
+smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio \
+        -k regex:^st_ python3 bench/gpu/micro_stores.py run --once
+
+(`--only REGEX` runs a subset). docs/tune.md, "Stores and the LSU queue", says what they
 measured. Exit status 2 without a GPU.
 """
 import argparse
 import ctypes
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -27,7 +34,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # (kernel, fifth parameter or None): st_rows_chase's chase steps P, st_rows_lds's loads L.
 KERNELS = [("st_rows", None), ("st_rows_paced", None), ("st_cols", None), ("st_rows_vec", None),
            ("st_coalesced", None)] + [("st_rows_chase", p) for p in (0, 1, 2, 4, 8)] + \
-    [("st_rows_lds", n) for n in (0, 1, 2, 4, 8)]
+    [("st_rows_lds", n) for n in (0, 1, 2, 4, 8)] + \
+    [(k, None) for k in ("st_rows_fchain2", "st_rows_fchain8", "st_rows_fchain32", "st_rows_dchase1",
+                         "st_rows_dchase4", "st_rows_gld", "st_rows_paced_addr", "st_rows_asc",
+                         "st_rows_desc", "st_rows_swap", "st_rows_top", "st_rows_halves")]
 N = 1536          # row length (floats), as heavy_sgemm_8x8's spec
 T = 4             # FMA rounds before the stores
 A = 0.5
@@ -48,7 +58,7 @@ def build(out):
     return 0
 
 
-def run(cases, once):
+def run(cases, once, only):
     try:
         gpu = h100_checks.Gpu()
     except RuntimeError as e:
@@ -56,11 +66,14 @@ def run(cases, once):
         return 2
     cuda, lib = gpu.cuda, gpu.lib
     size = 22 * 128 * N * 4
-    buf = cuda.alloc(b"\0" * size)
+    # st_rows_gld reads zeros just past the written region
+    buf = cuda.alloc(b"\0" * (size + 4096))
     ev = [ctypes.c_void_p(), ctypes.c_void_p()]
     for e in ev:
         cuda.check(lib.cuEventCreate(ctypes.byref(e), 0), "cuEventCreate")
     for kernel, chase in KERNELS:
+        if only and not re.search(only, kernel):
+            continue
         f = gpu.load(os.path.join(cases, "stores.cubin"), kernel)
         blobs = [struct.pack("<Q", buf.value), struct.pack("<i", N), struct.pack("<f", A),
                  struct.pack("<i", T)]
@@ -103,8 +116,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "gpu", "cases", "micro"))
     ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "gpu", "cases", "micro"))
     ap.add_argument("--once", action="store_true")
+    ap.add_argument("--only", metavar="REGEX", help="run only the kernels whose name matches")
     a = ap.parse_args()
-    return build(a.out) if a.cmd == "build" else run(a.cases, a.once)
+    return build(a.out) if a.cmd == "build" else run(a.cases, a.once, a.only)
 
 
 if __name__ == "__main__":

@@ -120,3 +120,127 @@ extern "C" __global__ void __launch_bounds__(256) st_rows_lds(float *C, int N, f
     }
   if (acc == -1.0f) C[r * N + c] = acc;  // keeps the loads; in bounds, and never true here
 }
+
+// Session 14: what in st_rows_paced lets the L1 combine. Each kernel below is st_rows with every
+// store's *data* made to wait on something just before the store, unrolled (compile-time
+// lengths, no runtime loop between the stores, unlike st_rows_chase / st_rows_lds), the
+// addresses st_rows' (one base register, immediate offsets).
+
+// The data waits on F dependent FMAs (the ALU, not the LSU).
+template <int F>
+__device__ __forceinline__ void st_rows_fchain_body(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+  float d = a;
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+#pragma unroll
+      for (int m = 0; m < F; ++m) d = fmaf(d, a, 1.0f);
+      C[(r + i) * N + c + j] = v[i * COLS + j] + d;
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) st_rows_fchain2(float *C, int N, float a, int T) {
+  st_rows_fchain_body<2>(C, N, a, T);
+}
+extern "C" __global__ void __launch_bounds__(256) st_rows_fchain8(float *C, int N, float a, int T) {
+  st_rows_fchain_body<8>(C, N, a, T);
+}
+extern "C" __global__ void __launch_bounds__(256) st_rows_fchain32(float *C, int N, float a, int T) {
+  st_rows_fchain_body<32>(C, N, a, T);
+}
+
+// The data waits on D dependent shared loads (a pointer chase that returns to the thread's own
+// slot; D = 1 is st_rows_paced with an integer load).
+template <int D>
+__device__ __forceinline__ void st_rows_dchase_body(float *C, int N, float a, int T) {
+  __shared__ int next[256];
+  next[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  volatile int *vn = next;
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+  int p = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+#pragma unroll
+      for (int m = 0; m < D; ++m) p = vn[p];
+      C[(r + i) * N + c + j] = v[i * COLS + j] + (float)(p - (int)threadIdx.x);
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) st_rows_dchase1(float *C, int N, float a, int T) {
+  st_rows_dchase_body<1>(C, N, a, T);
+}
+extern "C" __global__ void __launch_bounds__(256) st_rows_dchase4(float *C, int N, float a, int T) {
+  st_rows_dchase_body<4>(C, N, a, T);
+}
+
+// The data waits on a global load (`ld.volatile.global` of a zero word past the written region).
+extern "C" __global__ void __launch_bounds__(256) st_rows_gld(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  volatile float *zero = C + (long)gridDim.y * 128 * N + threadIdx.x;
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) C[(r + i) * N + c + j] = v[i * COLS + j] + zero[0];
+}
+
+// st_rows_paced with the address waiting too (on the same shared load): as st_rows_chase P=1,
+// but unrolled.
+extern "C" __global__ void __launch_bounds__(256) st_rows_paced_addr(float *C, int N, float a, int T) {
+  __shared__ int next[256];
+  next[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  volatile int *vn = next;
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      int p = vn[threadIdx.x];
+      C[(r + i) * N + c + j + (p - (int)threadIdx.x)] = v[i * COLS + j] + (float)p;
+    }
+}
+
+// st_rows with the 8 stores of a row in a fixed order (offsets in 4-byte words): the L1
+// combined exactly as many stores as went to a lower address than an earlier store to the same
+// sector (st_rows 3 % of its stores, st_rows_paced 27 %: ptxas's order), so these test that.
+template <int O0, int O1, int O2, int O3, int O4, int O5, int O6, int O7>
+__device__ __forceinline__ void st_rows_order_body(float *C, int N, float a, int T) {
+  VALUES(v, a, T);
+  int r = row0(), c = col0();
+  const int order[COLS] = {O0, O1, O2, O3, O4, O5, O6, O7};
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+      // a plain st.global (volatile would make it STG.STRONG.SYS); ptxas keeps this order
+      asm volatile("st.global.f32 [%0], %1;" ::"l"(&C[(r + i) * N + c + order[j]]), "f"(v[i * COLS + order[j]])
+                   : "memory");
+    }
+}
+// ascending: no store goes back
+extern "C" __global__ void __launch_bounds__(256) st_rows_asc(float *C, int N, float a, int T) {
+  st_rows_order_body<0, 1, 2, 3, 4, 5, 6, 7>(C, N, a, T);
+}
+// descending: 7 of 8 go back
+extern "C" __global__ void __launch_bounds__(256) st_rows_desc(float *C, int N, float a, int T) {
+  st_rows_order_body<7, 6, 5, 4, 3, 2, 1, 0>(C, N, a, T);
+}
+// pairs swapped: 4 of 8 go back
+extern "C" __global__ void __launch_bounds__(256) st_rows_swap(float *C, int N, float a, int T) {
+  st_rows_order_body<1, 0, 3, 2, 5, 4, 7, 6>(C, N, a, T);
+}
+// the top word first, then ascending: 7 of 8 go back, each just once
+extern "C" __global__ void __launch_bounds__(256) st_rows_top(float *C, int N, float a, int T) {
+  st_rows_order_body<7, 0, 1, 2, 3, 4, 5, 6>(C, N, a, T);
+}
+// halves: the upper half ascending, then the lower half ascending: 4 of 8 go back
+extern "C" __global__ void __launch_bounds__(256) st_rows_halves(float *C, int N, float a, int T) {
+  st_rows_order_body<4, 5, 6, 7, 0, 1, 2, 3>(C, N, a, T);
+}
