@@ -29,7 +29,9 @@ on sm_90: stmatrix, elect, cluster special registers; on sm_90a: wgmma and
 cp.async.bulk(.tensor); forms other compilers' PTX reaches (saturating adds, scalar f16
 min/max/set, video shifts, barriers with a register id or thread count, textures and surfaces,
 calls to the program's functions with early returns, relative and absolute calls). Every
-result is stored to global memory so nothing is dead.
+kernel ends with Triton's address arithmetic (`triton_addressing`, drawn from a generator of its
+own so the rest of the program does not change with it). Every result is stored to global
+memory so nothing is dead.
 """
 import argparse
 import os
@@ -862,10 +864,11 @@ class Kernel:
                 self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, %s, %s, 1, 1, 1, %d, %d;" % (
                     n, ab, lst(d), da, db, r.randint(0, 1), r.randint(0, 1)))
             if r.random() < 0.5:
-                # the next k step: descriptors advanced by small constants (Triton's UIADD3.64)
+                # the next k step: descriptors advanced by constants; Triton's carry their
+                # layout bits in the high word (both halves non-zero: `UIADD3.64`)
                 da2, db2 = self.new("b64"), self.new("b64")
-                self.emit("add.s64 %s, %s, %d;" % (da2, da, r.choice([2, 4, 0x80, 0x200])))
-                self.emit("add.s64 %s, %s, %d;" % (db2, db, r.choice([2, 4, 0x1fe, 0x202])))
+                self.emit("add.s64 %s, %s, %d;" % (da2, da, r.choice([2, 4, 0x80, 0x200, -9223371899415822334])))
+                self.emit("add.s64 %s, %s, %d;" % (db2, db, r.choice([2, 4, 0x1fe, 0x202, 4611686293305294976])))
                 self.emit("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s %s, %s, %s, 1, 1, 1, %d, %d;" % (
                     n, ab, lst(d), da2, db2, r.randint(0, 1), r.randint(0, 1)))
             self.emit("wgmma.commit_group.sync.aligned;")
@@ -1123,7 +1126,75 @@ class Kernel:
                "mov.u32 %r_ctay, %ctaid.y;",
                "mad.lo.u32 %r_gid, %r_cta, %r_ntid, %r_tid;",
                "mul.wide.u32 %rd_t, %r_gid, 8;", "add.s64 %rd_o, %rd_out, %rd_t;"]
-        return "\n".join(head + decl + ["\t" + p for p in pro] + self.body + ["\tret;", "}", ""])
+        tail = triton_addressing(random.Random("%s-tri" % self.name), self.name,
+                                 random.Random("%s-tri-base" % self.name))
+        decl.append("\t.reg .b64 %rt<13>;")
+        decl.append("\t.reg .b32 %rti<16>;")
+        decl.append("\t.reg .b16 %rth<2>;")
+        decl.append("\t.reg .pred %rtp;")
+        return "\n".join(head + decl + ["\t" + p for p in pro] + self.body + ["\t" + t for t in tail] +
+                         ["\tret;", "}", ""])
+
+
+def triton_addressing(rng, name, base_rng):
+    """Triton's address arithmetic, appended to every kernel (its own generators, so the main
+    program is what it was): a signed 32-bit index scaled into a raw `.param` pointer
+    (`mad.wide.s32 …, %param`: ptxas's `LEA` / `LEA.HI.X.SX32` pair with the pointer's high word
+    from the constant bank, or from a uniform register inside a loop), then a block base shared
+    by several loads (`triton_shared_base`). Like the rest of the generator's programs these are
+    compiled, never run."""
+    scale = rng.choice([1, 2, 4, 8])
+    ty = {1: "u8", 2: "u16", 4: "u32", 8: "u32"}[scale]
+    loop = "$%s_tri" % name
+    out = ["// Triton-style addressing",
+           "ld.param.u64 %rt0, [p_in];", "ld.param.u64 %rt1, [p_out];",
+           "rem.s32 %rti0, %r_tid, %r_n;", "mul.lo.s32 %rti1, %rti0, %r_n;",
+           "mov.u32 %rti2, 0;", "mov.u32 %rti3, 0;"]
+    if rng.random() < 0.5:
+        # straight-line: the pointer's high word stays in the constant bank
+        out += ["mad.wide.s32 %%rt2, %%rti1, %d, %%rt0;" % scale,
+                "add.s32 %rti4, %rti1, %r_n;",
+                "mad.wide.s32 %%rt3, %%rti4, %d, %%rt0;" % scale,
+                "ld.global.%s %%rti5, [%%rt2];" % ty, "ld.global.%s %%rti6, [%%rt3];" % ty,
+                "add.s32 %rti3, %rti5, %rti6;"]
+    else:
+        # in a loop: the pointer goes to a uniform register
+        out += ["%s:" % loop,
+                "add.s32 %rti4, %rti1, %rti2;",
+                "mad.wide.s32 %%rt2, %%rti4, %d, %%rt0;" % scale,
+                "add.s32 %rti5, %rti4, %r_n;",
+                "mad.wide.s32 %%rt3, %%rti5, %d, %%rt0;" % scale,
+                "ld.global.%s %%rti6, [%%rt2];" % ty, "ld.global.%s %%rti7, [%%rt3];" % ty,
+                "add.s32 %rti3, %rti3, %rti6;", "add.s32 %rti3, %rti3, %rti7;",
+                "add.s32 %%rti2, %%rti2, %d;" % rng.choice([32, 64, 128]),
+                "setp.lt.s32 %rtp, %rti2, %r_m;",
+                "@%%rtp bra %s;" % loop]
+    out += triton_shared_base(base_rng)
+    # a 64-bit sum of per-thread values and a store through the output pointer
+    out += ["and.b32 %rti8, %rti3, 1023;", "mul.wide.s32 %rt4, %rti8, 4;",
+            "and.b32 %rti9, %rti0, 255;", "cvt.s64.s32 %rt5, %rti9;",
+            "add.s64 %rt6, %rt4, %rt5;", "add.s64 %rt7, %rt6, %rt3;",
+            "st.global.u32 [%rt7], %rti3;",
+            "mad.wide.s32 %rt8, %rti0, 4, %rt1;",
+            "st.global.u32 [%rt8], %rti3;"]
+    return out
+
+
+def triton_shared_base(rng):
+    """Triton's block base: the raw pointer plus two scaled signed products
+    (`mad.wide.s32 b, y, 2, p` twice), shared by several loads so ptxas cannot fold it into each
+    load's `IMAD.WIDE`. It becomes a three-input 64-bit add: `IADD3 R, P0, P1, R, c[…]|UR, R`
+    with two carry-outs and `IADD3.X … P0, P1` with two carry-ins when a product is per-thread,
+    `UIADD3 UR, UP0, UP1, …` when both are uniform (block ids)."""
+    y0, y1 = rng.choice([("%rti0", "%r_tid"), ("%r_cta", "%r_ctay"), ("%r_cta", "%r_tid"),
+                         ("%r_tid", "%r_ctay")])
+    return ["mul.lo.s32 %%rti10, %s, %%r_n;" % y0, "mad.wide.s32 %rt9, %rti10, 2, %rt0;",
+            "mul.lo.s32 %%rti11, %s, %%r_m;" % y1, "mad.wide.s32 %rt10, %rti11, 2, %rt9;",
+            "mul.lo.s32 %rti12, %r_tid, %r_n;", "add.s32 %rti13, %rti12, %r_m;",
+            "mad.wide.s32 %rt11, %rti12, 2, %rt10;", "mad.wide.s32 %rt12, %rti13, 2, %rt10;",
+            "ld.global.u16 %rth0, [%rt11];", "ld.global.u16 %rth1, [%rt12];",
+            "cvt.u32.u16 %rti14, %rth0;", "cvt.u32.u16 %rti15, %rth1;",
+            "add.s32 %rti3, %rti3, %rti14;", "add.s32 %rti3, %rti3, %rti15;"]
 
 
 def functions(seed, rng):
