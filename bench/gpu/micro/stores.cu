@@ -20,6 +20,14 @@ struct __attribute__((aligned(16))) f4 {
     _Pragma("unroll") for (int k = 0; k < ROWS * COLS; ++k) v[k] = fmaf(v[k], a, 1.0f);
 #define COLS 8
 
+// A shared table where every thread's slot holds its own index: a pointer chase through it
+// always returns to the thread's slot.
+#define CHASE_TABLE(vn)                                                                        \
+  __shared__ int next[256];                                                                    \
+  next[threadIdx.x] = threadIdx.x;                                                             \
+  __syncthreads();                                                                             \
+  volatile int *vn = next
+
 __device__ __forceinline__ int row0() { return blockIdx.y * 128 + (threadIdx.x / 16) * ROWS; }
 __device__ __forceinline__ int col0() { return blockIdx.x * 128 + (threadIdx.x % 16) * COLS; }
 
@@ -84,10 +92,7 @@ extern "C" __global__ void __launch_bounds__(256) st_coalesced(float *C, int N, 
 // own slot, so the addresses are st_rows'): how far apart two stores to one sector must be for
 // the L1 to combine them.
 extern "C" __global__ void __launch_bounds__(256) st_rows_chase(float *C, int N, float a, int T, int P) {
-  __shared__ int next[256];
-  next[threadIdx.x] = threadIdx.x;
-  __syncthreads();
-  volatile int *vn = next;
+  CHASE_TABLE(vn);
   VALUES(v, a, T);
   int r = row0(), c = col0();
   int p = threadIdx.x;
@@ -155,10 +160,7 @@ extern "C" __global__ void __launch_bounds__(256) st_rows_fchain32(float *C, int
 // slot; D = 1 is st_rows_paced with an integer load).
 template <int D>
 __device__ __forceinline__ void st_rows_dchase_body(float *C, int N, float a, int T) {
-  __shared__ int next[256];
-  next[threadIdx.x] = threadIdx.x;
-  __syncthreads();
-  volatile int *vn = next;
+  CHASE_TABLE(vn);
   VALUES(v, a, T);
   int r = row0(), c = col0();
   int p = threadIdx.x;
@@ -192,10 +194,7 @@ extern "C" __global__ void __launch_bounds__(256) st_rows_gld(float *C, int N, f
 // st_rows_paced with the address waiting too (on the same shared load): as st_rows_chase P=1,
 // but unrolled.
 extern "C" __global__ void __launch_bounds__(256) st_rows_paced_addr(float *C, int N, float a, int T) {
-  __shared__ int next[256];
-  next[threadIdx.x] = threadIdx.x;
-  __syncthreads();
-  volatile int *vn = next;
+  CHASE_TABLE(vn);
   VALUES(v, a, T);
   int r = row0(), c = col0();
 #pragma unroll
