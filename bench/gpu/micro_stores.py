@@ -13,7 +13,8 @@ times nothing, for Nsight Compute:
 
     ncu --csv --metrics gpu__time_duration.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
 lts__t_sectors_srcunit_tex_op_write.sum,sm__cycles_active.max,\
-smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio \
+smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio \
         -k regex:^st_ python3 bench/gpu/micro_stores.py run --once
 
 (`--only REGEX` runs a subset). docs/tune.md, "Stores and the LSU queue", says what they
