@@ -26,6 +26,18 @@ use std::sync::OnceLock;
 
 use super::Generation;
 
+/// Texture and surface instructions: how many coordinate and result registers they read and
+/// write follows the dimension field (`1D`/`2D`/`3D`/arrays, bits 61–63 of the first word on
+/// sm_90), which no learned envelope covers (the envelopes hold bits 64 and up), so a form learned
+/// from 2-D samples would give a 3-D fetch a pair where it reads three registers (generated
+/// holdout seed 1003 on sm_90: `TEX.LL RZ, R16, R32, R21, UR4, 0x0, 3D, 0x2` reads R32–R34). The
+/// loader adds "any general register" to their forms: the fields still print and encode, and
+/// every register client (liveness, the demoter's planner) treats the instruction as touching
+/// any register.
+pub const DIMENSIONED: &[&str] = &[
+    "TEX", "TLD", "TLD4", "TMML", "TXD", "TXQ", "SULD", "SUST", "SUATOM", "SURED",
+];
+
 /// A register file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegFile {
@@ -315,6 +327,9 @@ impl Table {
                     write,
                 });
             }
+            if DIMENSIONED.contains(&&*form.mnemonic) && !form.implicit.contains(&RegFile::Gpr) {
+                form.implicit.push(RegFile::Gpr);
+            }
             t.forms.entry(key).or_default().push(form);
         }
         Ok(t)
@@ -419,5 +434,29 @@ mod tests {
         assert_eq!(t.mnemonic(1), Some("X"));
         assert!(Table::parse("x", "0x0984 LDS - g16:z1").is_err());
         assert!(Table::parse("x", "0x0984 LDS 200:2=1").is_err());
+    }
+
+    #[test]
+    fn texture_forms_touch_any_general_register() {
+        let t = Table::parse(
+            "x",
+            "0x0b66 TEX - g16:w2 g24:r2 p12:r1\n0x0984 LDS - g16:w2 g24:r1 p12:r1\n",
+        )
+        .unwrap();
+        let tex = t.lookup(0x0b66 | 0x7000).unwrap();
+        assert_eq!(tex.implicit, vec![RegFile::Gpr]);
+        assert_eq!(tex.operands.len(), 3, "the fields are kept for printing");
+        assert!(t.lookup(0x0984 | 0x7000).unwrap().implicit.is_empty());
+        // The committed tables: every texture and surface form is conservative.
+        for (name, text) in [("sm_8x.tbl", SM_8X), ("sm_90.tbl", SM_90)] {
+            let t = Table::parse(name, text).unwrap();
+            for forms in t.forms.values() {
+                for f in forms {
+                    if DIMENSIONED.contains(&f.mnemonic.as_str()) {
+                        assert!(f.implicit.contains(&RegFile::Gpr), "{name}: {}", f.mnemonic);
+                    }
+                }
+            }
+        }
     }
 }
