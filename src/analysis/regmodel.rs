@@ -16,8 +16,8 @@
 //! a uniform float, or a uniform value loaded from global or shared memory, is per-thread.
 //!
 //! The model is the peak pressure with those weighed 0, plus the uniform values' peak beyond the
-//! uniform register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]). `bench/pressure_model.rs` tabulates it against `ptxas -v`
-//! (docs/benchmarks.md).
+//! uniform register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]).
+//! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
 use crate::analysis::divergence::{self, Class};
 use crate::machine::cfg::Cfg;
