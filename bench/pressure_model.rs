@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use warpsmith::analysis::regmodel;
+use warpsmith::analysis::{occupancy, regmodel};
 use warpsmith::ptx::{parse_module, FuncKind};
 use warpsmith::tools::{self, Tool};
 
@@ -26,6 +26,10 @@ fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
         Ok(m) => m,
         Err(e) => return eprintln!("{source}: {e}"),
     };
+    let limits = match occupancy::arch(arch) {
+        Ok(l) => l,
+        Err(e) => return eprintln!("{source}: {e}"),
+    };
     let figures = match tools::ptxas_verbose_source(text, arch, &[]) {
         Ok(v) => v,
         Err(e) => return eprintln!("{source}: ptxas: {e}"),
@@ -37,7 +41,7 @@ fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
         let Some(k) = figures.iter().find(|k| k.name == *f.name) else {
             continue;
         };
-        match regmodel::model(f) {
+        match regmodel::model(f, limits) {
             Ok(r) => out.push(Row {
                 source: source.to_string(),
                 kernel: f.name.to_string(),

@@ -16,14 +16,17 @@
 //! a uniform float, or a uniform value loaded from global or shared memory, is per-thread.
 //!
 //! The model is the peak pressure with those weighed 0, plus the uniform values' peak beyond the
-//! uniform register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]).
+//! uniform register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]), at
+//! most the cap the kernel's launch bounds and `.maxnreg` set ([`launch_cap`]: above it ptxas
+//! spills or reschedules).
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
 use crate::analysis::divergence::{self, Class};
+use crate::analysis::occupancy::ArchLimits;
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::Pressure;
-use crate::ptx::{roles, Function, InstData, Modifier, Opcode, Operand, StateSpace};
+use crate::ptx::{roles, FuncDirective, Function, InstData, Modifier, Opcode, Operand, StateSpace};
 
 /// Uniform registers a kernel's warp-uniform values may occupy before the rest go to the
 /// per-thread file (63 `UR`s, less what ptxas keeps for itself).
@@ -49,9 +52,46 @@ pub struct RegModel {
     pub per_thread: u32,
     /// Peak of the warp-uniform values alone.
     pub uniform: u32,
+    /// The registers ptxas may give the kernel at most ([`launch_cap`]; [`MAX_REGS`] without
+    /// launch bounds or `.maxnreg`).
+    pub cap: u32,
     /// The estimate of ptxas's register count: `per_thread + max(0, uniform - UNIFORM_REGS)`
-    /// plus [`RESERVED_REGS`], at most [`MAX_REGS`].
+    /// plus [`RESERVED_REGS`], at most `cap`.
     pub estimate: u32,
+}
+
+/// The most registers per thread ptxas gives kernel `f` on `arch`: `.maxnreg` if given, and
+/// what lets the launch bounds' warps be resident at once — `.maxntid`/`.reqntid` threads per
+/// block times `.minnctapersm` blocks (1 if absent). Warps are spread over the SM's
+/// sub-partitions, each with its share of the register file, so the count is rounded up to a
+/// multiple of the sub-partitions, and a warp's registers come in allocation units.
+/// Measured with ptxas 12.9 on sm_80 (a 127-register body under `.maxntid` 32–1024 and
+/// `.minnctapersm` 1–20, docs/benchmarks.md): 17–20 warps give 96, 21–24 give 80, 25–28 give
+/// 72, 29–32 give 64, 40 give 48 — ptxas may choose fewer still.
+pub fn launch_cap(f: &Function, arch: &ArchLimits) -> u32 {
+    let mut cap = arch.max_regs_per_thread.min(MAX_REGS);
+    for d in &f.directives {
+        if let FuncDirective::MaxNreg(n) = d {
+            cap = cap.min(*n);
+        }
+    }
+    let Some(threads) = f.block_size_bound().filter(|&t| t > 0) else {
+        return cap;
+    };
+    let blocks = f
+        .directives
+        .iter()
+        .find_map(|d| match d {
+            FuncDirective::MinNctaPerSm(n) => Some((*n).max(1)),
+            _ => None,
+        })
+        .unwrap_or(1);
+    let warps = threads.div_ceil(32).saturating_mul(blocks);
+    let sub = arch.sub_partitions.max(1);
+    let warps = warps.div_ceil(sub).saturating_mul(sub);
+    let unit = (arch.reg_alloc_unit / 32).max(1);
+    let per_thread = arch.regs_per_sm / warps.saturating_mul(32).max(1);
+    cap.min(per_thread / unit * unit)
 }
 
 /// How the model counts one register.
@@ -65,8 +105,8 @@ enum Kind {
     Uniform,
 }
 
-/// Runs the model on kernel `f`.
-pub fn model(f: &Function) -> Result<RegModel, String> {
+/// Runs the model on kernel `f` compiled for `arch`.
+pub fn model(f: &Function, arch: &ArchLimits) -> Result<RegModel, String> {
     let body = f.body.as_ref().ok_or("a declaration has no body")?;
     let div = divergence::analyze_function(
         f,
@@ -94,11 +134,13 @@ pub fn model(f: &Function) -> Result<RegModel, String> {
     let per_thread =
         Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::PerThread)).max_units();
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
+    let cap = launch_cap(f, arch);
     Ok(RegModel {
         pressure: all,
         per_thread,
         uniform,
-        estimate: (per_thread + uniform.saturating_sub(UNIFORM_REGS) + RESERVED_REGS).min(MAX_REGS),
+        cap,
+        estimate: (per_thread + uniform.saturating_sub(UNIFORM_REGS) + RESERVED_REGS).min(cap),
     })
 }
 
@@ -209,14 +251,68 @@ mod tests {
     use super::*;
     use crate::ptx::parse_module;
 
-    fn model_of(body: &str) -> RegModel {
+    fn sm_80() -> &'static ArchLimits {
+        crate::analysis::occupancy::arch("sm_80").expect("sm_80 is known")
+    }
+
+    fn kernel(directives: &str, body: &str) -> crate::ptx::Module {
         let text = format!(
             ".version 8.0\n.target sm_80\n.address_size 64\n\
-             .visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}\n"
+             .visible .entry k(.param .u64 p, .param .u32 n)\n{directives}\n{{\n{body}\n}}\n"
         );
-        let m = parse_module(&text, "t.ptx").expect("test PTX parses");
+        parse_module(&text, "t.ptx").expect("test PTX parses")
+    }
+
+    fn model_of(body: &str) -> RegModel {
+        let m = kernel("", body);
         let f = m.functions().next().expect("one kernel");
-        model(f).expect("model runs")
+        model(f, sm_80()).expect("model runs")
+    }
+
+    fn cap_of(directives: &str) -> u32 {
+        let m = kernel(directives, "ret;");
+        let f = m.functions().next().expect("one kernel");
+        launch_cap(f, sm_80())
+    }
+
+    /// The caps ptxas 12.9 was measured to keep on sm_80 (see `launch_cap`).
+    #[test]
+    fn launch_bounds_cap_the_registers_as_ptxas_does() {
+        assert_eq!(cap_of(""), MAX_REGS);
+        assert_eq!(cap_of(".maxnreg 40"), 40);
+        for (threads, blocks, cap) in [
+            (512, 1, 128),
+            (544, 1, 96),
+            (640, 1, 96),
+            (672, 1, 80),
+            (768, 1, 80),
+            (800, 1, 72),
+            (896, 1, 72),
+            (928, 1, 64),
+            (1024, 1, 64),
+            (256, 3, 80),
+            (256, 5, 48),
+            (96, 5, 128),
+            (160, 4, 96),
+            (100, 7, 72),
+            (64, 9, 96),
+        ] {
+            let d = format!(".maxntid {threads}\n.minnctapersm {blocks}");
+            assert_eq!(cap_of(&d), cap, "{d}");
+        }
+        assert_eq!(cap_of(".reqntid 32, 32\n.maxnreg 48"), 48);
+        assert_eq!(cap_of(".maxntid 96\n.minnctapersm 1"), MAX_REGS);
+    }
+
+    #[test]
+    fn the_estimate_stays_under_the_launch_cap() {
+        let m = kernel(".maxntid 1024", &eight_uniform(true));
+        let r = model(m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
+        assert_eq!(r.cap, 64);
+        let m = kernel(".maxnreg 8", &eight_uniform(true));
+        let r = model(m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
+        assert!(r.per_thread + RESERVED_REGS > 8, "{r:?}");
+        assert_eq!(r.estimate, 8, "{r:?}");
     }
 
     /// Eight uniform values live together, computed on the uniform datapath (integer adds of a
