@@ -49,10 +49,13 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
        that merely separates the corpus's forms is no longer chosen;
     c. flipped words whose selector values no sample has become extra samples, learned from
        their own mutants (LEA.X without .HI, from a LEA.HI.X);
-    d. bits no sample varies (in [72:90], outside register slots that are RZ/PT in every
-       sample) are flipped in two samples: a bit whose flip changes no register or role (an
+    d. for every opcode key, not only those with several layouts: bits no sample varies (the
+       modifier bits in [16:31] and [64:90] outside register fields and outside slots that are
+       RZ/PT in every sample) are flipped in two samples, once more with P0 in the predicate
+       slots that are PT in every sample: a bit whose flip changes no register or role (an
        operand value, or a modifier that leaves the operands alone) leaves the envelope
-       (LEA's shift bit 79 when no sample shifts by 16 or more; LDS's address scale `.X4`).
+       (LEA's shift bit 79 when no sample shifts by 16 or more; LDS's address scale `.X4`;
+       `.FTZ` and `|R|` on an FMNMX form seen only without them).
 """
 import argparse
 import collections
@@ -497,74 +500,41 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
     separate the corpus's forms. Flipped words whose selector values the corpus lacks are kept
     as extra samples (LEA.X without .HI, from a LEA.HI.X), learned from their own mutants.
 
-    Bits no sample varies are flipped in two samples to find free bits (step 8d).
-
     Returns ({key: {'bits': selector bits, 'probed': varying bits probed, 'extra': [(word,
-    text, marks)], 'free': bits that leave the envelope}}, mutants of the extra samples by (key,
-    signature))."""
+    text, marks)]}}, mutants of the extra samples by (key, signature))."""
     pairs = []
+    probes = {}
     for key, ss, (mn, smask, results, sigs) in multi_layout_keys(gen, samples, mutants, hints):
         fb = field_bits(results)
         cand = [b for b in selector_bits(smask) if b not in fb]
         vary = [b for b in cand if len({(w >> b) & 1 for w, t, m in ss}) == 2]
-        # A candidate register slot that holds the zero register (RZ/PT/URZ) in every sample
-        # may be an operand no sample uses (IADD3's second carry-out [84:86]): its bits stay in
-        # the envelope, as do bits 91-104 (opcode and reserved bits).
-        zero_slots = set()
-        for f in ("GPR", "UGPR", "PRED"):
-            for lo, n in SLOTS[f]:
-                if all(field(w, lo, n) == ZERO[f] for w, t, m in ss):
-                    zero_slots |= set(range(lo, lo + n))
-        fixed = [b for b in cand if b not in vary and b <= 90 and b not in zero_slots]
-        first = {}
-        for sig in sorted(results):
-            first.setdefault(results[sig], sig)
-        reps = sorted(first.values())
-        reps += [sig for sig in sorted(results) if sig not in reps]
-        for i, sig in enumerate(reps[:PROBE_SIGS]):
+        if vary or unvaried_bits(ss, smask, results):
+            # A key with probe evidence (even none that changes a layout) is generalised
+            # over the probed bits only.
+            probes[key] = {'bits': set(), 'probed': set(), 'extra': []}
+        for sig in probe_signatures(results)[:PROBE_SIGS]:
             w = fresh_registers(sigs[sig][0][0], hints[key])
-            # Bits that never varied are probed on two samples: only to find operand value
-            # bits (the shift amount's high bit when no sample shifts by 16 or more).
             for b in vary:
-                pairs.append((key, b, w, w ^ (1 << b), False))
-            for b in (fixed if i < 2 else []):
-                pairs.append((key, b, w, w ^ (1 << b), True))
-    words = sorted({w for _, _, a, b, _ in pairs for w in (a, b)})
+                pairs.append((key, b, w, w ^ (1 << b)))
+    words = sorted({w for _, _, a, b in pairs for w in (a, b)})
     got = {w: (t, m) for w, t, m in
            run_synthetic(args.nvdisasm, template, args.kernel, words, tmpdir, gen + '-probe')}
-    probes = {}
     flips = collections.defaultdict(list)
-    changed = collections.defaultdict(set)   # key -> fixed bits whose flip changed anything
-    fixed_probed = collections.defaultdict(set)
-    for key, b, w0, w1, is_fixed in pairs:
-        pr = probes.setdefault(key, {'bits': set(), 'probed': set(), 'extra': [], 'free': set()})
+    for key, b, w0, w1 in pairs:
+        pr = probes[key]
         if w0 not in got or w1 not in got:
-            if is_fixed:
-                changed[key].add(b)  # a rejected flip: not a free operand value
-            continue
-        if is_fixed:
-            fixed_probed[key].add(b)
-            if got[w0][1] != got[w1][1]:
-                changed[key].add(b)
             continue
         pr['probed'].add(b)
         if got[w0][1] != got[w1][1]:
             pr['bits'].add(b)
             flips[key].append((w1,) + got[w1])
-    # Free bits: bits no sample varies whose every probe listed the same registers and roles —
-    # an operand value (only a number changed: a shift amount of 16 or more) or a modifier that
-    # leaves the operands alone (LDS/STS's address scale `.X4`). They leave the envelope, so
-    # that such a word is decoded with the form the other bits select. A fixed bit whose flip
-    # changes the registers, or that nvdisasm rejects, stays in the envelope (unseen: unknown).
-    for key, pr in probes.items():
-        pr['free'] = fixed_probed[key] - changed[key]
     # Extra samples: flipped words whose values of the selector bits no sample has.
     plan = []
     for key, pr in sorted(probes.items()):
         bits = sorted(pr['bits'])
-        print("%s 0x%04x %s: %d bits probed, layout changes with %s, free bits %s"
-              % (gen, key, key_mnemonic(samples[key]), len(pr['probed']), bits or 'none',
-                 sorted(pr['free']) or 'none'), file=sys.stderr)
+        print("%s 0x%04x %s: %d bits probed, layout changes with %s"
+              % (gen, key, key_mnemonic(samples[key]), len(pr['probed']), bits or 'none'),
+              file=sys.stderr)
         seen = {tuple((w >> b) & 1 for b in bits) for w, t, m in samples[key]}
         smask = sig_mask(gen, key_mnemonic(samples[key]), hints[key])
         for w, t, m in flips[key]:
@@ -582,6 +552,128 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
         if mw in by_word:
             extra_mutants[(key, sig)].append((mw,) + by_word[mw])
     return probes, extra_mutants
+
+
+def probe_signatures(results):
+    """The signatures of one opcode key in probing order: the first of each layout, then the
+    rest."""
+    first = {}
+    for sig in sorted(results):
+        first.setdefault(results[sig], sig)
+    reps = sorted(first.values())
+    return reps + [sig for sig in sorted(results) if sig not in reps]
+
+
+def unvaried_bits(ss, smask, results):
+    """Step 8d's candidates: modifier bits (selector bits up to 90, outside every register field
+    a layout uses) that no sample of the key varies. A candidate register slot that holds the
+    zero register (RZ/PT/URZ) in every sample may be an operand no sample uses (IADD3's second
+    carry-out [84:86]): its bits are operand values, not candidates; bits 91-104 are opcode and
+    reserved bits."""
+    fb = field_bits(results)
+    zero_slots = set()
+    for f in ("GPR", "UGPR", "PRED"):
+        for lo, n in SLOTS[f]:
+            if all(field(w, lo, n) == ZERO[f] for w, t, m in ss):
+                zero_slots |= set(range(lo, lo + n))
+    return [b for b in selector_bits(smask) if b not in fb and b <= 90 and b not in zero_slots
+            and len({(w >> b) & 1 for w, t, m in ss}) == 1]
+
+
+def with_unused_predicates(word, ss, hints):
+    """`word` with P0 in every predicate slot that holds PT in every sample and is no candidate
+    field: a flip that makes the instruction read such a slot (a predicate operand no sample
+    used) then changes the registers read, where with PT it would not."""
+    w = word
+    for lo, n in SLOTS["PRED"]:
+        inside_gpr_field = lo == 68 and 64 in hints
+        if (lo != 12 and lo not in hints and not inside_gpr_field
+                and all(field(s, lo, n) == 7 for s, t, m in ss)):
+            w &= ~mask(lo, n)
+    return w
+
+
+def probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints):
+    """Step 8d, for every opcode key that is not control flow: each modifier bit no sample
+    varies (`unvaried_bits`) is flipped in two signatures (`probe_signatures`), with the same
+    fresh registers in both words of a pair, once as the sample has it and once with its
+    unused predicate slots set to P0 (`with_unused_predicates`). A bit is free when every pair
+    was listed as the same opcode, with modifiers nvdisasm can name (no `???`), reading and
+    writing the same registers: an operand value (a shift amount of 16 or more) or a modifier
+    that leaves the operands alone (`.FTZ`, `|R|` on FMNMX, LDS's `.X4`), and no combination of
+    it with free bits up to three positions above changes the registers (a field of several
+    bits).
+    Free bits leave the envelope, so that a word with such a modifier no sample had decodes with
+    the form of its other bits instead of as unknown. A bit whose flip changes the registers, or
+    that nvdisasm rejects, stays in the envelope.
+
+    Returns {key: free bits}."""
+    pairs = []
+    for key in sorted(samples):
+        ss = samples[key]
+        if is_control_flow(ss):
+            continue
+        mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
+                                               collections.Counter())
+        cand = unvaried_bits(ss, smask, results)
+        for sig in probe_signatures(results)[:2]:
+            w = fresh_registers(sigs[sig][0][0], hints[key])
+            filled = with_unused_predicates(w, ss, hints[key])
+            for b in cand:
+                pairs.append((key, b, w, w ^ (1 << b)))
+                if filled != w:
+                    pairs.append((key, b, filled, filled ^ (1 << b)))
+    got = list_pairs(args, template, tmpdir, pairs, gen + '-free')
+    probed = collections.defaultdict(set)
+    changed = collections.defaultdict(set)
+    for key, b, w0, w1 in pairs:
+        probed[key].add(b)
+        if not same_operands(got, w0, w1):
+            changed[key].add(b)
+    # Bits free one at a time may still form a field together (a size field whose value 3 is
+    # `.64` while 1 and 2 keep the width): every combination of two or more free bits within
+    # four consecutive positions is flipped too, and a combination nvdisasm lists as a valid
+    # instruction with other registers or roles takes its bits out of the free set.
+    combos = []
+    for key, b, w0, w1 in pairs:
+        single = probed[key] - changed[key]
+        if b not in single:
+            continue
+        near = [c for c in sorted(single) if b < c <= b + 3]
+        for k in range(1, len(near) + 1):
+            for more in itertools.combinations(near, k):
+                flip = (1 << b) | sum(1 << c for c in more)
+                combos.append((key, (b,) + more, w0, w0 ^ flip))
+    got.update(list_pairs(args, template, tmpdir, combos, gen + '-free-combos'))
+    joint = collections.defaultdict(set)
+    for key, bits, w0, w1 in combos:
+        if w1 in got and '???' not in got[w1][0] and not same_operands(got, w0, w1):
+            joint[key] |= set(bits)
+    free = {}
+    for key in sorted(probed):
+        free[key] = probed[key] - changed[key] - joint[key]
+        print("%s 0x%04x %s: %d unvaried bits probed, free %s%s"
+              % (gen, key, key_mnemonic(samples[key]), len(probed[key]),
+                 sorted(free[key]) or 'none',
+                 ', not free together %s' % sorted(joint[key]) if joint[key] else ''),
+              file=sys.stderr)
+    return free
+
+
+def list_pairs(args, template, tmpdir, pairs, tag):
+    """nvdisasm's (text, marks) of every word of `pairs` [(key, bits, word, word)] it accepts."""
+    words = sorted({w for _, _, a, b in pairs for w in (a, b)})
+    return {w: (t, m) for w, t, m in
+            run_synthetic(args.nvdisasm, template, args.kernel, words, tmpdir, tag)}
+
+
+def same_operands(got, w0, w1):
+    """Whether nvdisasm lists both words, as the same opcode with modifiers it can name, reading
+    and writing the same registers."""
+    if w0 not in got or w1 not in got:
+        return False
+    (t0, m0), (t1, m1) = got[w0], got[w1]
+    return m0 == m1 and base(t0) == base(t1) and '???' not in t1
 
 
 def run_synthetic(nvdisasm, template, kernel, words, tmpdir, tag):
@@ -776,7 +868,8 @@ def learn(args):
                                                 mutants, hints)
         for k, v in extra_mutants.items():
             mutants.setdefault(k, []).extend(v)
-        write_table(args, gen, samples, mutants, hints, probes)
+        free = probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints)
+        write_table(args, gen, samples, mutants, hints, probes, free)
 
 
 def bit_ranges(bits):
@@ -914,9 +1007,10 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
     return mn, smask, results, sigs
 
 
-def key_lines(gen, key, ss, mutants, hk, stats, probe=None):
+def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
     """The table lines of one opcode key (samples `ss`, mutants by (key, signature), candidate
-    register fields `hk`; `probe`: what probing found for the key, see `probe_selectors`)."""
+    register fields `hk`; `probe`: what probing found for the key, see `probe_selectors`;
+    `free`: the bits step 8d found free, see `probe_free_bits`)."""
     lines = []
     extra = probe['extra'] if probe else ()
     mn, smask, results, sigs = key_results(gen, key, ss, mutants, hk, stats, extra)
@@ -942,12 +1036,11 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None):
         print("0x%04x %s: probed forms left out (no selector explains them)" % (key, mn),
               file=sys.stderr)
         return key_lines(gen, key, ss, mutants, hk, stats,
-                         dict(probe, extra=()) if probe else None)
+                         dict(probe, extra=()) if probe else None, free)
     # The envelope: selector-candidate bits that never varied among the opcode's samples
     # must keep their value, so that an unseen modifier (e.g. STS.128 when only STS was
     # seen) decodes as unknown instead of borrowing a seen form's operands.
     fixed_mask = 0
-    free = probe['free'] if probe else set()
     # Only samples whose signature got a layout widen the envelope: a sample nvdisasm gave no
     # life ranges for (and no mutants: control flow) taught nothing, and must not make its bits
     # look free — `RET.ABS.NODEC` in a relocatable cubin would otherwise match `RET.REL`'s form
@@ -989,11 +1082,12 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None):
     return lines
 
 
-def write_table(args, gen, samples, mutants, hints, probes):
+def write_table(args, gen, samples, mutants, hints, probes, free):
     lines = []
     stats = collections.Counter()
     for key in sorted(samples):
-        lines += key_lines(gen, key, samples[key], mutants, hints[key], stats, probes.get(key))
+        lines += key_lines(gen, key, samples[key], mutants, hints[key], stats, probes.get(key),
+                           free.get(key, frozenset()))
     path = os.path.join(args.out, '%s.tbl' % gen)
     with open(path, 'w') as fh:
         fh.write("# warpsmith SASS operand table, generation %s. Generated by learn_tables.py from\n" % gen)
