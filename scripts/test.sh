@@ -136,7 +136,9 @@ elif ! probe=$(PYTHONPATH="$triton_dir" python3 tests/triton/compile_suite.py --
 else
   # The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite; then
   # the emulator runs every kernel Triton made (its own ptxas side) against a CPU reference and
-  # against the spilling pass's rewrite at 64 registers (tests/emu_triton.rs, `equiv`).
+  # against the spilling pass's rewrite at 64 registers (tests/emu_triton.rs, `equiv`), and the
+  # SASS decoder checks the same cubins against nvdisasm and its holdout record
+  # (tests/sass_holdout.rs, tests/data/sass-holdout/triton-suite.txt).
   triton_check() {
     python3 bench/triton/test_never_worse.py &&
       PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
@@ -145,7 +147,8 @@ else
       rm -rf "$triton_out/equiv" && mkdir -p "$triton_out/equiv" &&
       ln -s ../sm_80/ptxas "$triton_out/equiv/sm_80" &&
       ln -s ../sm_90/ptxas "$triton_out/equiv/sm_90" &&
-      WARPSMITH_TRITON_DIR="$triton_out/equiv" cargo test --test emu_triton triton_suite_from_environment
+      WARPSMITH_TRITON_DIR="$triton_out/equiv" cargo test --test emu_triton triton_suite_from_environment &&
+      WARPSMITH_TRITON_DIR="$triton_out/equiv" cargo test --test sass_holdout holdout_triton_suite_from_environment
   }
   step triton triton_check
 fi

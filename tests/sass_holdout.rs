@@ -9,7 +9,8 @@
 //!   tables are learned from seeds below 1000), built for sm_80/86/89/90/90a at the -O level and
 //!   register limit each seed selects;
 //! - the Triton PTX fixtures of `tests/data/triton` (sm_80 PTX for sm_80/86/89, the sm_90a PTX
-//!   for sm_90a);
+//!   for sm_90a), and the cubins of the whole Triton suite when `WARPSMITH_TRITON_DIR` names
+//!   them (per kernel; the test command's `triton` step);
 //! - the ZLUDA PTX corpus (`../shared/corpus/zluda-ptx`) for sm_80 and sm_90 (sm_86/89 too with
 //!   `WARPSMITH_HOLDOUT_FULL=1`), where ptxas accepts the file. To keep the run short, a ZLUDA
 //!   cubin is checked when it has an
@@ -82,6 +83,80 @@ fn ptxas(ptxas: &Path, arch: &str, ptx: &Path, out: &Path) -> Result<(), String>
 /// decodes) are recorded one by one as well; the goal is none (docs/sass.md lists the known
 /// ones), and any new one fails.
 fn check_all(set: &str, cubins: &[(String, PathBuf)]) -> Vec<String> {
+    let (lines, mut failures) = summarise(set, cubins);
+    let record: String = lines.values().map(String::as_str).collect();
+    let golden = record_path(set);
+    if std::env::var_os("WARPSMITH_BLESS").is_some() {
+        bless(&golden, &record, &mut failures);
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+    if record != expected {
+        failures.push(format!(
+            "{set}: the forms the decoder refuses changed (0 unknown is the goal); check and \
+             re-bless with WARPSMITH_BLESS=1.\nnow:\n{record}recorded in {}:\n{expected}",
+            golden.display()
+        ));
+    }
+    failures
+}
+
+/// Like [`check_all`] for a set whose members vary between runs (the Triton suite: the test
+/// command builds a subset, a full build all of it): each label's record entry (its first line
+/// is `<label>: …`) must equal the recorded one, labels absent from this run are left alone,
+/// and a label the record lacks fails. Blessing adds or replaces the labels of this run.
+fn check_each(set: &str, cubins: &[(String, PathBuf)]) -> Vec<String> {
+    let (lines, mut failures) = summarise(set, cubins);
+    let golden = record_path(set);
+    let mut recorded = BTreeMap::<String, String>::new();
+    let text = std::fs::read_to_string(&golden).unwrap_or_default();
+    let mut label = String::new();
+    for l in text.lines() {
+        // A wrong-decode line (indented) belongs to the label above it.
+        if !l.starts_with(' ') {
+            label = l.split(':').next().unwrap_or("").to_string();
+        }
+        let entry = recorded.entry(label.clone()).or_default();
+        entry.push_str(l);
+        entry.push('\n');
+    }
+    if std::env::var_os("WARPSMITH_BLESS").is_some() {
+        recorded.extend(lines.clone());
+        let all: String = recorded.values().map(String::as_str).collect();
+        bless(&golden, &all, &mut failures);
+    }
+    for (label, now) in &lines {
+        let before = recorded
+            .get(label)
+            .map(String::as_str)
+            .unwrap_or("(nothing)\n");
+        if now != before {
+            failures.push(format!(
+                "{set} {label}: the forms the decoder refuses changed (0 unknown is the goal); \
+                 check and re-bless with WARPSMITH_BLESS=1.\nnow:\n{now}recorded in {}:\n{before}",
+                golden.display()
+            ));
+        }
+    }
+    failures
+}
+
+fn record_path(set: &str) -> PathBuf {
+    repo_root()
+        .join("tests/data/sass-holdout")
+        .join(format!("{set}.txt"))
+}
+
+fn bless(golden: &Path, record: &str, failures: &mut Vec<String>) {
+    let _ = std::fs::create_dir_all(golden.parent().unwrap_or(Path::new(".")));
+    if let Err(e) = std::fs::write(golden, record) {
+        failures.push(format!("{}: {e}", golden.display()));
+    }
+}
+
+/// Runs `sass check` on every cubin and returns the record entry of each label (one line of
+/// counts, then one line per wrong decode) and the failures that no record can excuse
+/// (unreadable cubins, raw words or decode→encode that disagree).
+fn summarise(set: &str, cubins: &[(String, PathBuf)]) -> (BTreeMap<String, String>, Vec<String>) {
     let reports = parallel_map(cubins, |(arch, p)| {
         let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
         check_cubin(&bytes)
@@ -108,7 +183,7 @@ fn check_all(set: &str, cubins: &[(String, PathBuf)]) -> Vec<String> {
             Err(e) => failures.push(e),
         }
     }
-    let mut record = String::new();
+    let mut lines = BTreeMap::new();
     for (arch, (n, r)) in &by_arch {
         let c = &r.counts;
         let unknown = c.instructions - c.known;
@@ -152,33 +227,19 @@ fn check_all(set: &str, cubins: &[(String, PathBuf)]) -> Vec<String> {
                 c.words_agree, c.encode_agree, c.instructions
             ));
         }
-        record.push_str(&format!(
-            "{arch}: {unknown} unknown, {} conservative {:?}; unknown opcodes {:?}; {} wrong \
-             decodes\n{wrong_lines}",
-            c.regs_conservative,
-            r.conservative_by_mnemonic,
-            refused,
-            wrong.len()
-        ));
+        lines.insert(
+            arch.clone(),
+            format!(
+                "{arch}: {unknown} unknown, {} conservative {:?}; unknown opcodes {:?}; {} wrong \
+                 decodes\n{wrong_lines}",
+                c.regs_conservative,
+                r.conservative_by_mnemonic,
+                refused,
+                wrong.len()
+            ),
+        );
     }
-    let golden = repo_root()
-        .join("tests/data/sass-holdout")
-        .join(format!("{set}.txt"));
-    if std::env::var_os("WARPSMITH_BLESS").is_some() {
-        let _ = std::fs::create_dir_all(golden.parent().unwrap_or(Path::new(".")));
-        if let Err(e) = std::fs::write(&golden, &record) {
-            failures.push(format!("{}: {e}", golden.display()));
-        }
-    }
-    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-    if record != expected {
-        failures.push(format!(
-            "{set}: the forms the decoder refuses changed (0 unknown is the goal); check and \
-             re-bless with WARPSMITH_BLESS=1.\nnow:\n{record}recorded in {}:\n{expected}",
-            golden.display()
-        ));
-    }
-    failures
+    (lines, failures)
 }
 
 /// Generator programs of the holdout seeds.
@@ -272,6 +333,48 @@ fn holdout_triton() {
     let cubins: Vec<(String, PathBuf)> = jobs.into_iter().map(|(a, _, o)| (a, o)).collect();
     let failures = check_all("triton", &cubins);
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The Triton suite (tests/triton/suite.py), as Triton 3.6 and its own ptxas built it: the
+/// folder `WARPSMITH_TRITON_DIR` holds `sm_80/` and `sm_90/` (`tests/triton/compile_suite.py
+/// --out` folders; the `triton` step of scripts/test.sh passes the CI subset). Checked per
+/// kernel (`sm_80 attn_d64`, `sm_90a …`: Triton builds sm_90 as sm_90a) against
+/// `tests/data/sass-holdout/triton-suite.txt`; kernels the folder lacks are not checked.
+#[test]
+fn holdout_triton_suite_from_environment() {
+    let test = "holdout_triton_suite_from_environment";
+    let Some(dir) = std::env::var_os("WARPSMITH_TRITON_DIR").map(PathBuf::from) else {
+        eprintln!("SKIPPED: WARPSMITH_TRITON_DIR is not set ({test}; scripts/test.sh sets it)");
+        return;
+    };
+    if tools_for(test).is_none() {
+        return;
+    }
+    let mut cubins = Vec::new();
+    for (sub, arch) in [("sm_80", "sm_80"), ("sm_90", "sm_90a")] {
+        let d = dir.join(sub);
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for p in entries.flatten().map(|e| e.path()) {
+            if p.extension().is_some_and(|x| x == "cubin") {
+                let stem = p
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_string();
+                cubins.push((format!("{arch} {stem}"), p));
+            }
+        }
+    }
+    cubins.sort();
+    assert!(
+        !cubins.is_empty(),
+        "WARPSMITH_TRITON_DIR={}: no sm_80/*.cubin or sm_90/*.cubin",
+        dir.display()
+    );
+    let failures = check_each("triton-suite", &cubins);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
