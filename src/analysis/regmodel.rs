@@ -22,7 +22,7 @@
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
 use crate::analysis::divergence::{self, Class};
-use crate::analysis::occupancy::ArchLimits;
+use crate::analysis::occupancy::{self, ArchLimits};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::Pressure;
@@ -60,15 +60,15 @@ pub struct RegModel {
     pub estimate: u32,
 }
 
-/// The most registers per thread ptxas gives kernel `f` on `arch`: `.maxnreg` if given, and
-/// what lets the launch bounds' warps be resident at once — `.maxntid`/`.reqntid` threads per
-/// block times `.minnctapersm` blocks (1 if absent). Warps are spread over the SM's
-/// sub-partitions, each with its share of the register file, so the count is rounded up to a
-/// multiple of the sub-partitions, and a warp's registers come in allocation units.
-/// Measured with ptxas 12.9 on sm_80 (a 127-register body under `.maxntid` 32–1024 and
-/// `.minnctapersm` 1–20, docs/benchmarks.md): 17–20 warps give 96, 21–24 give 80, 25–28 give
-/// 72, 29–32 give 64, 40 give 48 — ptxas may choose fewer still.
-pub fn launch_cap(f: &Function, arch: &ArchLimits) -> u32 {
+/// The most registers per thread ptxas gives kernel `f` on `arch`: `.maxnreg` if given, and the
+/// most that lets `.minnctapersm` blocks (1 if absent) of `.maxntid`/`.reqntid` threads be
+/// resident on one SM by registers — the occupancy calculator's rule
+/// ([`occupancy::occupancy`]'s `blocks_by_registers`: warps spread over the SM's
+/// sub-partitions, registers allocated per warp in units). Measured with ptxas 12.9 on sm_80
+/// and sm_90 (a 127-register body under `.maxntid` 32–1024 and `.minnctapersm` 1–20,
+/// docs/benchmarks.md): 17–20 warps give 96, 21–24 give 80, 25–28 give 72, 29–32 give 64, 40
+/// give 48 — ptxas may choose fewer still.
+pub fn launch_cap(f: &Function, arch: &'static ArchLimits) -> u32 {
     let mut cap = arch.max_regs_per_thread.min(MAX_REGS);
     for d in &f.directives {
         if let FuncDirective::MaxNreg(n) = d {
@@ -86,12 +86,17 @@ pub fn launch_cap(f: &Function, arch: &ArchLimits) -> u32 {
             _ => None,
         })
         .unwrap_or(1);
-    let warps = threads.div_ceil(32).saturating_mul(blocks);
-    let sub = arch.sub_partitions.max(1);
-    let warps = warps.div_ceil(sub).saturating_mul(sub);
-    let unit = (arch.reg_alloc_unit / 32).max(1);
-    let per_thread = arch.regs_per_sm / warps.saturating_mul(32).max(1);
-    cap.min(per_thread / unit * unit)
+    let resident = |regs: u32| {
+        let launch = occupancy::LaunchResources {
+            regs_per_thread: regs,
+            threads_per_block: threads,
+            static_smem: 0,
+            dynamic_smem: 0,
+            carveout_kib: None,
+        };
+        occupancy::occupancy(arch, &launch).is_ok_and(|o| o.blocks_by_registers >= blocks)
+    };
+    (1..=cap).rev().find(|&r| resident(r)).unwrap_or(1)
 }
 
 /// How the model counts one register.
@@ -106,7 +111,7 @@ enum Kind {
 }
 
 /// Runs the model on kernel `f` compiled for `arch`.
-pub fn model(f: &Function, arch: &ArchLimits) -> Result<RegModel, String> {
+pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String> {
     let body = f.body.as_ref().ok_or("a declaration has no body")?;
     let div = divergence::analyze_function(
         f,
