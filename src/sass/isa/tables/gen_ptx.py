@@ -30,9 +30,10 @@ on sm_90: stmatrix, elect, cluster special registers; on sm_90a: wgmma and
 cp.async.bulk(.tensor); forms other compilers' PTX reaches (saturating adds, scalar f16
 min/max/set, video shifts, barriers with a register id or thread count, textures and surfaces,
 calls to the program's functions with early returns, relative and absolute calls). Every
-kernel ends with Triton's address arithmetic (`triton_addressing`) and a few rare modifier and
-operand combinations (`rare_forms`), each drawn from a generator of its own so the rest of the
-program does not change with it. Every result is stored to global
+kernel ends with Triton's address arithmetic (`triton_addressing`), a few rare modifier and
+operand combinations (`rare_forms`) and the forms the Triton suite reached beyond those
+(`extra_forms`: adds fused into min/max, sm_90a's integer and fp8 wgmma), each drawn from a
+generator of its own so the rest of the program does not change with it. Every result is stored to global
 memory so nothing is dead.
 """
 import argparse
@@ -1108,13 +1109,19 @@ class Kernel:
         head = [".visible .entry %s(" % self.name,
                 "\t.param .u64 p_out, .param .u64 p_in, .param .u32 p_n, .param .u32 p_m,",
                 "\t.param .f32 p_f, .param .u64 p_tmap)"]
+        extra, extra_decl = extra_forms(random.Random("%s-forms" % self.name), self.name, self.target)
+        # a k32 wgmma may need more registers than a small limit or 1024 threads allow
+        big = any("wgmma.mma_async" in line for line in extra)
         if r.random() < 0.4:
-            head.append(".maxntid %d, 1, 1" % r.choice([128, 256, 1024]))
+            ntid = r.choice([128, 256, 1024])
+            if not (big and ntid > 256):
+                head.append(".maxntid %d, 1, 1" % ntid)
         if r.random() < 0.3:
             cap = r.choice([32, 40, 64, 128])
             if any("wgmma.mma_async" in line for line in self.body):
                 cap = 128  # a wgmma accumulator does not fit a small cap
-            head.append(".maxnreg %d" % cap)
+            if not big:
+                head.append(".maxnreg %d" % cap)
         head.append("{")
         decl = ["\t.reg .b32 %%r<%d>;" % (self.n["r"] + 1), "\t.reg .b64 %%rd<%d>;" % (self.n["rd"] + 1),
                 "\t.reg .f32 %%f<%d>;" % (self.n["f"] + 1), "\t.reg .f64 %%fd<%d>;" % (self.n["fd"] + 1),
@@ -1138,6 +1145,8 @@ class Kernel:
         tail += rare_forms(random.Random("%s-rare" % self.name), self.name)
         decl.append("\t.reg .b32 %ru<8>, %ru_s;")
         decl.append("\t.reg .b64 %rl<3>, %rl_s, %rl_o;")
+        tail += extra
+        decl += extra_decl
         decl.append("\t.reg .f32 %rg<4>, %rg_s;")
         decl.append("\t.reg .f64 %rgd<4>, %rgd_s;")
         decl.append("\t.reg .pred %rq<2>;")
@@ -1265,6 +1274,85 @@ def rare_forms(rng, name):
     out += ["st.global.u32 [%rl_o], %ru_s;", "st.global.f32 [%rl_o+4], %rg_s;",
             "st.global.f64 [%rl_o+8], %rgd_s;", "st.global.u64 [%rl_o+16], %rl_s;"]
     return out
+
+
+# Shapes of the sm_90a integer and fp8 warpgroup MMAs (`IGMMA`, `QGMMA`): N of m64nNk32.
+GMMA_K32_N = [8, 16, 24, 32, 48, 64, 96, 128, 192, 256]
+
+
+def fused_min_max(rng):
+    """sm_90's add fused into a min or max (`VIADDMNMX`, `.U32`, the `PT`/`!PT` choice of min or
+    max), from a per-thread sum bounded by a register, an immediate, a parameter (constant bank)
+    or a uniform value ptxas computes in a uniform register (`mad.lo` of %ctaid: the causal
+    mask bound of Triton's attention). On sm_8x the same PTX is an IADD3 and an IMNMX."""
+    out = ["// add fused into min/max", "ld.global.u32 %rm0, [%rd_o+12];", "mov.u32 %rm_s, 0;",
+           "mad.lo.s32 %rm1, %r_cta, %r_n, %r_m;"]
+    for k in range(rng.randint(2, 5)):
+        ty = rng.choice(["s32", "u32"])
+        op = rng.choice(["min", "max"])
+        b = rng.choice(["%r_tid", "%rm0", str(rng.randint(1, 4095)), "%r_n"])
+        bound = rng.choice(["%rm1", "%rm1", "%r_m", "%rm_s", str(rng.randint(1, 1 << 20))])
+        out += ["add.s32 %%rm2, %s, %s;" % (rng.choice(["%rm0", "%r_tid", "%rm_s"]), b),
+                "%s.%s %%rm3, %%rm2, %s;" % (op, ty, bound),
+                "add.s32 %rm_s, %rm_s, %rm3;"]
+    out.append("st.global.u32 [%rl_o+32], %rm_s;")
+    return out
+
+
+def gmma_k32(rng):
+    """sm_90a's integer and fp8 warpgroup MMAs (`wgmma … k32`, SASS `IGMMA` and `QGMMA`): a
+    shape from GMMA_K32_N, A from a descriptor or from four registers, accumulators loaded
+    from global memory (so ptxas keeps them, rather than starting from RZ), the accumulate
+    flag from a predicate, and the results stored. `.satfinite` on the integer forms, an f16
+    or f32 accumulator and negated operands on the fp8 ones."""
+    n = rng.choice(GMMA_K32_N)
+    integer = rng.random() < 0.5
+    if integer:
+        types = rng.choice(["s8.s8", "s8.u8", "u8.s8", "u8.u8"])
+        acc, count = "s32", n // 2
+    else:
+        types = rng.choice(["e4m3.e4m3", "e4m3.e5m2", "e5m2.e4m3", "e5m2.e5m2"])
+        acc = rng.choice(["f32", "f16"])
+        count = n // 2 if acc == "f32" else n // 4
+    regs = ["%%rw%d" % i for i in range(count)]
+    a = ("{%rwa0, %rwa1, %rwa2, %rwa3}" if rng.random() < 0.4 else "%rt0")
+    out = ["// integer/fp8 wgmma", "ld.param.u64 %rt0, [p_tmap];", "add.s64 %rt1, %rt0, 64;",
+           "setp.ne.s32 %rwp, %r_n, 0;"]
+    out += ["ld.global.b32 %%rwa%d, [%%rd_o+%d];" % (i, 4 * i) for i in range(4)]
+    out += ["ld.global.b32 %s, [%%rl_o+%d];" % (x, 64 + 4 * i) for i, x in enumerate(regs)]
+    out.append("wgmma.fence.sync.aligned;")
+    shape = "m64n%dk32" % n
+    for step in range(rng.randint(1, 2)):
+        b = "%rt1" if step == 0 else "%rt2"
+        if step:
+            out.append("add.s64 %%rt2, %%rt1, %d;" % rng.choice([2, 4, 0x80]))
+        # the accumulate flag: a predicate (`UPn`), always (no predicate printed: Triton's
+        # k loop), or never (`RZ, !UPT`: the first k step)
+        scale = rng.choice(["%rwp", "1", "0"] if step == 0 else ["%rwp", "1"])
+        if integer:
+            sat = ".satfinite" if rng.random() < 0.3 else ""
+            out.append("wgmma.mma_async.sync.aligned.%s.s32.%s%s {%s}, %s, %s, %s;"
+                       % (shape, types, sat, ", ".join(regs), a, b, scale))
+        else:
+            out.append("wgmma.mma_async.sync.aligned.%s.%s.%s {%s}, %s, %s, %s, %d, %d;"
+                       % (shape, acc, types, ", ".join(regs), a, b, scale, rng.choice([1, -1]),
+                          rng.choice([1, -1])))
+    out += ["wgmma.commit_group.sync.aligned;", "wgmma.wait_group.sync.aligned 0;"]
+    out += ["st.global.b32 [%%rl_o+%d], %s;" % (64 + 4 * i, x) for i, x in enumerate(regs)]
+    return out, count
+
+
+def extra_forms(rng, name, target):
+    """Forms the Triton suite reached and the other generators did not (their own generator,
+    appended after `rare_forms`): `fused_min_max` always, `gmma_k32` on sm_90a in three
+    kernels of four. Returns the lines and the declarations they need."""
+    out = fused_min_max(rng)
+    decl = ["\t.reg .b32 %rm<4>, %rm_s;"]
+    if target == "sm_90a" and rng.random() < 0.75:
+        lines, count = gmma_k32(rng)
+        out += lines
+        decl += ["\t.reg .b32 %%rw<%d>, %%rwa<4>;" % count, "\t.reg .pred %rwp;"]
+    return out, decl
 
 
 def functions(seed, rng):
