@@ -56,6 +56,12 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
        operand value, or a modifier that leaves the operands alone) leaves the envelope
        (LEA's shift bit 79 when no sample shifts by 16 or more; LDS's address scale `.X4`;
        `.FTZ` and `|R|` on an FMNMX form seen only without them).
+    e. before b-d, for every opcode key: a predicate slot that holds PT in every sample and is
+       no candidate field is set to an unnamed predicate in up to PROBE_SIGS signatures; when
+       nvdisasm then lists the same opcode reading or writing exactly that predicate besides
+       the first word's registers, the slot becomes a candidate field and the key's mutants
+       are made again (IADD3's second carry-out and carry-in on sm_8x's uniform-register form,
+       LEA's carry-out with an immediate addend: PT in every generated sample).
 """
 import argparse
 import collections
@@ -445,6 +451,12 @@ def make_mutants(word, n, rng, hints):
     return out
 
 
+# Warpgroup MMAs: the shape's N, which sets how many accumulator (and A) registers are read
+# and written, is encoded in [32:63] — bits every signature clears as an immediate field — so
+# a layout solved from the samples of one shape (IGMMA.64x8x32: four accumulators) does not
+# hold for the signature's other shapes. Their GPR operands are always "any register".
+SHAPE_IN_IMMEDIATE_FIELD = {"HGMMA", "IGMMA", "QGMMA", "BGMMA"}
+
 # Probing (step 8): at most this many signatures of one opcode key get their bits flipped.
 PROBE_SIGS = 8
 
@@ -552,6 +564,63 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
         if mw in by_word:
             extra_mutants[(key, sig)].append((mw,) + by_word[mw])
     return probes, extra_mutants
+
+
+def pt_slots(ss, hk, results):
+    """Step 8e's candidates: predicate slots (not the guard) that hold PT in every sample of a
+    key, are no candidate field (`hk`) and overlap no register field a layout uses."""
+    fb = field_bits(results)
+    return [lo for lo, n in SLOTS["PRED"]
+            if lo != 12 and lo not in hk and not fb & set(range(lo, lo + n))
+            and all(field(w, lo, n) == 7 for w, t, m in ss)]
+
+
+def probe_pt_slots(args, gen, template, tmpdir, samples, mutants, hints):
+    """Step 8e: predicate operands no sample used. A slot that holds PT in every sample of an
+    opcode key (`pt_slots`) is set to a predicate the instruction does not otherwise name, in
+    the first sample of up to PROBE_SIGS signatures (fresh registers), and both words are
+    listed: when nvdisasm lists the pair as the same opcode, with modifiers it can name, and
+    the second word reads or writes exactly that predicate in addition to what the first does,
+    the slot is an operand (IADD3's second carry-out [84:86] and second carry-in [77:79] on
+    sm_8x's uniform-register form, where ptxas put PT in every generated sample; LEA's carry-out
+    [81:83] with an immediate addend). Such a slot becomes a candidate field of the key, so
+    that its mutants (`make_mutants`) teach the role; other slots stay PT in the envelope.
+
+    Returns {key: slots found to be operands}."""
+    pairs = []
+    for key in sorted(samples):
+        ss = samples[key]
+        if is_control_flow(ss):
+            continue
+        mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
+                                               collections.Counter())
+        slots = pt_slots(ss, hints[key], results)
+        for sig in probe_signatures(results)[:PROBE_SIGS]:
+            w = fresh_registers(sigs[sig][0][0], hints[key])
+            named = {field(w, lo, n) for lo, n in SLOTS["PRED"]}
+            x = min(set(range(7)) - named)
+            for lo in slots:
+                pairs.append((key, lo, x, w, (w & ~mask(lo, 3)) | (x << lo)))
+    got = {w: (t, m) for w, t, m in
+           run_synthetic(args.nvdisasm, template, args.kernel,
+                         sorted({w for p in pairs for w in p[3:]}), tmpdir, gen + '-pt')}
+    found = collections.defaultdict(set)
+    for key, lo, x, w0, w1 in pairs:
+        if w0 not in got or w1 not in got:
+            continue
+        (t0, m0), (t1, m1) = got[w0], got[w1]
+        if base(t0) != base(t1) or '???' in t1:
+            continue
+        for f in ("PRED", "UPRED"):
+            extra = {r: c for r, c in m1[f].items() if m0[f].get(r) != c}
+            if extra and set(extra) == {x} and {r: c for r, c in m1[f].items()
+                                                if r != x} == {r: c for r, c in m0[f].items()
+                                                               if r != x}:
+                found[key].add(lo)
+    for key in sorted(found):
+        print("%s 0x%04x %s: PT slots %s are operands"
+              % (gen, key, key_mnemonic(samples[key]), sorted(found[key])), file=sys.stderr)
+    return found
 
 
 def probe_signatures(results):
@@ -864,6 +933,17 @@ def learn(args):
                     for k in [k for k in mutants if k[0] == key]:
                         del mutants[k]
                     mutants.update(runs[('release', key)])
+        # Step 8e: predicate slots that are PT in every sample and still operands.
+        operands = probe_pt_slots(args, gen, template, tmpdir, samples, mutants, hints)
+        plan = [e for key, slots in sorted(operands.items())
+                for e in plan_for(key, hints[key] | slots, ('pt', key))]
+        if plan:
+            runs, _ = run_plan(plan, gen + '-pt-mutants')
+            for key, slots in sorted(operands.items()):
+                hints[key] = hints[key] | slots
+                for k in [k for k in mutants if k[0] == key]:
+                    del mutants[k]
+                mutants.update(runs[('pt', key)])
         probes, extra_mutants = probe_selectors(args, gen, template, tmpdir, rng, samples,
                                                 mutants, hints)
         for k, v in extra_mutants.items():
@@ -997,6 +1077,8 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
         if per_file is None:
             stats['unsolved-sig'] += 1
             continue
+        if mn in SHAPE_IN_IMMEDIATE_FIELD:
+            per_file["GPR"] = ({}, True)
         lay = layout_of(per_file)
         if is_call:
             lay = lay + (('c', 'call', None),)
@@ -1121,6 +1203,14 @@ def self_test():
     lay_a = ((('g', 16, (0, 1)),), (('g', 16, (0, 1)), ('p', 87, (1, 0))))
     assert field_bits({1: lay_a[1]}) == set(range(16, 24)) | {87, 88, 89}
     assert unused_predicate_fields({1: lay_a[1]}, {16, 77, 87, 12}) == {77}
+    # Step 8e's candidates: [84:86] PT in every sample, not hinted, no register field over it;
+    # [81:83] holds P1 in one sample; [68:70] lies inside a GPR field [64:71] a layout uses.
+    pt = 7 << 84 | 7 << 77 | 7 << 87 | 7 << 68
+    ss = [(pt | 7 << 81, None, None), (pt | 1 << 81, None, None)]
+    lay_g64 = {1: (('g', 16, (0, 1)), ('g', 64, (1, 0)), ('p', 81, (0, 1)))}
+    assert pt_slots(ss, {16, 64, 81, 12}, lay_g64) == [77, 84, 87]
+    assert pt_slots(ss, {16, 64, 81, 12, 87}, lay_g64) == [77, 84]
+    assert pt_slots(ss, {16, 81, 12}, {1: lay_a[0]}) == [68, 77, 84, 87]
     print("learn_tables self-test: ok")
 
 
