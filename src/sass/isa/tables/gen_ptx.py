@@ -1342,16 +1342,42 @@ def gmma_k32(rng):
     return out, count
 
 
+def uniform_scaled_index(rng, name):
+    """sm_90's uniform `ULEA` forms: a uniform 32-bit index (a loop counter times a parameter
+    plus %ctaid) scaled into a raw pointer (`mad.wide.s32`: `ULEA UR, UP, UR, UR, s` and
+    `ULEA.HI.X.SX32 UR, UR, UR, s, UP`), and the high word of a scaled index added to a uniform
+    value (`ULEA.HI.SX32 UR, UR, UR, s`)."""
+    label = "$%s_ulea" % name
+    scale = rng.choice([2, 4, 8, 16])
+    return ["// uniform scaled index", "mov.u32 %rm4, 0;", "mov.u32 %rm5, 0;",
+            "ld.param.u64 %rt0, [p_in];",
+            "%s:" % label,
+            "mad.lo.s32 %rm6, %rm4, %r_n, %r_cta;",
+            "mad.wide.s32 %%rt1, %%rm6, %d, %%rt0;" % scale,
+            "ld.global.u32 %rm7, [%rt1];", "add.s32 %rm5, %rm5, %rm7;",
+            "mul.wide.s32 %%rt2, %%rm6, %d;" % rng.choice([2, 4, 8, 16, 256]),
+            "mov.b64 {%rm8, %rm9}, %rt2;", "add.s32 %rm9, %rm9, %r_m;",
+            "add.s32 %rm5, %rm5, %rm9;",
+            "add.s32 %rm4, %rm4, 1;", "setp.lt.s32 %rwq, %rm4, %r_m;", "@%%rwq bra %s;" % label,
+            "st.global.u32 [%rl_o+36], %rm5;"]
+
+
 def extra_forms(rng, name, target):
     """Forms the Triton suite reached and the other generators did not (their own generator,
     appended after `rare_forms`): `fused_min_max` always, `gmma_k32` on sm_90a in three
-    kernels of four. Returns the lines and the declarations they need."""
+    kernels of four, `uniform_scaled_index` on sm_90 and sm_90a (after the other draws, so that
+    sm_80 programs and the earlier forms do not change with it). Returns the lines and the declarations they need."""
     out = fused_min_max(rng)
     decl = ["\t.reg .b32 %rm<4>, %rm_s;"]
     if target == "sm_90a" and rng.random() < 0.75:
         lines, count = gmma_k32(rng)
         out += lines
         decl += ["\t.reg .b32 %%rw<%d>, %%rwa<4>;" % count, "\t.reg .pred %rwp;"]
+    if target != "sm_80":
+        out += uniform_scaled_index(rng, name)
+        decl += ["\t.reg .b32 %rm<10>;", "\t.reg .pred %rwq;"]
+        decl.remove("\t.reg .b32 %rm<4>, %rm_s;")
+        decl.append("\t.reg .b32 %rm_s;")
     return out, decl
 
 
