@@ -492,13 +492,19 @@ def unused_predicate_fields(results, hk):
 def multi_layout_keys(gen, samples, mutants, hints):
     """The opcode keys (not control flow) whose signatures have more than one operand layout,
     in key order: (key, samples, key_results(...))."""
+    for key, ss, r in solved_keys(gen, samples, mutants, hints):
+        if len(set(r[2].values())) > 1:
+            yield key, ss, r
+
+
+def solved_keys(gen, samples, mutants, hints):
+    """Every opcode key that is not control flow, in key order: (key, samples,
+    key_results(...))."""
     for key in sorted(samples):
         ss = samples[key]
         if is_control_flow(ss):
             continue
-        r = key_results(gen, key, ss, mutants, hints[key], collections.Counter())
-        if len(set(r[2].values())) > 1:
-            yield key, ss, r
+        yield key, ss, key_results(gen, key, ss, mutants, hints[key], collections.Counter())
 
 
 def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
@@ -588,12 +594,7 @@ def probe_pt_slots(args, gen, template, tmpdir, samples, mutants, hints):
 
     Returns {key: slots found to be operands}."""
     pairs = []
-    for key in sorted(samples):
-        ss = samples[key]
-        if is_control_flow(ss):
-            continue
-        mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
-                                               collections.Counter())
+    for key, ss, (mn, smask, results, sigs) in solved_keys(gen, samples, mutants, hints):
         slots = pt_slots(ss, hints[key], results)
         for sig in probe_signatures(results)[:PROBE_SIGS]:
             w = fresh_registers(sigs[sig][0][0], hints[key])
@@ -678,12 +679,7 @@ def probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints):
 
     Returns {key: free bits}."""
     pairs = []
-    for key in sorted(samples):
-        ss = samples[key]
-        if is_control_flow(ss):
-            continue
-        mn, smask, results, sigs = key_results(gen, key, ss, mutants, hints[key],
-                                               collections.Counter())
+    for key, ss, (mn, smask, results, sigs) in solved_keys(gen, samples, mutants, hints):
         cand = unvaried_bits(ss, smask, results)
         for sig in probe_signatures(results)[:2]:
             w = fresh_registers(sigs[sig][0][0], hints[key])
