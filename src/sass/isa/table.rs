@@ -38,6 +38,15 @@ pub const DIMENSIONED: &[&str] = &[
     "TEX", "TLD", "TLD4", "TMML", "TXD", "TXQ", "SULD", "SUST", "SUATOM", "SURED",
 ];
 
+/// Warpgroup MMAs (`wgmma.mma_async`): the learner gives their general registers "any register"
+/// (the shape's N, which sets the accumulator count, is in the first word's immediate bits), and
+/// their accumulate-flag predicate [87:89] and its negation bit 90 become selector bits there,
+/// so their forms are memorised per modifier combination: fresh generated seed 2003 on sm_90a
+/// had `QGMMA.64x256x32.F32.E5M2.E4M3 R24, gdesc[UR4].negB, R24, UP1` decoded as reading UP0.
+/// The loader adds "any general register" and "any uniform predicate" to their forms, as for
+/// [`DIMENSIONED`].
+pub const WARPGROUP_MMA: &[&str] = &["HGMMA", "IGMMA", "QGMMA", "BGMMA"];
+
 /// A register file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegFile {
@@ -327,8 +336,17 @@ impl Table {
                     write,
                 });
             }
-            if DIMENSIONED.contains(&&*form.mnemonic) && !form.implicit.contains(&RegFile::Gpr) {
-                form.implicit.push(RegFile::Gpr);
+            let any: &[RegFile] = if DIMENSIONED.contains(&&*form.mnemonic) {
+                &[RegFile::Gpr]
+            } else if WARPGROUP_MMA.contains(&&*form.mnemonic) {
+                &[RegFile::Gpr, RegFile::Upred]
+            } else {
+                &[]
+            };
+            for file in any {
+                if !form.implicit.contains(file) {
+                    form.implicit.push(*file);
+                }
             }
             t.forms.entry(key).or_default().push(form);
         }
@@ -437,6 +455,14 @@ mod tests {
     }
 
     #[test]
+    fn warpgroup_mma_forms_touch_any_general_register_and_uniform_predicate() {
+        let t = Table::parse("x", "0x19f3 QGMMA - g16:w2 p12:r1 q81:r1 u24:r4\n").unwrap();
+        let mma = t.lookup(0x09f3 | 0x7000 | 1 << 91).unwrap();
+        assert_eq!(mma.implicit, vec![RegFile::Gpr, RegFile::Upred]);
+        assert_eq!(mma.operands.len(), 4, "the fields are kept for printing");
+    }
+
+    #[test]
     fn texture_forms_touch_any_general_register() {
         let t = Table::parse(
             "x",
@@ -454,6 +480,14 @@ mod tests {
                 for f in forms {
                     if DIMENSIONED.contains(&f.mnemonic.as_str()) {
                         assert!(f.implicit.contains(&RegFile::Gpr), "{name}: {}", f.mnemonic);
+                    }
+                    if WARPGROUP_MMA.contains(&f.mnemonic.as_str()) {
+                        assert!(f.implicit.contains(&RegFile::Gpr), "{name}: {}", f.mnemonic);
+                        assert!(
+                            f.implicit.contains(&RegFile::Upred),
+                            "{name}: {}",
+                            f.mnemonic
+                        );
                     }
                 }
             }
