@@ -1368,16 +1368,16 @@ def extra_forms(rng, name, target):
     kernels of four, `uniform_scaled_index` on sm_90 and sm_90a (after the other draws, so that
     sm_80 programs and the earlier forms do not change with it). Returns the lines and the declarations they need."""
     out = fused_min_max(rng)
-    decl = ["\t.reg .b32 %rm<4>, %rm_s;"]
+    decl = []
     if target == "sm_90a" and rng.random() < 0.75:
         lines, count = gmma_k32(rng)
         out += lines
         decl += ["\t.reg .b32 %%rw<%d>, %%rwa<4>;" % count, "\t.reg .pred %rwp;"]
-    if target != "sm_80":
+    if target == "sm_80":
+        decl.insert(0, "\t.reg .b32 %rm<4>, %rm_s;")
+    else:
         out += uniform_scaled_index(rng, name)
-        decl += ["\t.reg .b32 %rm<10>;", "\t.reg .pred %rwq;"]
-        decl.remove("\t.reg .b32 %rm<4>, %rm_s;")
-        decl.append("\t.reg .b32 %rm_s;")
+        decl += ["\t.reg .b32 %rm<10>;", "\t.reg .pred %rwq;", "\t.reg .b32 %rm_s;"]
     return out, decl
 
 

@@ -793,6 +793,14 @@ def run_synthetic(nvdisasm, template, kernel, words, tmpdir, tag):
     return results
 
 
+def replace_mutants(mutants, key, new):
+    """Drops every mutant of opcode `key` from `mutants` ({(key, signature): [...]}) and adds
+    `new`, the mutants of the key learned again under other candidate fields."""
+    for k in [k for k in mutants if k[0] == key]:
+        del mutants[k]
+    mutants.update(new)
+
+
 def learn(args):
     rng = random.Random(12345)
     tmpdir = tempfile.mkdtemp(prefix='warpsmith-learn-')
@@ -892,9 +900,7 @@ def learn(args):
                         print("%s 0x%04x: bits [%d:%d] are modifier bits, not a predicate"
                               % (gen, key, lo, lo + 2), file=sys.stderr)
                         hints[key] = hk
-                        for k in [k for k in mutants if k[0] == key]:
-                            del mutants[k]
-                        mutants.update(runs[(key, lo)])
+                        replace_mutants(mutants, key, runs[(key, lo)])
                         break
         # Step 8a: a candidate predicate field that no layout of a multi-layout opcode uses
         # holds modifier or operand bits that coincided with a predicate the instruction reads
@@ -926,9 +932,7 @@ def learn(args):
                           % (gen, key, key_mnemonic(samples[key]),
                              sorted(hints[key] - hk)), file=sys.stderr)
                     hints[key] = hk
-                    for k in [k for k in mutants if k[0] == key]:
-                        del mutants[k]
-                    mutants.update(runs[('release', key)])
+                    replace_mutants(mutants, key, runs[('release', key)])
         # Step 8e: predicate slots that are PT in every sample and still operands.
         operands = probe_pt_slots(args, gen, template, tmpdir, samples, mutants, hints)
         plan = [e for key, slots in sorted(operands.items())
@@ -937,9 +941,7 @@ def learn(args):
             runs, _ = run_plan(plan, gen + '-pt-mutants')
             for key, slots in sorted(operands.items()):
                 hints[key] = hints[key] | slots
-                for k in [k for k in mutants if k[0] == key]:
-                    del mutants[k]
-                mutants.update(runs[('pt', key)])
+                replace_mutants(mutants, key, runs[('pt', key)])
         probes, extra_mutants = probe_selectors(args, gen, template, tmpdir, rng, samples,
                                                 mutants, hints)
         for k, v in extra_mutants.items():
