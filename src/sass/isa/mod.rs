@@ -203,7 +203,8 @@ impl DefUse {
 pub struct RegOperand {
     /// The field's description.
     pub spec: OperandSpec,
-    /// The field value (register index; the file's zero value means RZ/URZ/PT/UPT).
+    /// The register index the field names (the file's zero value means RZ/URZ/PT/UPT; for an
+    /// inverted field, [`OperandSpec::index_of`] of its value).
     pub index: u8,
 }
 
@@ -287,7 +288,7 @@ impl Instruction {
             for spec in &f.operands {
                 let n = spec.file.field_bits();
                 // Keep the guard inside the common field; other fields are cleared from rest.
-                let index = bits(w, spec.lo as u32, n) as u8;
+                let index = spec.index_of(bits(w, spec.lo as u32, n) as u8);
                 if !(spec.lo == 12 && n == 3) {
                     rest &= !word::mask(spec.lo as u32, n);
                 }
@@ -330,7 +331,7 @@ impl Instruction {
                 w,
                 op.spec.lo as u32,
                 op.spec.file.field_bits(),
-                op.index as u64,
+                op.spec.value_of(op.index) as u64,
             );
         }
         if let (Some(f), Some(off)) = (self.form, self.branch_offset) {

@@ -16,6 +16,10 @@
 //! └ opcode key: bits [0:11] plus bit 91 as bit 12
 //! ```
 //!
+//! A field written with `~` after its file letter (`q~87:r1`) is inverted: it holds 7 − n for
+//! register n and 0 for the true predicate (the warpgroup MMAs' accumulate flag [87:89], bit 90
+//! its negation; probed with nvdisasm 13.5).
+//!
 //! A line may end with `t<lo>:<bits>`: a signed, 4-byte-scaled branch offset relative to the
 //! next instruction (§6.4). The token `call` marks a subroutine call, whose registers beyond its
 //! fields follow the calling convention (`abi.rs`). An instruction whose key is missing, or whose selector values match
@@ -38,13 +42,11 @@ pub const DIMENSIONED: &[&str] = &[
     "TEX", "TLD", "TLD4", "TMML", "TXD", "TXQ", "SULD", "SUST", "SUATOM", "SURED",
 ];
 
-/// Warpgroup MMAs (`wgmma.mma_async`): the learner gives their general registers "any register"
-/// (the shape's N, which sets the accumulator count, is in the first word's immediate bits), and
-/// their accumulate-flag predicate [87:89] and its negation bit 90 become selector bits there,
-/// so their forms are memorised per modifier combination: fresh generated seed 2003 on sm_90a
-/// had `QGMMA.64x256x32.F32.E5M2.E4M3 R24, gdesc[UR4].negB, R24, UP1` decoded as reading UP0.
-/// The loader adds "any general register" and "any uniform predicate" to their forms, as for
-/// [`DIMENSIONED`].
+/// Warpgroup MMAs (`wgmma.mma_async`): the shape's N, which sets how many accumulators are read
+/// and written, is in the first word's immediate bits, which no envelope covers. The learner
+/// gives their general registers "any register" (`g:implicit`), and the loader insists on it,
+/// as for [`DIMENSIONED`], so that a table learned otherwise cannot give one shape's count to
+/// another.
 pub const WARPGROUP_MMA: &[&str] = &["HGMMA", "IGMMA", "QGMMA", "BGMMA"];
 
 /// A register file.
@@ -129,6 +131,28 @@ pub struct OperandSpec {
     pub read: u8,
     /// Registers written from the field's value upwards (0 = not written).
     pub write: u8,
+    /// The field holds 7 − n for predicate n and 0 for the true predicate (table `q~87`).
+    pub inverted: bool,
+}
+
+impl OperandSpec {
+    /// The register index a field value names (the file's zero value for RZ/URZ/PT/UPT).
+    pub fn index_of(&self, value: u8) -> u8 {
+        match (self.inverted, value) {
+            (false, v) => v,
+            (true, 0) => self.file.zero(),
+            (true, v) => self.file.zero() - v,
+        }
+    }
+
+    /// The field value that names register `index` (the inverse of [`OperandSpec::index_of`]).
+    pub fn value_of(&self, index: u8) -> u8 {
+        match self.inverted {
+            false => index,
+            true if index >= self.file.zero() => 0,
+            true => self.file.zero() - index,
+        }
+    }
 }
 
 /// One form of one opcode.
@@ -306,7 +330,15 @@ impl Table {
                     continue;
                 }
                 let file = RegFile::from_letter(c).ok_or_else(bad)?;
+                let (inverted, body) = match body.strip_prefix('~') {
+                    Some(b) if matches!(file, RegFile::Pred | RegFile::Upred) => (true, b),
+                    Some(_) => return Err(bad()),
+                    None => (false, body),
+                };
                 let (lo, role) = body.split_once(':').ok_or_else(bad)?;
+                if inverted && lo.is_empty() {
+                    return Err(bad());
+                }
                 if lo.is_empty() && role == "implicit" {
                     form.implicit.push(file);
                     continue;
@@ -334,19 +366,13 @@ impl Table {
                     lo,
                     read,
                     write,
+                    inverted,
                 });
             }
-            let any: &[RegFile] = if DIMENSIONED.contains(&&*form.mnemonic) {
-                &[RegFile::Gpr]
-            } else if WARPGROUP_MMA.contains(&&*form.mnemonic) {
-                &[RegFile::Gpr, RegFile::Upred]
-            } else {
-                &[]
-            };
-            for file in any {
-                if !form.implicit.contains(file) {
-                    form.implicit.push(*file);
-                }
+            let m = form.mnemonic.as_str();
+            let any_gpr = DIMENSIONED.contains(&m) || WARPGROUP_MMA.contains(&m);
+            if any_gpr && !form.implicit.contains(&RegFile::Gpr) {
+                form.implicit.push(RegFile::Gpr);
             }
             t.forms.entry(key).or_default().push(form);
         }
@@ -443,7 +469,8 @@ mod tests {
                 file: RegFile::Gpr,
                 lo: 16,
                 read: 0,
-                write: 2
+                write: 2,
+                inverted: false,
             }
         );
         assert!(t.lookup(0x984).is_none());
@@ -455,11 +482,28 @@ mod tests {
     }
 
     #[test]
-    fn warpgroup_mma_forms_touch_any_general_register_and_uniform_predicate() {
-        let t = Table::parse("x", "0x19f3 QGMMA - g16:w2 p12:r1 q81:r1 u24:r4\n").unwrap();
+    fn warpgroup_mma_forms_touch_any_general_register() {
+        let t = Table::parse("x", "0x19f3 QGMMA - g16:w2 p12:r1 q~87:r1 u24:r4\n").unwrap();
         let mma = t.lookup(0x09f3 | 0x7000 | 1 << 91).unwrap();
-        assert_eq!(mma.implicit, vec![RegFile::Gpr, RegFile::Upred]);
+        assert_eq!(mma.implicit, vec![RegFile::Gpr]);
         assert_eq!(mma.operands.len(), 4, "the fields are kept for printing");
+    }
+
+    #[test]
+    fn inverted_predicate_fields() {
+        let t = Table::parse("x", "0x19f3 QGMMA - g:implicit p12:r1 q~87:r1 u24:r4\n").unwrap();
+        let mma = t.lookup(0x09f3 | 0x7000 | 1 << 91).unwrap();
+        let flag = mma.operands.iter().find(|o| o.lo == 87).unwrap();
+        assert!(flag.inverted && flag.file == RegFile::Upred && flag.read == 1);
+        // `QGMMA … R24, UP1` holds 6 in [87:89]; 0 is UPT (printed `!UPT` or left out).
+        assert_eq!(flag.index_of(6), 1);
+        assert_eq!(flag.index_of(7), 0);
+        assert_eq!(flag.index_of(0), RegFile::Upred.zero());
+        for v in 0..8 {
+            assert_eq!(flag.value_of(flag.index_of(v)), v);
+        }
+        assert!(Table::parse("x", "0x19f3 QGMMA - g~16:r1\n").is_err());
+        assert!(Table::parse("x", "0x19f3 QGMMA - q~:implicit\n").is_err());
     }
 
     #[test]
@@ -483,10 +527,16 @@ mod tests {
                     }
                     if WARPGROUP_MMA.contains(&f.mnemonic.as_str()) {
                         assert!(f.implicit.contains(&RegFile::Gpr), "{name}: {}", f.mnemonic);
+                        // The accumulate flag is learned as what it is: an inverted field.
                         assert!(
-                            f.implicit.contains(&RegFile::Upred),
-                            "{name}: {}",
-                            f.mnemonic
+                            !f.implicit.contains(&RegFile::Upred)
+                                && f.operands.iter().any(|o| o.inverted
+                                    && o.lo == 87
+                                    && o.file == RegFile::Upred
+                                    && o.read == 1),
+                            "{name}: {} {:?}",
+                            f.mnemonic,
+                            f.selector
                         );
                     }
                 }

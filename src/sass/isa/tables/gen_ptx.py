@@ -1362,11 +1362,35 @@ def uniform_scaled_index(rng, name):
             "st.global.u32 [%rl_o+36], %rm5;"]
 
 
+def local_uniform_offset(rng):
+    """sm_90's local accesses with a uniform offset, `STL.U8 [R+UR]` ... `LDL.S16 R, [R+UR]`: a
+    generic pointer to the kernel's `lmem` (cvta and back, so that ptxas keeps the stack
+    address in a register) plus an offset from a parameter. Every store width, every load
+    width and sign, in random order (fresh seeds' `STL.U8 [UR], R` was unknown on sm_90a)."""
+    off = rng.choice([0xf0, 0x70, 0xe0])
+    out = ["// local accesses at a uniform offset", "mov.u64 %rdv0, lmem;",
+           "cvta.local.u64 %rdv0, %rdv0;", "cvta.to.local.u64 %rdv1, %rdv0;",
+           "and.b32 %%rv0, %%r_n, %d;" % off, "cvt.u64.u32 %rdv2, %rv0;",
+           "add.u64 %rdv3, %rdv1, %rdv2;", "cvt.u16.u32 %rhv, %r_tid;"]
+    stores = ["st.local.u8 [%rdv3], %rhv;", "st.local.u16 [%rdv3+2], %rhv;",
+              "st.local.u32 [%rdv3+4], %r_tid;", "st.local.v2.u32 [%rdv3+8], {%r_tid, %r_m};",
+              "st.local.v4.u32 [%rdv3+16], {%r_tid, %r_m, %r_n, %r_cta};"]
+    loads = ["ld.local.s8 %rv1, [%rdv3+1];", "ld.local.s16 %rv2, [%rdv3+2];",
+             "ld.local.u8 %rv3, [%rdv3+3];", "ld.local.u16 %rv4, [%rdv3+6];",
+             "ld.local.u32 %rv5, [%rdv3+4];", "ld.local.v2.u32 {%rv6, %rv7}, [%rdv3+8];"]
+    rng.shuffle(stores)
+    rng.shuffle(loads)
+    out += stores + loads
+    out += ["add.s32 %%rv1, %%rv1, %%rv%d;" % i for i in range(2, 8)]
+    return out + ["st.global.u32 [%rl_o+40], %rv1;"]
+
+
 def extra_forms(rng, name, target):
     """Forms the Triton suite reached and the other generators did not (their own generator,
     appended after `rare_forms`): `fused_min_max` always, `gmma_k32` on sm_90a in three
-    kernels of four, `uniform_scaled_index` on sm_90 and sm_90a (after the other draws, so that
-    sm_80 programs and the earlier forms do not change with it). Returns the lines and the declarations they need."""
+    kernels of four, `uniform_scaled_index` and `local_uniform_offset` on sm_90 and sm_90a (after
+    the other draws, so that sm_80 programs and the earlier forms do not change with them).
+    Returns the lines and the declarations they need."""
     out = fused_min_max(rng)
     decl = []
     if target == "sm_90a" and rng.random() < 0.75:
@@ -1378,6 +1402,8 @@ def extra_forms(rng, name, target):
     else:
         out += uniform_scaled_index(rng, name)
         decl += ["\t.reg .b32 %rm<10>;", "\t.reg .pred %rwq;", "\t.reg .b32 %rm_s;"]
+        out += local_uniform_offset(rng)
+        decl += ["\t.reg .b32 %rv<8>;", "\t.reg .b64 %rdv<4>;", "\t.reg .b16 %rhv;"]
     return out, decl
 
 

@@ -92,6 +92,15 @@ LETTER = {"GPR": "g", "PRED": "p", "UGPR": "u", "UPRED": "q"}
 SIG_CLEAR = [(12, 4), (32, 32), (105, 23)]
 # Negation bit of each predicate field.
 PRED_NEG = {12: 15, 68: 71, 77: 80, 87: 90}
+# Inverted predicate fields, by mnemonic: (file, low bit). The field holds 7 - n for register n
+# and 0 for the true predicate. The warpgroup MMAs' accumulate flag (scale-d) is such a field:
+# probed with nvdisasm 13.5 on sm_90a (27 Nov 2026), every value 0-7 of [87:89] of HGMMA,
+# IGMMA and QGMMA words lists UP(7 - v) as read (0: `!UPT` or nothing), bit 90 negates
+# (`QGMMA ... R24, UP1` has 6 there). Read as an ordinary field, whose 7 is the true predicate,
+# it names the wrong register (fresh seed 2003: UP1 as UP0) and, cleared from no signature,
+# splits every form per flag value. Table token `q~87:r1`; the learner checks the rule on every
+# sample and mutant of a signature before using it (`inverted_reads`).
+INVERTED = {mn: ("UPRED", 87) for mn in ("HGMMA", "IGMMA", "QGMMA", "BGMMA")}
 CONTROL_FLOW = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET", "EXIT", "BSSY",
                 "BSYNC", "BREAK", "KILL", "BPT", "RTT"}
 # Relative branch-target fields (sass-and-cubin-format.md §6.3/6.4), by mnemonic.
@@ -140,11 +149,19 @@ def is_control_flow(ss):
 
 
 # The plain forms src/sass/isa/encode.rs emits (operand fields zero; learned with mutants), so
-# that its output is always in the tables: LDS/STS 32/64/128, S2R of each special register it
-# offers, MOV, IMAD, IADD3, LEA (a Rust test checks that every encoder output decodes as known).
+# that its output is always in the tables: LDS/STS 32/64/128, LDL/STL through a uniform register
+# in every size (the frame's remainder when part of it moves to shared memory; ptxas reaches
+# them on sm_90 but not from the generator's programs on sm_8x), S2R of each special register
+# it offers, MOV, IMAD, IADD3, LEA, ULDC, UIADD3 (a Rust test checks that every encoder output
+# decodes as known).
 ENCODER_SEEDS = (
     [0x7984 | (sz << 73) for sz in (4, 5, 6)]
     + [0x7388 | (sz << 73) for sz in (4, 5, 6)]
+    # LDL R8, [R3+UR40] and STL [R3+UR40], R8 (nvdisasm's life ranges leave UR0 out: a seed
+    # names registers it shows), ULDC UR40, UIADD3 UR40, UR41, imm.
+    + [0x7983 | 8 << 16 | 3 << 24 | 40 << 32 | (0x0810_0000 << 64) | (sz << 73) for sz in range(7)]
+    + [0x7987 | 3 << 24 | 8 << 32 | (0x0810_0028 << 64) | (sz << 73) for sz in range(7)]
+    + [0x7ab9 | 40 << 16 | (0x800 << 64), 0x7890 | 40 << 16 | 41 << 24 | (0x0fff_e03f << 64)]
     + [0x7919 | (sr << 72) for sr in (0, 33, 34, 35, 37, 38, 39)]
     + [0x7802 | (0xf00 << 64), 0x7202 | (0xf00 << 64), 0x7224 | (0x078e0200 << 64),
        0x7824 | (0x078e0200 << 64), 0x7210 | (0x07ffe000 << 64), 0x7810 | (0x07ffe000 << 64),
@@ -179,6 +196,26 @@ INST_RE = re.compile(r'^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*/\* (0x[0-9a-f]{16}) \
 HI_RE = re.compile(r'^\s*/\* (0x[0-9a-f]{16}) \*/\s*(//.*)?$')
 
 
+def inverted_register(mn, w):
+    """The register the inverted predicate field of `mn` names in `w`, as (file, register);
+    None when `mn` has no such field or it holds the true predicate."""
+    if mn not in INVERTED:
+        return None
+    f, lo = INVERTED[mn]
+    v = field(w, lo, 3)
+    return (f, 7 - v) if v else None
+
+
+def inverted_reads(mn, data):
+    """Whether every sample in `data` ([(word, text, marks)]) reads the register its inverted
+    predicate field names (`inverted_register`): the rule holds for this signature."""
+    for w, t, m in data:
+        r = inverted_register(mn, w)
+        if r is not None and r[1] not in rw_sets(m[r[0]])[0]:
+            return False
+    return True
+
+
 def mask(lo, n):
     return ((1 << n) - 1) << lo
 
@@ -194,13 +231,21 @@ def key_hints(ss, gen=None):
     # not already explain the mark: `@P4 RET.REL` has 4 in [84:86] by coincidence, and hinting
     # it would clear bits that tell RET.REL from RET.ABS (bit 85) out of every signature.
     control = is_control_flow(ss)
+    mn = key_mnemonic(ss)
+    if mn in INVERTED:
+        hints.add(INVERTED[mn][1])
     for w, t, m in ss:
         if m:
+            # A register the inverted field explains is no evidence for another slot.
+            inv = inverted_register(mn, w)
+            upred = set(m["UPRED"]) - ({inv[1]} if inv else set())
             for lo, n in SLOTS["PRED"]:
                 v = field(w, lo, n)
                 if control and lo != 12 and v == field(w, 12, 3):
                     continue
-                if v != 7 and (v in m["PRED"] or v in m["UPRED"]):
+                if mn in INVERTED and lo == INVERTED[mn][1]:
+                    continue
+                if v != 7 and (v in m["PRED"] or v in upred):
                     hints.add(lo)
             urz = bool(t) and re.search(r'\bURZ\b', t) is not None
             for lo, n in SLOTS["GPR"]:
@@ -365,6 +410,11 @@ def solve(file, samples, exact=True):
         v = field(w, lo, n)
         return None if v == z else v
 
+    def regs(v, k):
+        """Registers v..v+k-1 below the zero register: a 4-wide uniform operand at UR60 reads
+        UR60-UR62, and UR63 is URZ (a mutant's UR60 would otherwise make `u24:r4` inexact)."""
+        return range(v, min(v + k, z))
+
     per = []
     for lo, n in slots:
         ok = []
@@ -374,7 +424,7 @@ def solve(file, samples, exact=True):
                 v = val(w, lo, n)
                 if v is None:
                     continue
-                if any(v + k not in R for k in range(wr)) or any(v + k not in W for k in range(ww)):
+                if any(r not in R for r in regs(v, wr)) or any(r not in W for r in regs(v, ww)):
                     good = False
                     break
             if good:
@@ -399,8 +449,8 @@ def solve(file, samples, exact=True):
                 v = val(w, lo, n)
                 if v is None:
                     continue
-                pr |= set(range(v, v + wr))
-                pw |= set(range(v, v + ww))
+                pr |= set(regs(v, wr))
+                pw |= set(regs(v, ww))
             if exact:
                 if pr != R or pw != W:
                     good = False
@@ -478,14 +528,14 @@ def field_bits(results):
     bits = set()
     for lay in results.values():
         for letter, lo, rw in lay:
-            if isinstance(lo, int) and letter in 'gupq':
-                bits |= set(range(lo, lo + {'g': 8, 'u': 6, 'p': 3, 'q': 3}[letter]))
+            if isinstance(lo, int) and letter[0] in 'gupq':
+                bits |= set(range(lo, lo + {'g': 8, 'u': 6, 'p': 3, 'q': 3}[letter[0]]))
     return bits
 
 
 def unused_predicate_fields(results, hk):
     """Candidate predicate fields (not the guard) that no layout of `results` uses."""
-    used = {lo for lay in results.values() for letter, lo, rw in lay if letter in 'pq'}
+    used = {lo for lay in results.values() for letter, lo, rw in lay if letter[0] in 'pq'}
     return {lo for lo, n in SLOTS["PRED"] if lo != 12 and lo in hk and lo not in used}
 
 
@@ -834,17 +884,18 @@ def learn(args):
                     seen.add(w)
                     samples[key_of(w)].append((w, t, None))
         template = args.template_90 if gen == "sm_90" else args.template_8x
-        # Extra seeds: encodings the encoders emit that the corpus may lack.
-        for w in ENCODER_SEEDS:
-            # Control bits: stall 1, no scoreboards (a store with a write scoreboard is illegal).
-            w |= 0x7e1 << 105
-            samples[key_of(w)].append((w, None, None))
-        for s in args.seed or []:
-            g, hexw = s.split(':')
-            if g == gen:
-                w = int(hexw, 16)
-                samples.setdefault(key_of(w), [])
-                samples[key_of(w)].append((w, None, None))
+        # Extra seeds: encodings the encoders emit that the corpus may lack, listed in the
+        # template first, so that they carry nvdisasm's text and life ranges like a corpus
+        # sample (a seed without them is learned from mutants alone, and a mutant that changes
+        # the form then spoils the solution: sm_8x's LDL/STL through a uniform register).
+        # Control bits: stall 1, no scoreboards (a store with a write scoreboard is illegal).
+        extra = [w | 0x7e1 << 105 for w in ENCODER_SEEDS]
+        extra += [int(h, 16) for g, h in (s.split(':') for s in args.seed or []) if g == gen]
+        listed = {w: (t, m) for w, t, m in
+                  run_synthetic(args.nvdisasm, template, args.kernel, extra, tmpdir, gen + '-seeds')}
+        for w in extra:
+            t, m = listed.get(w, (None, None))
+            samples[key_of(w)].append((w, t, m))
         hints = {key: key_hints(ss, gen) for key, ss in samples.items()}
 
         def plan_for(key, hk, tag):
@@ -1052,12 +1103,20 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
         has_mutants = len(same) > len([1 for w, t, m in group if m is not None])
         is_call = mn == "CALL"
 
-        def marks(m, f):
-            r, w = rw_sets(m[f])
-            return call_residual(f, r, w) if is_call else (r, w)
+        inverted = mn in INVERTED and inverted_reads(mn, data)
+        if mn in INVERTED and not inverted:
+            print("0x%04x %s: a sample does not read what its inverted field names; learned as an"
+                  " ordinary field" % (key, mn), file=sys.stderr)
+
+        def marks(m, f, w):
+            r, wr = rw_sets(m[f])
+            inv = inverted_register(mn, w) if inverted else None
+            if inv is not None and inv[0] == f:
+                r = r - {inv[1]}
+            return call_residual(f, r, wr) if is_call else (r, wr)
 
         for f in FILES:
-            smp = [(w,) + marks(m, f) for w, t, m in data]
+            smp = [(w,) + marks(m, f, w) for w, t, m in data]
             # Every sample and mutant first: nvdisasm leaves out a PT/RZ operand, so a mutant
             # with a register in a field that is PT in every sample (LEA.X's carry-out [81:83])
             # prints differently, and is still evidence that the field is written.
@@ -1065,7 +1124,7 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
             if r is None and has_mutants:
                 # Then the mutants that kept the instruction's printed form: a field whose
                 # change alters the form (a modifier, not a register) is left out.
-                r = solve(f, [(w,) + marks(m, f) for w, t, m in same], exact=True)
+                r = solve(f, [(w,) + marks(m, f, w) for w, t, m in same], exact=True)
             if r is None:
                 r = solve(f, smp, exact=False)
             if r is None:
@@ -1078,6 +1137,8 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
         if mn in SHAPE_IN_IMMEDIATE_FIELD:
             per_file["GPR"] = ({}, True)
         lay = layout_of(per_file)
+        if inverted:
+            lay = lay + ((LETTER[INVERTED[mn][0]] + '~', INVERTED[mn][1], (1, 0)),)
         if is_call:
             lay = lay + (('c', 'call', None),)
         # Whether this form has a branch target (nvdisasm prints a label, or BRX's offset).
@@ -1183,6 +1244,10 @@ def write_table(args, gen, samples, mutants, hints, probes, free):
 def self_test():
     """Checks of the pure parts (`--self-test`; run by tests/sass_lea.rs)."""
     assert bit_ranges([80, 74, 73, 75]) == ((73, 3), (80, 1))
+    # A 4-wide uniform read at UR60 reads UR60-UR62 (UR63 is URZ): still `u24:r4`, exact.
+    w60 = 60 << 24
+    assert solve("UGPR", [(w60, frozenset({60, 61, 62}), frozenset()),
+                          ((4 << 24), frozenset({4, 5, 6, 7}), frozenset())]) == ({24: (4, 0)}, False)
     # LEA-like signatures: bit 74 (.X) adds a carry-in read, bit 80 (.HI) a read of [64:71];
     # the shift amount [75:79] takes values that happen to separate the forms.
     lay = {(0, 0): ('g16',), (1, 1): ('g16', 'g64', 'p87'), (0, 1): ('g16', 'g64')}
@@ -1209,6 +1274,17 @@ def self_test():
     assert pt_slots(ss, {16, 64, 81, 12}, lay_g64) == [77, 84, 87]
     assert pt_slots(ss, {16, 64, 81, 12, 87}, lay_g64) == [77, 84]
     assert pt_slots(ss, {16, 81, 12}, {1: lay_a[0]}) == [68, 77, 84, 87]
+    # The warpgroup MMAs' accumulate flag: [87:89] = 7 - n names UPn, 0 the true predicate.
+    gmma = 0x9f3 | 1 << 91
+    assert inverted_register("QGMMA", gmma | 6 << 87) == ("UPRED", 1)
+    assert inverted_register("QGMMA", gmma | 1 << 90) is None
+    assert inverted_register("IMAD", gmma | 6 << 87) is None
+    reads_up1 = {"GPR": {}, "PRED": {}, "UGPR": {}, "UPRED": {1: 'v'}}
+    assert inverted_reads("QGMMA", [(gmma | 6 << 87, None, reads_up1)])
+    assert not inverted_reads("QGMMA", [(gmma | 7 << 87, None, reads_up1)])
+    lay_inv = {1: (('g', 'implicit', None), ('q~', 87, (1, 0)))}
+    assert field_bits(lay_inv) == {87, 88, 89}
+    assert unused_predicate_fields(lay_inv, {87, 12}) == set()
     print("learn_tables self-test: ok")
 
 
