@@ -1,6 +1,6 @@
 //! Encoders for the instructions the register demoter inserts: LDS/STS and LDL/STL (8, 16, 32,
-//! 64, 128 bits), S2R, LDC, IMAD, LEA, IADD3, LOP3, MOV, NOP and the branches BRA/BSSY, each with
-//! explicit control bits.
+//! 64, 128 bits; LDL/STL also through a uniform register), S2R, LDC, IMAD, LEA, IADD3, LOP3, MOV,
+//! NOP, the branches BRA/BSSY, and the uniform ULDC and UIADD3, each with explicit control bits.
 //!
 //! Reference: `sass-and-cubin-format.md` §0 item 4 (LDS 0x984 / STS 0x388: Rd/Ra/Rb fields,
 //! simm24 at [40:63], size at [73:75]: 32 = 4, 64 = 5, 128 = 6), §6.1 (ALU forms: 1 = R,R,R;
@@ -232,6 +232,65 @@ pub fn stl(
     memory_access(arch, base, true, rb, ra, offset, width, control, guard)
 }
 
+/// A local access through a uniform register, `[Ra + URu + offset]` (opcode bit 91 set; sm_8x and
+/// sm_90): the uniform register goes to [32:37] for a load (the data register is at [16:23]) and
+/// to [64:69] for a store (data at [32:39]). ptxas's `LDL.S8 R0, [R7+UR5]` on sm_90 is
+/// 0x0000000507007983 0x…08100200, `STL.U8 [R7+UR4], R8` 0x0000000807007987 0x…08100004.
+#[allow(clippy::too_many_arguments)]
+fn local_access_ur(
+    arch: Arch,
+    store: bool,
+    data: u32,
+    ra: u32,
+    ur: u32,
+    offset: i32,
+    width: Width,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    if ur >= 63 {
+        return Err(IsaError::Register(ur));
+    }
+    let base = if store {
+        w(0x7987, 0x0810_0000)
+    } else {
+        w(0x7983, 0x0810_0000)
+    };
+    let i = memory_access(arch, base, store, data, ra, offset, width, control, guard)?;
+    let x = with_bits(i.word, if store { 64 } else { 32 }, 6, ur as u64);
+    Ok(Instruction::decode(arch, x))
+}
+
+/// `LDL[.64|.128] Rd, [Ra + URu + offset]` (`Ra` = RZ: the address is the uniform register's).
+#[allow(clippy::too_many_arguments)]
+pub fn ldl_ur(
+    arch: Arch,
+    rd: u32,
+    ra: u32,
+    ur: u32,
+    offset: i32,
+    width: Width,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    local_access_ur(arch, false, rd, ra, ur, offset, width, control, guard)
+}
+
+/// `STL[.64|.128] [Ra + URu + offset], Rb`.
+#[allow(clippy::too_many_arguments)]
+pub fn stl_ur(
+    arch: Arch,
+    ra: u32,
+    ur: u32,
+    offset: i32,
+    rb: u32,
+    width: Width,
+    control: Control,
+    guard: Pred,
+) -> Result<Instruction, IsaError> {
+    local_access_ur(arch, true, rb, ra, ur, offset, width, control, guard)
+}
+
 /// `LOP3.LUT Rd, Ra, Rb, Rc, lut, !PT` (no predicate output).
 pub fn lop3(
     arch: Arch,
@@ -417,6 +476,42 @@ pub fn ldc(
     let mut x = w(0xff00_7b82, 0x800);
     x = with_bits(x, 16, 8, reg(rd)?);
     x = with_bits(x, 40, 19, cbank(bank, offset)?);
+    Ok(finish(arch, x, control, Pred::PT))
+}
+
+/// `ULDC URd, c[bank][offset]` (32 bits; fixed latency: ptxas waits on no scoreboard for it).
+pub fn uldc(
+    arch: Arch,
+    urd: u32,
+    (bank, offset): (u32, u32),
+    control: Control,
+) -> Result<Instruction, IsaError> {
+    // `ULDC UR5, c[0x0][0x224]`: 0x0000890000057ab9 0x…00000800.
+    if urd >= 63 {
+        return Err(IsaError::Register(urd));
+    }
+    let mut x = w(0x7ab9, 0x800);
+    x = with_bits(x, 16, 6, urd as u64);
+    x = with_bits(x, 40, 19, cbank(bank, offset)?);
+    Ok(finish(arch, x, control, Pred::PT))
+}
+
+/// `UIADD3 URd, URa, imm32, URZ`.
+pub fn uiadd3_imm(
+    arch: Arch,
+    urd: u32,
+    ura: u32,
+    imm: u32,
+    control: Control,
+) -> Result<Instruction, IsaError> {
+    // `UIADD3 UR4, UR4, -0x3, URZ`: 0xfffffffd04047890 0x…0fffe03f.
+    if urd >= 63 || ura > 63 {
+        return Err(IsaError::Register(urd.max(ura)));
+    }
+    let mut x = w(0x7890, 0x0fff_e03f);
+    x = with_bits(x, 16, 6, urd as u64);
+    x = with_bits(x, 24, 6, ura as u64);
+    x = with_bits(x, 32, 32, imm as u64);
     Ok(finish(arch, x, control, Pred::PT))
 }
 
