@@ -315,9 +315,13 @@ enum Command {
     /// kernels that call code outside themselves are refused. Measured on an H100: every
     /// register-demoted kernel computed ptxas's bytes, none ran faster (docs/gpu.md).
     ///
-    /// Each kernel is kept unchanged (and the report says why) unless its whole frame moves,
-    /// local memory goes to zero (or stays zero), occupancy with static and dynamic shared memory
-    /// does not fall (rises, for register demotion) and the launch stays legal; a register
+    /// Where the whole frame does not fit (the 48 KiB a block may declare statically, or the
+    /// occupancy), --local-to-shared moves the most-used part of it and leaves the rest in a
+    /// smaller local frame addressed through a uniform register the kernel does not use.
+    ///
+    /// Each kernel is kept unchanged (and the report says why) unless local memory shrinks (to
+    /// zero, or stays zero, for register demotion), occupancy with static and dynamic shared
+    /// memory does not fall (rises, for register demotion) and the launch stays legal; a register
     /// demotion must also be predicted no slower by the tune model on --launch (or the first
     /// --verify). The region sits after the dynamic shared memory, whose size
     /// the code reads at run time; the rule needs it as --dynamic-smem (0 if none). With

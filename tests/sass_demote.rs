@@ -133,8 +133,10 @@ fn demote_file(stem: &str, arch: &str) -> Option<Vec<String>> {
         if k.demoted {
             assert_eq!(k.verified.len(), 2, "{name}: both shapes proved");
             let c = Cubin::parse(&out.cubin).unwrap();
-            assert_eq!(c.stack_size(&name).unwrap(), 0);
-            assert!(k.before.local_bytes > 0);
+            // The whole frame (none left) or a part of it (less left).
+            let left = k.after.expect("figures").local_bytes;
+            assert_eq!(c.stack_size(&name).unwrap(), left);
+            assert!(k.before.local_bytes > left, "{name}");
             let check = warpsmith::sass::check::check_cubin(&out.cubin)
                 .unwrap_or_else(|e| panic!("{name}: sass check: {e}"));
             assert!(check.ok(), "{name}: {:?}", check.mismatches);
@@ -224,6 +226,61 @@ fn triton_attention_frame_moves_and_is_proved() {
     assert_eq!(k.after.map(|a| a.local_bytes), Some(0));
     assert_eq!(k.occupancy.0, k.occupancy.1);
     assert_eq!(k.verified.len(), 1);
+}
+
+/// Triton 3.6's 128×256×64 fp16 matmul (4 warps: a 128×256 fp32 accumulator over 128 threads;
+/// tests/data/demote): ptxas 12.9 spills at 255 registers, and the whole frame does not fit the
+/// 48 KiB a block may declare statically. Part of it moves (the busiest slots), the rest stays in
+/// a smaller frame addressed through a free uniform register: local memory shrinks at equal
+/// occupancy, the output decodes as nvdisasm lists it, and the SASS emulator proves the rewrite
+/// (one 128×256 tile, K = 128) with fewer local accesses than the original.
+#[test]
+fn triton_matmul_part_of_frame_moves_and_is_proved() {
+    if tools_present().is_none() {
+        return;
+    }
+    let data = common::repo_root().join("tests/data/demote");
+    for arch in ["sm_90a", "sm_80"] {
+        let stem = format!("matmul_fp16_128x256x64.{arch}");
+        let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
+        let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
+        let spec = LaunchSpec::from_json(&spec_text).expect("spec");
+        let bytes = assemble(&ptx, arch);
+        let opts = DemoteOptions {
+            dynamic_smem: Some(spec.dynamic_smem as u32),
+            verify: vec![spec],
+            seeds: 1,
+            ..DemoteOptions::default()
+        };
+        let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let k = &out.kernels[0];
+        eprintln!("{arch} tiled_matmul: {} {:?}", k.reason, k.verified);
+        assert!(k.demoted, "{arch}: {}", k.reason);
+        let after = k.after.expect("figures");
+        assert!(
+            after.local_bytes > 0 && after.local_bytes < k.before.local_bytes,
+            "{arch}: part of the frame: {} -> {}",
+            k.before.local_bytes,
+            after.local_bytes
+        );
+        assert!(
+            after.static_smem <= 48 * 1024,
+            "{arch}: {}",
+            after.static_smem
+        );
+        assert_eq!(k.occupancy.0, k.occupancy.1, "{arch}");
+        assert_eq!(k.verified.len(), 1, "{arch}");
+        assert!(
+            k.verified[0].contains(" in the rewrite"),
+            "{}",
+            k.verified[0]
+        );
+        let c = Cubin::parse(&out.cubin).unwrap();
+        assert_eq!(c.stack_size("tiled_matmul").unwrap(), after.local_bytes);
+        let check = warpsmith::sass::check::check_cubin(&out.cubin)
+            .unwrap_or_else(|e| panic!("{arch}: sass check: {e}"));
+        assert!(check.ok(), "{arch}: {:?}", check.mismatches);
+    }
 }
 
 /// Register demotion (`--occupancy auto`) of ptxas's own builds of the heavy kernels (no cap):

@@ -6,18 +6,20 @@
 //!
 //! - [`frame`]: recognise the frame (stack pointer set-up, every `STL`/`LDL`) exactly, or refuse;
 //! - [`layout`]: where each frame word goes (after the dynamic shared memory, found at run time);
-//! - [`rewrite`]: the prologue, the `STS`/`LDS` replacements, the control bits.
+//! - [`rewrite`]: the prologue, the `STS`/`LDS` replacements, the control bits;
+//! - [`split`]: where the whole frame does not fit, the part that moves and the smaller frame
+//!   that stays (addressed through a free uniform register).
 //!
-//! This module decides per kernel with the never-worse rule ([`crate::never_worse`]): local
-//! memory goes to zero, so the rewrite is kept unless the launch would become illegal or
-//! occupancy (static **and** dynamic shared memory, at the block-size bound) would fall. A
+//! This module decides per kernel with the never-worse rule ([`crate::never_worse`]): the
+//! rewrite is kept when local memory shrinks (to zero when the whole frame moves), the launch
+//! stays legal and occupancy (static **and** dynamic shared memory, at the block-size bound)
+//! does not fall. The whole frame is tried first, then the largest part the rule keeps. A
 //! kernel whose dynamic shared-memory size is not given keeps its original code (its static
 //! size may not grow). Where launch specs are given, original and rewrite run on the SASS
 //! emulator and every output byte must agree, or the original is kept.
 //!
-//! Partial: the whole frame moves or nothing does (a kernel whose frame does not fit keeps its
-//! local memory); the register-demotion modes of issue 16 (`--max-regs`, `--occupancy auto`)
-//! are not built.
+//! Register demotion (`--max-regs`, `--occupancy auto`) is [`registers`]; it moves a frame only
+//! whole.
 
 pub mod frame;
 pub mod layout;
@@ -26,6 +28,7 @@ pub mod regplan;
 pub mod regrewrite;
 pub mod rewrite;
 pub mod schedule;
+pub mod split;
 pub mod timing;
 
 use std::collections::BTreeSet;
@@ -45,6 +48,7 @@ use crate::sass::emu::SassProgram;
 use crate::sass::isa::Instruction;
 use layout::SharedFrame;
 pub use registers::RegisterTarget;
+use rewrite::Move;
 
 /// What to demote and what is known about the launch.
 #[derive(Clone, Debug, Default)]
@@ -256,20 +260,6 @@ fn demote_kernel(
         Err(why) => return refuse(report, why),
     };
     report.threads = Some(threads);
-    let layout = SharedFrame::new(plan.size, threads);
-    let start = region_start(cubin.sm(), before.static_smem);
-    let static_after = start as u64 + layout.bytes();
-    let after = Resources {
-        registers: before.registers,
-        local_bytes: 0,
-        static_smem: static_after.min(u32::MAX as u64) as u32,
-    };
-    let fig = |r: &Resources| Figures {
-        registers: r.registers,
-        stack: r.local_bytes,
-        spill: 0,
-        static_smem: r.static_smem,
-    };
     let ctx = LaunchContext {
         arch,
         threads: Some(threads),
@@ -277,7 +267,28 @@ fn demote_kernel(
             .dynamic_smem
             .map_or(DynamicSmem::Unknown, DynamicSmem::Known),
     };
-    let verdict = judge(&fig(&before), &fig(&after), &ctx);
+    let start = region_start(cubin.sm(), before.static_smem);
+    let whole = Move::Whole(SharedFrame::new(plan.size, threads));
+    let mut verdict = judge(
+        &figures(&before),
+        &figures(&after_move(&before, start, &whole)),
+        &ctx,
+    );
+    let mut how = whole;
+    if !verdict.keep {
+        match part_of_frame(cubin, name, &plan, &before, start, &ctx) {
+            Ok((part, v)) => {
+                log::info!(
+                    "demote {name}: the whole frame does not move ({}); part of it does",
+                    verdict.reason
+                );
+                (how, verdict) = (part, v);
+            }
+            Err(why) => {
+                verdict.reason = format!("{}; {why}", verdict.reason);
+            }
+        }
+    }
     report.occupancy = (verdict.occupancy_before, verdict.occupancy_after);
     if !verdict.keep {
         let hint = if opts.dynamic_smem.is_none() {
@@ -287,8 +298,10 @@ fn demote_kernel(
         };
         return refuse(report, format!("{}{hint}", verdict.reason));
     }
+    let after = after_move(&before, start, &how);
+    let static_after = after.static_smem as u64;
     let mut out = cubin.clone();
-    let edited = rewrite_cubin(&mut out, name, &plan, &layout, start, static_after);
+    let edited = rewrite_cubin(&mut out, name, &plan, &how, start, static_after);
     let (accesses, inserted, removed) = match edited {
         Ok(x) => x,
         Err(e) => return refuse(report, e.to_string()),
@@ -302,7 +315,11 @@ fn demote_kernel(
     if let Some(why) = control_bits(cubin, &out, name) {
         return refuse(report, why);
     }
-    if let Some(why) = verify(cubin, &out, name, opts, Proof::Frame, &mut report.verified)? {
+    let proof = match how {
+        Move::Whole(_) => Proof::Frame,
+        Move::Part { .. } => Proof::PartOfFrame,
+    };
+    if let Some(why) = verify(cubin, &out, name, opts, proof, &mut report.verified)? {
         return refuse(report, why);
     }
     report.demoted = true;
@@ -310,6 +327,70 @@ fn demote_kernel(
     report.reason = verdict.reason;
     log::info!("demote {name}: {}", report.reason);
     Ok((Some(out), report))
+}
+
+/// The rule's figures of a kernel's resources.
+fn figures(r: &Resources) -> Figures {
+    Figures {
+        registers: r.registers,
+        stack: r.local_bytes,
+        spill: 0,
+        static_smem: r.static_smem,
+    }
+}
+
+/// The resources after `how` moves the frame, the region starting at `start`.
+fn after_move(before: &Resources, start: u32, how: &Move) -> Resources {
+    Resources {
+        registers: before.registers,
+        local_bytes: how.local_bytes(),
+        static_smem: (start as u64 + how.shared().bytes()).min(u32::MAX as u64) as u32,
+    }
+}
+
+/// The largest part of the frame the rule keeps ([`split`]): the words that may move are
+/// searched for (the rule is monotone in them: more shared memory, less local memory), and the
+/// new frame needs a uniform register the kernel does not use. Err: why no part moves.
+fn part_of_frame(
+    cubin: &Cubin,
+    name: &str,
+    frame: &frame::Frame,
+    before: &Resources,
+    start: u32,
+    ctx: &LaunchContext,
+) -> Result<(Move, crate::never_worse::Verdict), String> {
+    let (body, _) = kernel_body(cubin, name).map_err(|e| e.to_string())?;
+    let uniform_sp = split::free_uniform_register(&body)
+        .ok_or("no part of it can move: no uniform register is free for the frame that stays")?;
+    let threads = ctx.threads.unwrap_or(0);
+    let slots = split::slots(frame);
+    let total: u32 = slots.iter().map(|s| s.words).sum();
+    let try_budget = |budget: u32| {
+        let how = Move::Part {
+            split: split::Split::choose(&slots, threads, budget),
+            uniform_sp,
+        };
+        let v = judge(
+            &figures(before),
+            &figures(&after_move(before, start, &how)),
+            ctx,
+        );
+        (how, v)
+    };
+    // The largest budget the rule keeps: [lo, hi) holds it once lo is kept.
+    let (mut lo, mut hi) = (0, total);
+    let mut best = None;
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let (how, v) = try_budget(mid);
+        if v.keep {
+            lo = mid;
+            best = Some((how, v));
+        } else {
+            hi = mid - 1;
+        }
+    }
+    best.ok_or_else(|| "no part of it fits either".to_string())
 }
 
 /// Where the region starts before the dynamic shared memory is added: the end of the static
@@ -409,15 +490,15 @@ fn rewrite_cubin(
     out: &mut Cubin,
     name: &str,
     plan: &frame::Frame,
-    layout: &SharedFrame,
+    how: &Move,
     region_start: u32,
     static_after: u64,
 ) -> Result<(usize, usize, usize), EditError> {
     let mut ed = Editor::new(out, name)?;
-    let accesses = rewrite::apply(&mut ed, plan, layout, region_start)?;
+    let accesses = rewrite::apply(&mut ed, plan, how, region_start)?;
     let rep = ed.commit(out)?;
     out.set_shared_size(name, static_after)?;
-    out.set_stack_size(name, 0)?;
+    out.set_stack_size(name, how.local_bytes())?;
     Ok((accesses, rep.inserted, rep.removed))
 }
 
@@ -452,8 +533,10 @@ fn control_bits(original: &Cubin, rewritten: &Cubin, name: &str) -> Option<Strin
 /// What a verification launch must reach to prove anything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Proof {
-    /// The original's local accesses (the moved frame).
+    /// The original's local accesses (the moved frame); the rewrite makes none.
     Frame,
+    /// The original's local accesses (part of the frame moved); the rewrite makes fewer.
+    PartOfFrame,
     /// The inserted code (more lane-instructions in the rewrite), and with a frame also the
     /// original's local accesses.
     Registers {
@@ -507,13 +590,19 @@ fn verify(
                 rep.verdict
             )));
         }
-        if let Some(n @ 1..) = rep.local_accesses.1 {
+        let left = rep.local_accesses.1.unwrap_or(0);
+        let too_many = match proof {
+            Proof::PartOfFrame => left >= local && local > 0,
+            _ => left > 0,
+        };
+        if too_many {
             return Ok(Some(format!(
-                "the rewrite still makes {n} local-memory accesses on {shape}"
+                "the rewrite still makes {left} local-memory accesses on {shape} (the original \
+                 {local})"
             )));
         }
         let reached = match proof {
-            Proof::Frame => local > 0,
+            Proof::Frame | Proof::PartOfFrame => local > 0,
             Proof::Registers { frame } => {
                 rep.lane_insts.1 > rep.lane_insts.0 && (!frame || local > 0)
             }
@@ -521,10 +610,15 @@ fn verify(
         proved |= reached;
         lines.push(format!(
             "{shape}: equal on {} seed(s), {} -> {} lane-instructions, {local} local accesses \
-             in the original{}",
+             in the original{}{}",
             rep.seeds_run,
             rep.lane_insts.0,
             rep.lane_insts.1,
+            if left > 0 {
+                format!(", {left} in the rewrite")
+            } else {
+                String::new()
+            },
             if !reached {
                 " (the launch never reaches the rewritten code: proves nothing)"
             } else {

@@ -455,7 +455,7 @@ fn rewrite_cubin(
         Some(f) => {
             let renamed = renamed_frame(f, plan);
             skip.extend(f.accesses.iter().map(|a| a.index));
-            accesses = rewrite::apply(&mut ed, &renamed, &layout, start)?;
+            accesses = rewrite::apply(&mut ed, &renamed, &rewrite::Move::Whole(layout), start)?;
         }
         None => {
             let pro = rewrite::prologue(ed.arch, start).map_err(|e| EditError::Unsupported {

@@ -1,6 +1,8 @@
 //! The code changes that move a frame to shared memory (RegDem §3, local-to-shared): a prologue
 //! that turns R1 into the thread's shared-memory base, every `STL`/`LDL` replaced by
-//! `STS`/`LDS` pieces with the same guard and scoreboards, and the stack set-up removed.
+//! `STS`/`LDS` pieces with the same guard and scoreboards, and the stack set-up removed. When
+//! only part of the frame moves ([`super::split`]), the prologue also rebuilds the smaller frame
+//! in a uniform register and the accesses that stay address it (`STL [URk+o]`).
 //!
 //! Control bits (`sass-and-cubin-format.md` §6.2): LDS/STS are variable-latency like LDL/STL and
 //! use the same scoreboard protocol, so each piece keeps the original's write scoreboard (loads),
@@ -9,8 +11,9 @@
 //! before anything else, when no scoreboard is pending; its fixed-latency instructions stall
 //! [`ALU_STALL`] cycles each, more than any ALU result latency on sm_80–sm_90.
 
-use super::frame::{Frame, SP};
+use super::frame::{Frame, LocalAccess, SP};
 use super::layout::SharedFrame;
+use super::split::{Placement, Split};
 use crate::sass::edit::{EditError, Editor};
 use crate::sass::isa::encode::{self, SpecialReg, RZ};
 use crate::sass::isa::{Arch, Control, Instruction, IsaError};
@@ -84,12 +87,120 @@ pub fn prologue(arch: Arch, region_start: u32) -> Result<Vec<Instruction>, IsaEr
     Ok(p)
 }
 
+/// What moves: the whole frame, or part of it ([`super::split`]) with the rest addressed
+/// through a uniform register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// Every access to shared memory.
+    Whole(SharedFrame),
+    /// The split's shared words to shared memory, the others to the new frame at `URk`.
+    Part {
+        /// Where each word goes.
+        split: Split,
+        /// The uniform register that holds the new frame's address.
+        uniform_sp: u32,
+    },
+}
+
+impl Move {
+    /// The shared region.
+    pub fn shared(&self) -> &SharedFrame {
+        match self {
+            Move::Whole(l) => l,
+            Move::Part { split, .. } => &split.shared,
+        }
+    }
+
+    /// Bytes of local memory left per thread.
+    pub fn local_bytes(&self) -> u32 {
+        match self {
+            Move::Whole(_) => 0,
+            Move::Part { split, .. } => split.local_bytes,
+        }
+    }
+
+    fn place(&self, a: &LocalAccess) -> Placement {
+        match self {
+            Move::Whole(l) => Placement::Shared(l.pieces(a)),
+            Move::Part { split, .. } => split.place(a),
+        }
+    }
+}
+
+/// The frame that stays, rebuilt in a uniform register after the prologue:
+/// `ULDC URk, c[0x0][0x28]; UIADD3 URk, URk, -size, URZ` (ptxas's own set-up, in the uniform
+/// datapath).
+fn uniform_frame(arch: Arch, uniform_sp: u32, bytes: u32) -> Result<Vec<Instruction>, IsaError> {
+    Ok(vec![
+        encode::uldc(arch, uniform_sp, (0, 0x28), alu(ALU_STALL))?,
+        encode::uiadd3_imm(
+            arch,
+            uniform_sp,
+            uniform_sp,
+            bytes.wrapping_neg(),
+            alu(ALU_STALL),
+        )?,
+    ])
+}
+
+/// The instructions that replace access `a`: shared pieces, or the access at its new offset
+/// through the uniform register, with the original's guard and scoreboards.
+fn replacement(arch: Arch, a: &LocalAccess, how: &Move) -> Result<Vec<Instruction>, IsaError> {
+    let control = |k: usize| Control {
+        reuse: 0,
+        wait: if k == 0 { a.control.wait } else { 0 },
+        ..a.control
+    };
+    match how.place(a) {
+        Placement::Shared(pieces) => pieces
+            .into_iter()
+            .enumerate()
+            .map(|(k, p)| {
+                if a.store {
+                    encode::sts(arch, SP, p.offset, p.data, p.width, control(k), a.guard)
+                } else {
+                    encode::lds(arch, p.data, SP, p.offset, p.width, control(k), a.guard)
+                }
+            })
+            .collect(),
+        Placement::Local(offset) => {
+            let Move::Part { uniform_sp, .. } = how else {
+                unreachable!("a whole move places every access in shared memory")
+            };
+            let rz = RZ as u32;
+            Ok(vec![if a.store {
+                encode::stl_ur(
+                    arch,
+                    rz,
+                    *uniform_sp,
+                    offset,
+                    a.data,
+                    a.width,
+                    control(0),
+                    a.guard,
+                )?
+            } else {
+                encode::ldl_ur(
+                    arch,
+                    a.data,
+                    rz,
+                    *uniform_sp,
+                    offset,
+                    a.width,
+                    control(0),
+                    a.guard,
+                )?
+            }])
+        }
+    }
+}
+
 /// Makes the edits on `ed`: the prologue before the first instruction, the stack set-up
-/// removed, every access of `frame` replaced by its pieces. Returns the accesses replaced.
+/// removed, every access of `frame` replaced as `how` places it. Returns the accesses replaced.
 pub fn apply(
     ed: &mut Editor,
     frame: &Frame,
-    layout: &SharedFrame,
+    how: &Move,
     region_start: u32,
 ) -> Result<usize, EditError> {
     let arch = ed.arch;
@@ -98,32 +209,24 @@ pub fn apply(
         kernel: kernel.clone(),
         reason,
     };
-    let pro = prologue(arch, region_start).map_err(|e| unsupported(e.to_string()))?;
+    let mut pro = prologue(arch, region_start).map_err(|e| unsupported(e.to_string()))?;
+    if let Move::Part { uniform_sp, split } = how {
+        pro.extend(
+            uniform_frame(arch, *uniform_sp, split.local_bytes)
+                .map_err(|e| unsupported(e.to_string()))?,
+        );
+    }
     ed.insert_before(0, pro)?;
     ed.remove(frame.sp_def)?;
     ed.remove(frame.alloc)?;
     for a in &frame.accesses {
-        let mut insts = Vec::new();
-        for (k, p) in layout.pieces(a).into_iter().enumerate() {
-            let control = Control {
-                reuse: 0,
-                wait: if k == 0 { a.control.wait } else { 0 },
-                ..a.control
-            };
-            let i = if a.store {
-                encode::sts(arch, SP, p.offset, p.data, p.width, control, a.guard)
-            } else {
-                encode::lds(arch, p.data, SP, p.offset, p.width, control, a.guard)
-            }
-            .map_err(|e| unsupported(e.to_string()))?;
-            if !i.is_known() {
-                return Err(unsupported(format!(
-                    "the replacement of the access at {:#x} ({}) is not a form the decoder knows",
-                    a.index * 16,
-                    i.mnemonic()
-                )));
-            }
-            insts.push(i);
+        let mut insts = replacement(arch, a, how).map_err(|e| unsupported(e.to_string()))?;
+        if let Some(i) = insts.iter().find(|i| !i.is_known()) {
+            return Err(unsupported(format!(
+                "the replacement of the access at {:#x} ({}) is not a form the decoder knows",
+                a.index * 16,
+                i.mnemonic()
+            )));
         }
         let rest = insts.split_off(1);
         ed.replace(a.index, insts.remove(0))?;
