@@ -64,12 +64,20 @@ impl SharedFrame {
     /// The shared-memory accesses that replace `a`: one for 8- to 32-bit accesses, one per word
     /// for 64- and 128-bit ones (consecutive frame words are `n·4` bytes apart).
     pub fn pieces(&self, a: &LocalAccess) -> Vec<Piece> {
+        self.pieces_at(a, |word| word)
+    }
+
+    /// [`SharedFrame::pieces`] with frame word `w` at region word `region_word(w)` (a part of
+    /// a frame packs the words that move, `super::split`).
+    pub fn pieces_at(&self, a: &LocalAccess, region_word: impl Fn(u32) -> u32) -> Vec<Piece> {
+        let word = a.offset as u32 / 4;
+        let at = |w: u32, byte: u32| (region_word(w) * self.threads * 4 + byte) as i32;
         let n = a.width.regs();
         if n == 1 {
             return vec![Piece {
                 width: a.width,
                 data: a.data,
-                offset: self.offset(a.offset),
+                offset: at(word, a.offset as u32 % 4),
             }];
         }
         (0..n)
@@ -80,7 +88,7 @@ impl SharedFrame {
                 } else {
                     a.data + k
                 },
-                offset: self.offset(a.offset + 4 * k as i32),
+                offset: at(word + k, 0),
             })
             .collect()
     }

@@ -330,7 +330,7 @@ fn demote_kernel(
 }
 
 /// The rule's figures of a kernel's resources.
-fn figures(r: &Resources) -> Figures {
+pub(crate) fn figures(r: &Resources) -> Figures {
     Figures {
         registers: r.registers,
         stack: r.local_bytes,

@@ -20,11 +20,11 @@ use super::regplan::{RegisterPlan, Usage};
 use super::regrewrite::{self, Scoreboards};
 use super::rewrite::{self, SCRATCH};
 use super::{
-    control_bits, kernel_body, reenters_entry, region_start, threads_for, verify, DemoteError,
-    DemoteOptions, KernelReport, Proof, Resources,
+    control_bits, figures, kernel_body, reenters_entry, region_start, threads_for, verify,
+    DemoteError, DemoteOptions, KernelReport, Proof, Resources,
 };
 use crate::analysis::occupancy::ArchLimits;
-use crate::never_worse::{judge, DynamicSmem, Figures, LaunchContext, Verdict};
+use crate::never_worse::{judge, DynamicSmem, LaunchContext, Verdict};
 use crate::sass::edit::{EditError, Editor};
 use crate::sass::elf::Cubin;
 use crate::sass::isa::Instruction;
@@ -340,15 +340,6 @@ fn attempt(
         verified,
         predicted_us,
     }))
-}
-
-fn figures(r: &Resources) -> Figures {
-    Figures {
-        registers: r.registers,
-        stack: r.local_bytes,
-        spill: 0,
-        static_smem: r.static_smem,
-    }
 }
 
 /// The body, its blocks and its stack, or why the kernel cannot be rewritten.

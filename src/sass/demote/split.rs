@@ -20,7 +20,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::frame::{Frame, LocalAccess};
 use super::layout::{Piece, SharedFrame};
-use crate::sass::isa::encode::{Width, RZ};
 use crate::sass::isa::{Instruction, RegFile};
 
 /// A range of frame words that accesses cover together.
@@ -139,29 +138,7 @@ impl Split {
         if let Some(&at) = self.to_local.get(&word) {
             return Placement::Local((at + a.offset as u32 % 4) as i32);
         }
-        let n = a.width.regs();
-        let offset =
-            |w: u32, byte: u32| (self.to_shared[&w] * self.shared.threads * 4 + byte) as i32;
-        if n == 1 {
-            return Placement::Shared(vec![Piece {
-                width: a.width,
-                data: a.data,
-                offset: offset(word, a.offset as u32 % 4),
-            }]);
-        }
-        Placement::Shared(
-            (0..n)
-                .map(|k| Piece {
-                    width: Width::B32,
-                    data: if a.data == RZ as u32 {
-                        a.data
-                    } else {
-                        a.data + k
-                    },
-                    offset: offset(word + k, 0),
-                })
-                .collect(),
-        )
+        Placement::Shared(self.shared.pieces_at(a, |w| self.to_shared[&w]))
     }
 }
 
@@ -196,6 +173,7 @@ pub fn free_uniform_register(body: &[Instruction]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sass::isa::encode::Width;
     use crate::sass::isa::{Control, Pred};
 
     fn access(store: bool, width: Width, data: u32, offset: i32) -> LocalAccess {
