@@ -377,7 +377,7 @@ fn part_of_frame(
         );
         (how, v)
     };
-    // The largest budget the rule keeps: [lo, hi) holds it once lo is kept.
+    // The largest budget the rule keeps lies in [lo, hi]; `best` is the last budget kept.
     let (mut lo, mut hi) = (0, total);
     let mut best = None;
     while lo < hi {
