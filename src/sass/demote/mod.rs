@@ -251,7 +251,7 @@ fn demote_kernel(
         r.reason = why;
         Ok((None, r))
     };
-    let plan = match plan(cubin, name, before.registers) {
+    let (plan, body) = match plan(cubin, name, before.registers) {
         Ok(p) => p,
         Err(why) => return refuse(report, why),
     };
@@ -276,7 +276,7 @@ fn demote_kernel(
     );
     let mut how = whole;
     if !verdict.keep {
-        match part_of_frame(cubin, name, &plan, &before, start, &ctx) {
+        match part_of_frame(&body, &plan, &before, start, &ctx) {
             Ok((part, v)) => {
                 log::info!(
                     "demote {name}: the whole frame does not move ({}); part of it does",
@@ -352,15 +352,13 @@ fn after_move(before: &Resources, start: u32, how: &Move) -> Resources {
 /// searched for (the rule is monotone in them: more shared memory, less local memory), and the
 /// new frame needs a uniform register the kernel does not use. Err: why no part moves.
 fn part_of_frame(
-    cubin: &Cubin,
-    name: &str,
+    body: &[Instruction],
     frame: &frame::Frame,
     before: &Resources,
     start: u32,
     ctx: &LaunchContext,
 ) -> Result<(Move, crate::never_worse::Verdict), String> {
-    let (body, _) = kernel_body(cubin, name).map_err(|e| e.to_string())?;
-    let uniform_sp = split::free_uniform_register(&body)
+    let uniform_sp = split::free_uniform_register(body)
         .ok_or("no part of it can move: no uniform register is free for the frame that stays")?;
     let threads = ctx.threads.unwrap_or(0);
     let slots = split::slots(frame);
@@ -432,8 +430,12 @@ fn reenters_entry(body: &[Instruction]) -> Option<String> {
         })
 }
 
-/// The frame of `name`, or why it cannot move.
-fn plan(cubin: &Cubin, name: &str, registers: u32) -> Result<frame::Frame, String> {
+/// The frame of `name` and the kernel's code (padding excluded), or why the frame cannot move.
+fn plan(
+    cubin: &Cubin,
+    name: &str,
+    registers: u32,
+) -> Result<(frame::Frame, Vec<Instruction>), String> {
     let (body, leaders) = kernel_body(cubin, name).map_err(|e| e.to_string())?;
     let listed = nvdisasm_sp_uses(cubin, name, &body);
     let oracle = |i: usize| listed.as_ref().and_then(|l| l.get(i).copied().flatten());
@@ -446,7 +448,7 @@ fn plan(cubin: &Cubin, name: &str, registers: u32) -> Result<frame::Frame, Strin
     }
     match reenters_entry(&body) {
         Some(why) => Err(why),
-        None => Ok(frame),
+        None => Ok((frame, body)),
     }
 }
 
