@@ -198,6 +198,24 @@ fn assert_caught_as_different(bytes: &[u8], opts: &DemoteOptions) {
     assert_eq!(out.cubin, bytes, "the input is kept");
 }
 
+/// A Triton fixture of tests/data/demote (`STEM.ptx`, `STEM.spec.json`) assembled for `arch` and
+/// demoted (`--local-to-shared`) with the spec's dynamic shared memory, proved on the spec with
+/// one seed.
+fn demote_fixture(stem: &str, arch: &str) -> warpsmith::sass::demote::Outcome {
+    let data = common::repo_root().join("tests/data/demote");
+    let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
+    let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
+    let spec = LaunchSpec::from_json(&spec_text).expect("spec");
+    let bytes = assemble(&ptx, arch);
+    let opts = DemoteOptions {
+        dynamic_smem: Some(spec.dynamic_smem as u32),
+        verify: vec![spec],
+        seeds: 1,
+        ..DemoteOptions::default()
+    };
+    demote(&bytes, &opts).unwrap_or_else(|e| panic!("{stem}: {e}"))
+}
+
 /// Triton 3.6's flash attention (d = 128, causal; tests/data/demote): ptxas 12.9 spills 120 bytes
 /// per thread at 255 registers on sm_80. Demoted with Triton's 64 KiB of dynamic shared memory,
 /// its frame goes to shared memory at equal occupancy, and the SASS emulator (HMMA, LDSM,
@@ -207,18 +225,7 @@ fn triton_attention_frame_moves_and_is_proved() {
     if tools_present().is_none() {
         return;
     }
-    let data = common::repo_root().join("tests/data/demote");
-    let ptx = data.join("attn_d128_causal.sm_80.ptx");
-    let spec_text = std::fs::read_to_string(data.join("attn_d128_causal.sm_80.spec.json")).unwrap();
-    let spec = LaunchSpec::from_json(&spec_text).expect("spec");
-    let bytes = assemble(&std::fs::read_to_string(&ptx).unwrap(), "sm_80");
-    let opts = DemoteOptions {
-        dynamic_smem: Some(spec.dynamic_smem as u32),
-        verify: vec![spec],
-        seeds: 1,
-        ..DemoteOptions::default()
-    };
-    let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let out = demote_fixture("attn_d128_causal.sm_80", "sm_80");
     let k = &out.kernels[0];
     eprintln!("attention_forward: {} {:?}", k.reason, k.verified);
     assert!(k.demoted, "{}", k.reason);
@@ -239,20 +246,8 @@ fn triton_matmul_part_of_frame_moves_and_is_proved() {
     if tools_present().is_none() {
         return;
     }
-    let data = common::repo_root().join("tests/data/demote");
     for arch in ["sm_90a", "sm_80"] {
-        let stem = format!("matmul_fp16_128x256x64.{arch}");
-        let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
-        let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
-        let spec = LaunchSpec::from_json(&spec_text).expect("spec");
-        let bytes = assemble(&ptx, arch);
-        let opts = DemoteOptions {
-            dynamic_smem: Some(spec.dynamic_smem as u32),
-            verify: vec![spec],
-            seeds: 1,
-            ..DemoteOptions::default()
-        };
-        let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let out = demote_fixture(&format!("matmul_fp16_128x256x64.{arch}"), arch);
         let k = &out.kernels[0];
         eprintln!("{arch} tiled_matmul: {} {:?}", k.reason, k.verified);
         assert!(k.demoted, "{arch}: {}", k.reason);
