@@ -15,10 +15,15 @@
 //! datapath has (integer and logic arithmetic, moves, special registers, constant-bank loads):
 //! a uniform float, or a uniform value loaded from global or shared memory, is per-thread.
 //!
-//! The model is the peak pressure with those weighed 0, plus the uniform values' peak beyond the
-//! uniform register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]), at
-//! most the cap the kernel's launch bounds and `.maxnreg` set ([`launch_cap`]: above it ptxas
-//! spills or reschedules).
+//! Some PTX instructions are one instruction in PTX and a long sequence or a subroutine in SASS
+//! (IEEE division, square root and reciprocal, integer division and remainder): at such an
+//! instruction the kernel needs the values live across it plus the registers the expansion uses
+//! ([`expansion_need`], measured with ptxas).
+//!
+//! The model is the larger of the peak pressure with those weighed 0 and the expansions' peak,
+//! plus the uniform values' peak beyond the uniform register file, plus the registers ptxas's
+//! count always holds ([`RESERVED_REGS`]), at most the cap the kernel's launch bounds and
+//! `.maxnreg` set ([`launch_cap`]: above it ptxas spills or reschedules).
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
 use crate::analysis::divergence::{self, Class};
@@ -26,7 +31,9 @@ use crate::analysis::occupancy::{self, ArchLimits};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::Pressure;
-use crate::ptx::{roles, FuncDirective, Function, InstData, Modifier, Opcode, Operand, StateSpace};
+use crate::ptx::{
+    roles, FuncDirective, Function, InstData, Modifier, Opcode, Operand, StateSpace, Type,
+};
 
 /// Uniform registers a kernel's warp-uniform values may occupy before the rest go to the
 /// per-thread file (63 `UR`s, less what ptxas keeps for itself).
@@ -52,11 +59,14 @@ pub struct RegModel {
     pub per_thread: u32,
     /// Peak of the warp-uniform values alone.
     pub uniform: u32,
+    /// Peak over the instructions ptxas expands ([`expansion_need`]): the per-thread values live
+    /// across one plus what its expansion needs (0 when the kernel has none).
+    pub expansion: u32,
     /// The registers ptxas may give the kernel at most ([`launch_cap`]; [`MAX_REGS`] without
     /// launch bounds or `.maxnreg`).
     pub cap: u32,
-    /// The estimate of ptxas's register count: `per_thread + max(0, uniform - UNIFORM_REGS)`
-    /// plus [`RESERVED_REGS`], at most `cap`.
+    /// The estimate of ptxas's register count: `max(per_thread, expansion)` plus
+    /// `max(0, uniform - UNIFORM_REGS)` plus [`RESERVED_REGS`], at most `cap`.
     pub estimate: u32,
 }
 
@@ -136,17 +146,57 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
             }
         }
     };
-    let per_thread =
-        Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::PerThread)).max_units();
+    let thread_pressure = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::PerThread));
+    let per_thread = thread_pressure.max_units();
+    let expansion = expansion_peak(body, &cfg, &thread_pressure);
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
     let cap = launch_cap(f, arch);
+    let values = per_thread.max(expansion) + uniform.saturating_sub(UNIFORM_REGS);
     Ok(RegModel {
         pressure: all,
         per_thread,
         uniform,
+        expansion,
         cap,
-        estimate: (per_thread + uniform.saturating_sub(UNIFORM_REGS) + RESERVED_REGS).min(cap),
+        estimate: (values + RESERVED_REGS).min(cap),
     })
+}
+
+/// The largest `across + need` over the reachable instructions ptxas expands.
+fn expansion_peak(body: &crate::ptx::Body, cfg: &Cfg, pressure: &Pressure) -> u32 {
+    cfg.blocks()
+        .filter(|&b| cfg.is_reachable(b))
+        .flat_map(|b| cfg.insts(b).iter().copied())
+        .filter_map(|i| expansion_need(body.inst(i)).map(|need| pressure.across(i).units + need))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The registers ptxas's SASS for `inst` needs beyond the values live across it (its operands,
+/// its result and the expansion's temporaries), for the instructions ptxas expands into a
+/// sequence or a subroutine call; `None` for the rest, which the pressure counts.
+///
+/// Measured with ptxas 12.9 (CPU only, 2026-11-27) on a kernel that loads one value, applies the
+/// instruction to it and a parameter, and keeps 4 loaded values and a 64-bit address live across
+/// it: the count less [`RESERVED_REGS`] and the 6 live-across units. sm_90 gives the same within
+/// 2 (`div.rn.f64` 21, 64-bit unsigned division 15). `tests/regmodel_expansions.rs` measures them
+/// again against this model whenever ptxas is present. A divisor that is an immediate saves at
+/// most one register (integer) or none (float), so it is not told apart.
+pub fn expansion_need(inst: &InstData) -> Option<u32> {
+    let ty = inst.ty()?;
+    let approx = inst.has_word("approx") || inst.has_word("full");
+    match (&inst.opcode, ty) {
+        (Opcode::Div, Type::F32) if !approx => Some(10),
+        (Opcode::Div, Type::F64) => Some(20),
+        (Opcode::Rcp, Type::F32) if !approx && !inst.has_word("ftz") => Some(10),
+        (Opcode::Rcp, Type::F64) if !approx => Some(9),
+        (Opcode::Sqrt, Type::F32) if !approx => Some(7),
+        (Opcode::Sqrt, Type::F64) if !approx => Some(15),
+        (Opcode::Div | Opcode::Rem, Type::S32) => Some(7),
+        (Opcode::Div | Opcode::Rem, Type::U32 | Type::B32) => Some(5),
+        (Opcode::Div | Opcode::Rem, Type::S64 | Type::U64 | Type::B64) => Some(13),
+        _ => None,
+    }
 }
 
 /// The kind of every register of `f`.
@@ -355,6 +405,40 @@ mod tests {
         let m = model_of(&eight_uniform(false));
         assert!(m.uniform >= 8, "{m:?}");
         assert!(m.per_thread <= 4, "{m:?}");
+        assert_eq!(m.estimate, m.per_thread + RESERVED_REGS, "{m:?}");
+    }
+
+    /// A per-thread value divided by a parameter with `live` loaded values live across.
+    fn division(inst: &str, live: usize) -> RegModel {
+        let mut b = String::from(
+            ".reg .f32 %x, %y, %p, %acc, %l<9>;\n.reg .b32 %t;\n.reg .b64 %a, %o;\n\
+             ld.param.u64 %a, [p];\ncvta.to.global.u64 %a, %a;\nld.param.f32 %p, [n];\n\
+             mov.u32 %t, %tid.x;\nmul.wide.u32 %o, %t, 4;\nadd.s64 %a, %a, %o;\n\
+             ld.global.f32 %x, [%a];\n",
+        );
+        for j in 0..live {
+            b += &format!("ld.global.f32 %l{j}, [%a+{}];\n", 64 + 4 * j);
+        }
+        b += inst;
+        b += "\nst.global.f32 [%a], %y;\nmov.f32 %acc, 0f00000000;\n";
+        for j in 0..live {
+            b += &format!("add.f32 %acc, %acc, %l{j};\n");
+        }
+        b += "st.global.f32 [%a+4], %acc;\nret;";
+        model_of(&b)
+    }
+
+    #[test]
+    fn expanded_instructions_need_their_temporaries() {
+        // The address pair and the 4 loaded values live across the division.
+        let m = division("div.rn.f32 %y, %x, %p;", 4);
+        assert_eq!(m.expansion, 6 + 10, "{m:?}");
+        assert_eq!(m.estimate, 6 + 10 + RESERVED_REGS, "{m:?}");
+        let m = division("div.rn.f32 %y, %x, %p;", 8);
+        assert_eq!(m.expansion, 10 + 10, "{m:?}");
+        // The approximate division is one MUFU and a multiply: no expansion.
+        let m = division("div.full.f32 %y, %x, %p;", 4);
+        assert_eq!(m.expansion, 0, "{m:?}");
         assert_eq!(m.estimate, m.per_thread + RESERVED_REGS, "{m:?}");
     }
 

@@ -70,6 +70,9 @@ pub struct Pressure {
     reg_pred: Vec<bool>,
     /// Per instruction (indexed by [`Inst`]); zero for instructions outside the layout.
     at_inst: Vec<Units>,
+    /// Per instruction: the registers live across it (before and after it, neither read nor
+    /// written by it).
+    across_inst: Vec<Units>,
     /// Per block: the maximum over its points.
     block_max: Vec<Units>,
     max: Units,
@@ -112,6 +115,7 @@ impl Pressure {
             reg_units,
             reg_pred,
             at_inst: vec![Units::default(); body.insts.len()],
+            across_inst: vec![Units::default(); body.insts.len()],
             block_max: vec![Units::default(); cfg.num_blocks()],
             ..Pressure::default()
         };
@@ -124,6 +128,7 @@ impl Pressure {
             // An empty block's only point is its live-in (= live-out) set.
             let mut block_max = cur;
             let mut points: Vec<(Inst, Units)> = Vec::with_capacity(cfg.insts(b).len());
+            let mut read_here: Vec<usize> = Vec::new();
             for &i in cfg.insts(b).iter().rev() {
                 let sl = slots(body.inst(i)).slots;
                 // After the instruction, plus the registers it writes that are dead after it.
@@ -140,6 +145,16 @@ impl Pressure {
                         cur = cur.minus(p.unit(r));
                     }
                 }
+                // Live after and not written: what is live across, plus the reads that stay live.
+                let mut across = cur;
+                read_here.clear();
+                for r in sl.iter().filter(|s| s.reads()).map(|s| s.reg.index()) {
+                    if live.contains(r) && !read_here.contains(&r) {
+                        across = across.minus(p.unit(r));
+                    }
+                    read_here.push(r);
+                }
+                p.across_inst[i.index()] = across;
                 for r in sl.iter().filter(|s| s.reads()).map(|s| s.reg.index()) {
                     if live.insert(r) {
                         cur = cur.plus(p.unit(r));
@@ -203,6 +218,15 @@ impl Pressure {
     /// The pressure at `inst` (zero for an instruction outside the layout).
     pub fn at(&self, inst: Inst) -> Units {
         self.at_inst.get(inst.index()).copied().unwrap_or_default()
+    }
+
+    /// The units live across `inst`: live before and after it, neither read nor written by it
+    /// (zero for an instruction outside the layout).
+    pub fn across(&self, inst: Inst) -> Units {
+        self.across_inst
+            .get(inst.index())
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The largest pressure in `b`.
@@ -314,6 +338,29 @@ mod tests {
         );
         assert_eq!(p.at(Inst(1)).units, 1);
         assert_eq!(p.max_units(), 1);
+    }
+
+    #[test]
+    fn live_across_leaves_out_the_instructions_own_registers() {
+        let (_, _, p) = pressure(
+            "
+            .reg .b32 %r<5>;
+            .reg .b64 %rd1;
+            mov.b64 %rd1, 0;
+            mov.b32 %r1, 1;
+            mov.b32 %r2, 2;
+            add.s32 %r3, %r1, %r2;
+            add.s32 %r4, %r3, %r1;
+            st.global.u32 [%rd1], %r4;
+            ret;
+        ",
+        );
+        // At the first add: %rd1 (2 units) lives across; %r1 is read and stays live, %r2 dies
+        // there, %r3 is written: none of them counts.
+        assert_eq!(p.across(Inst(3)).units, 2);
+        assert_eq!(p.at(Inst(3)).units, 4);
+        // At the second add both sources die: only the address lives across.
+        assert_eq!(p.across(Inst(4)).units, 2);
     }
 
     #[test]
