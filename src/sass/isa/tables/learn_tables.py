@@ -55,13 +55,21 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
        slots that are PT in every sample: a bit whose flip changes no register or role (an
        operand value, or a modifier that leaves the operands alone) leaves the envelope
        (LEA's shift bit 79 when no sample shifts by 16 or more; LDS's address scale `.X4`;
-       `.FTZ` and `|R|` on an FMNMX form seen only without them).
+       `.FTZ` and `|R|` on an FMNMX form seen only without them). On sm_8x the flips are
+       listed for every template given (`--template-8x` and `--extra-templates-8x`): a bit is
+       free only when it leaves the operands alone on every architecture (HFMA2's bit 79 is
+       `.RELU` on sm_80 and adds a predicate operand on sm_86);
     e. before b-d, for every opcode key: a predicate slot that holds PT in every sample and is
        no candidate field is set to an unnamed predicate in up to PROBE_SIGS signatures; when
        nvdisasm then lists the same opcode reading or writing exactly that predicate besides
        the first word's registers, the slot becomes a candidate field and the key's mutants
        are made again (IADD3's second carry-out and carry-in on sm_8x's uniform-register form,
        LEA's carry-out with an immediate addend: PT in every generated sample).
+ 9. A candidate register field that no layout uses and that holds one value in every sample
+    joins the envelope (`unused_field_envelope`): cleared from the signatures, it is no selector
+    bit, and any other value may name an operand no sample showed (LDG's predicate output
+    [81:83], PT in every sample). `scripts/sass-neighbours.py` finds such forms: it flips each
+    modifier bit of a word of every known form and compares the decode with nvdisasm's text.
 """
 import argparse
 import collections
@@ -533,6 +541,32 @@ def field_bits(results):
     return bits
 
 
+def unused_field_envelope(hk, results, taught):
+    """The bits of candidate register fields (`hk`, not the guard) that no layout of `results`
+    uses and that hold one value in every taught sample: they join the envelope. A candidate
+    field is cleared from the signatures, so it is no selector bit and would otherwise take any
+    value; the solver found no role for it only because no sample or kept mutant varied it
+    (LDG's predicate output [81:83] and its inverted predicate [64:66] are PT in every sample;
+    with P3 there nvdisasm lists `LDG.E P3, R2, [R2.64]`, which writes P3). A file some layout
+    reads and writes as "any register" (`implicit`) already covers its fields."""
+    used = field_bits(results)
+    implicit = {letter for lay in results.values() for letter, lo, rw in lay if lo == 'implicit'}
+    width = {lo: n for f in ("GPR", "PRED") for lo, n in SLOTS[f]}
+    fixed = 0
+    for lo in sorted(hk):
+        if lo == 12:
+            continue
+        pred = lo in dict(SLOTS["PRED"])
+        if implicit & ({'p', 'q'} if pred else {'g', 'u'}):
+            continue
+        bits = mask(lo, width[lo]) | (mask(PRED_NEG[lo], 1) if pred and lo in PRED_NEG else 0)
+        if any((bits >> b) & 1 for b in used):
+            continue
+        if len({w & bits for w, t, m in taught}) == 1:
+            fixed |= bits
+    return fixed
+
+
 def unused_predicate_fields(results, hk):
     """Candidate predicate fields (not the guard) that no layout of `results` uses."""
     used = {lo for lay in results.values() for letter, lo, rw in lay if letter[0] in 'pq'}
@@ -738,12 +772,17 @@ def probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints):
                 pairs.append((key, b, w, w ^ (1 << b)))
                 if filled != w:
                     pairs.append((key, b, filled, filled ^ (1 << b)))
-    got = list_pairs(args, template, tmpdir, pairs, gen + '-free')
+    # Every architecture of the generation must agree that a bit is free: bit 79 of sm_8x's
+    # HFMA2 is `.RELU` without operands on sm_80 and adds a predicate read ([87:89]) on sm_86.
+    templates = [template] + (list(args.extra_templates_8x) if gen == "sm_8x" else [])
+    gots = [list_pairs(args, t, tmpdir, pairs, '%s-free-%d' % (gen, i))
+            for i, t in enumerate(templates)]
+    got = gots[0]
     probed = collections.defaultdict(set)
     changed = collections.defaultdict(set)
     for key, b, w0, w1 in pairs:
         probed[key].add(b)
-        if not same_operands(got, w0, w1):
+        if not all(same_operands(g, w0, w1) for g in gots):
             changed[key].add(b)
     # Bits free one at a time may still form a field together (a size field whose value 3 is
     # `.64` while 1 and 2 keep the width): every combination of two or more free bits within
@@ -759,11 +798,13 @@ def probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints):
             for more in itertools.combinations(near, k):
                 flip = (1 << b) | sum(1 << c for c in more)
                 combos.append((key, (b,) + more, w0, w0 ^ flip))
-    got.update(list_pairs(args, template, tmpdir, combos, gen + '-free-combos'))
+    for i, (t, g) in enumerate(zip(templates, gots)):
+        g.update(list_pairs(args, t, tmpdir, combos, '%s-free-combos-%d' % (gen, i)))
     joint = collections.defaultdict(set)
     for key, bits, w0, w1 in combos:
-        if w1 in got and '???' not in got[w1][0] and not same_operands(got, w0, w1):
-            joint[key] |= set(bits)
+        for g in gots:
+            if w1 in g and '???' not in g[w1][0] and not same_operands(g, w0, w1):
+                joint[key] |= set(bits)
     free = {}
     for key in sorted(probed):
         free[key] = probed[key] - changed[key] - joint[key]
@@ -791,39 +832,53 @@ def same_operands(got, w0, w1):
     return m0 == m1 and base(t0) == base(t1) and '???' not in t1
 
 
+def kernel_capacity(template, kernel):
+    """How many words `synthetic_kernel` can write into `kernel` of `template`."""
+    for name, s in sections(open(template, 'rb').read()):
+        if name == '.text.' + kernel:
+            return s[5] // 16 - 2
+    raise RuntimeError('%s has no kernel %s' % (template, kernel))
+
+
+def synthetic_kernel(template, kernel, words):
+    """The cubin `template` with `words` (at most `kernel_capacity`) as the code of `kernel`,
+    then EXIT, BRA self and NOPs, and the code-offset attributes of its `.nv.info` section
+    set to the words' end."""
+    dd = bytearray(open(template, 'rb').read())
+    off = size = None
+    for name, s in sections(dd):
+        if name == '.text.' + kernel:
+            off, size = s[4], s[5]
+    ws = [(w & (2 ** 64 - 1), w >> 64) for w in words] + [EXIT_W, BRA_SELF]
+    ws += [NOP_W] * (size // 16 - len(ws))
+    for i, (lo, hi) in enumerate(ws):
+        struct.pack_into('<QQ', dd, off + 16 * i, lo, hi)
+    for name, s in sections(dd):
+        if name == '.nv.info.' + kernel:
+            o, e = s[4], s[4] + s[5]
+            while o < e:
+                fmt, at = dd[o], dd[o + 1]
+                if fmt == 4:
+                    ln = struct.unpack_from('<H', dd, o + 2)[0]
+                    if at in (0x1c, 0x1d, 0x28, 0x31):
+                        for k in range(ln // 4):
+                            struct.pack_into('<I', dd, o + 4 + 4 * k, 16 * len(words))
+                    o += 4 + ln
+                else:
+                    o += 4
+    return dd
+
+
 def run_synthetic(nvdisasm, template, kernel, words, tmpdir, tag):
     """Writes `words` into `kernel` of `template` (then EXIT, BRA self, NOPs) and lists it."""
-    d = bytearray(open(template, 'rb').read())
-    per_file = None
-    for name, s in sections(d):
-        if name == '.text.' + kernel:
-            per_file = (s[4], s[5])
-    off, size = per_file
-    cap = size // 16 - 2
+    cap = kernel_capacity(template, kernel)
     results = []
     pending = [words[i:i + cap] for i in range(0, len(words), cap)]
     n = 0
     while pending:
         chunk = pending.pop()
         n += 1
-        dd = bytearray(d)
-        ws = [(w & (2 ** 64 - 1), w >> 64) for w in chunk] + [EXIT_W, BRA_SELF]
-        ws += [NOP_W] * (size // 16 - len(ws))
-        for i, (lo, hi) in enumerate(ws):
-            struct.pack_into('<QQ', dd, off + 16 * i, lo, hi)
-        for name, s in sections(dd):
-            if name == '.nv.info.' + kernel:
-                o, e = s[4], s[4] + s[5]
-                while o < e:
-                    fmt, at = dd[o], dd[o + 1]
-                    if fmt == 4:
-                        ln = struct.unpack_from('<H', dd, o + 2)[0]
-                        if at in (0x1c, 0x1d, 0x28, 0x31):
-                            for k in range(ln // 4):
-                                struct.pack_into('<I', dd, o + 4 + 4 * k, 16 * len(chunk))
-                        o += 4 + ln
-                    else:
-                        o += 4
+        dd = synthetic_kernel(template, kernel, chunk)
         path = os.path.join(tmpdir, '%s-%d.cubin' % (tag, n))
         open(path, 'wb').write(std_header(dd))
         try:
@@ -1191,6 +1246,7 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
         vals = {(w >> b) & 1 for w, t, m in taught}
         if len(vals) == 1 and b not in free:
             fixed_mask |= 1 << b
+    fixed_mask |= unused_field_envelope(hk, results, taught)
     fixed_value = taught[0][0] & fixed_mask
     if sel == 'conflict':
         stats['conflict'] += 1
@@ -1298,6 +1354,9 @@ def main():
     ap.add_argument('--template-8x', required=True, help='an sm_8x cubin with a large kernel')
     ap.add_argument('--template-90', required=True, help='an sm_90 cubin with a large kernel')
     ap.add_argument('--kernel', required=True, help='the large kernel in both templates')
+    ap.add_argument('--extra-templates-8x', nargs='*', default=[],
+                    help='sm_86/sm_89 cubins with the same kernel: a modifier bit is free only '
+                         'when it leaves the operands alone on every architecture')
     ap.add_argument('--mutants', type=int, default=6)
     ap.add_argument('--seed', action='append', help='GEN:HEXWORD extra encodings to learn')
     ap.add_argument('cubins', nargs='+')
