@@ -56,9 +56,9 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
        operand value, or a modifier that leaves the operands alone) leaves the envelope
        (LEA's shift bit 79 when no sample shifts by 16 or more; LDS's address scale `.X4`;
        `.FTZ` and `|R|` on an FMNMX form seen only without them). On sm_8x the flips are
-       listed for every template given (`--template-8x` and `--extra-templates-8x`): a bit is
-       free only when it leaves the operands alone on every architecture (HFMA2's bit 79 is
-       `.RELU` on sm_80 and adds a predicate operand on sm_86);
+       listed for every template given (`--template-8x` and `--extra-templates-8x`): one table
+       serves sm_80, sm_86 and sm_89, so a bit is free only when it leaves the operands alone
+       on each of them;
     e. before b-d, for every opcode key: a predicate slot that holds PT in every sample and is
        no candidate field is set to an unnamed predicate in up to PROBE_SIGS signatures; when
        nvdisasm then lists the same opcode reading or writing exactly that predicate besides
@@ -772,8 +772,8 @@ def probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints):
                 pairs.append((key, b, w, w ^ (1 << b)))
                 if filled != w:
                     pairs.append((key, b, filled, filled ^ (1 << b)))
-    # Every architecture of the generation must agree that a bit is free: bit 79 of sm_8x's
-    # HFMA2 is `.RELU` without operands on sm_80 and adds a predicate read ([87:89]) on sm_86.
+    # One table serves every architecture of the generation (sm_80, sm_86, sm_89): a bit is
+    # free only when each of them lists the flip with the same operands.
     templates = [template] + (list(args.extra_templates_8x) if gen == "sm_8x" else [])
     gots = [list_pairs(args, t, tmpdir, pairs, '%s-free-%d' % (gen, i))
             for i, t in enumerate(templates)]
