@@ -3,14 +3,14 @@
 "no unknown form, no guessed form" beyond the corpus the tables were learned from).
 
     sass-neighbours.py --warpsmith WS --nvdisasm NV --template-dir DIR [--kernel K]
-                       [--bits 12-104] [--per-form 2] [--jobs N] DIR_OR_CUBIN...
+                       [--bits 61-63,72-104] [--per-form 1] [--jobs N] DIR_OR_CUBIN...
 
 For every architecture and every form the decoder knows in the given cubins (an opcode as
 `warpsmith sass dis` names it with one combination of the modifier bits [72:104]), up to
---per-form instruction words are taken; each bit of --bits is flipped in each of them. The neighbours nvdisasm accepts are written into the
-template kernel (`DIR/bigregs.O3.<arch>.cubin`, kernel --kernel, as learn_tables.py does) and
-checked with `warpsmith sass check --all` (our decode against nvdisasm's text and life ranges)
-and `warpsmith sass dis` (which forms the decoder refuses).
+--per-form instruction words are taken; each bit of --bits is flipped in each of them. The
+neighbours nvdisasm accepts are written into the template kernel (`DIR/bigregs.O3.<arch>.cubin`,
+kernel --kernel, with learn_tables.py's `synthetic_kernel`), listed by nvdisasm and by
+`warpsmith sass dis`, and compared.
 
 The oracle is nvdisasm's text, not its life ranges: in a synthetic kernel no register is
 defined before or read after the instruction, so life ranges omit reads of undefined registers
@@ -30,6 +30,7 @@ import collections
 import importlib.util
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -221,6 +222,16 @@ def main():
     bits = parse_bits(a.bits)
     forms = samples(a.warpsmith, list(cubins(a.paths)), a.per_form, a.jobs)
     tmpdir = tempfile.mkdtemp(prefix='warpsmith-neighbours-')
+    try:
+        any_wrong = check_arches(a, bits, forms, tmpdir)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    sys.exit(1 if any_wrong else 0)
+
+
+def check_arches(a, bits, forms, tmpdir):
+    """Checks the neighbours of `forms` per architecture and prints the summary; returns
+    whether any decode is wrong."""
     any_wrong = False
     for arch in sorted(forms):
         known = {w for ws in forms[arch].values() for w in ws}
@@ -257,7 +268,7 @@ def main():
             mn, b = origin[w]
             print('  WRONG %s bit %d of %s: %#034x `%s`: %s' % (arch, b, mn, w, text, what))
         any_wrong |= bool(wrong)
-    sys.exit(1 if any_wrong else 0)
+    return any_wrong
 
 
 if __name__ == '__main__':
