@@ -30,7 +30,7 @@ use crate::analysis::divergence::{self, Class};
 use crate::analysis::occupancy::{self, ArchLimits};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
-use crate::machine::pressure::Pressure;
+use crate::machine::pressure::{LiveAcross, Pressure};
 use crate::ptx::{
     roles, FuncDirective, Function, InstData, Modifier, Opcode, Operand, StateSpace, Type,
 };
@@ -146,9 +146,10 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
             }
         }
     };
-    let thread_pressure = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::PerThread));
+    let (thread_pressure, across) =
+        Pressure::compute_weighted_with_across(body, &cfg, &lv, weigh(Kind::PerThread));
     let per_thread = thread_pressure.max_units();
-    let expansion = expansion_peak(body, &cfg, &thread_pressure);
+    let expansion = expansion_peak(body, &cfg, &across);
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
     let cap = launch_cap(f, arch);
     let values = per_thread.max(expansion) + uniform.saturating_sub(UNIFORM_REGS);
@@ -163,11 +164,11 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
 }
 
 /// The largest `across + need` over the reachable instructions ptxas expands.
-fn expansion_peak(body: &crate::ptx::Body, cfg: &Cfg, pressure: &Pressure) -> u32 {
+fn expansion_peak(body: &crate::ptx::Body, cfg: &Cfg, across: &LiveAcross) -> u32 {
     cfg.blocks()
         .filter(|&b| cfg.is_reachable(b))
         .flat_map(|b| cfg.insts(b).iter().copied())
-        .filter_map(|i| expansion_need(body.inst(i)).map(|need| pressure.across(i).units + need))
+        .filter_map(|i| expansion_need(body.inst(i)).map(|need| across.at(i).units + need))
         .max()
         .unwrap_or(0)
 }
