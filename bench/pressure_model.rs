@@ -1,10 +1,13 @@
 //! How well the register model (src/analysis/regmodel.rs) predicts ptxas's register count: for
-//! every kernel of bench/kernels/*.cu (clang-22 -O3) and of any Triton PTX folders given, the PTX
-//! pressure, the model's estimate and `ptxas -v`'s registers, with the relative errors.
+//! every kernel of bench/kernels/*.cu (clang-22 -O3), of any further CUDA folders and of any
+//! Triton PTX folders given, the PTX pressure, the model's estimate and `ptxas -v`'s registers,
+//! with the relative errors.
 //!
-//! Run: `cargo bench --bench pressure_model [-- --arch sm_90] [--ptx DIR:sm_XX ...]`
-//! (DIR holds `.ptx` files, e.g. the Triton suite's output, compiled for sm_XX). Needs clang-22
-//! and ptxas. Prints a Markdown table and a summary line.
+//! Run: `cargo bench --bench pressure_model [-- --arch sm_90] [--ptx DIR:sm_XX ...]
+//! [--cuda DIR:sm_XX ...]` (a `--ptx` DIR holds `.ptx` files, e.g. the Triton suite's output,
+//! compiled for sm_XX; a `--cuda` DIR holds `.cu` files compiled like bench/kernels, e.g. the
+//! model's holdout bench/regmodel_holdout). Needs clang-22 and ptxas. Prints a Markdown table, a
+//! summary line per source folder and one for all.
 
 use std::path::{Path, PathBuf};
 
@@ -69,49 +72,45 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .cloned()
         .unwrap_or_else(|| "sm_80".into());
-    let dirs: Vec<(PathBuf, String)> = args
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| *a == "--ptx")
-        .filter_map(|(i, _)| args.get(i + 1))
-        .filter_map(|d| {
-            d.rsplit_once(':')
-                .map(|(p, a)| (PathBuf::from(p), a.to_string()))
-        })
-        .collect();
+    let folders = |flag: &str| -> Vec<(PathBuf, String)> {
+        args.iter()
+            .enumerate()
+            .filter(|(_, a)| *a == flag)
+            .filter_map(|(i, _)| args.get(i + 1))
+            .filter_map(|d| {
+                d.rsplit_once(':')
+                    .map(|(p, a)| (PathBuf::from(p), a.to_string()))
+            })
+            .collect()
+    };
+    let dirs = folders("--ptx");
+    let mut cuda_dirs = vec![(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/kernels"),
+        arch.clone(),
+    )];
+    cuda_dirs.extend(folders("--cuda"));
     let (Ok(clang), Ok(_)) = (tools::find(Tool::Clang), tools::find(Tool::Ptxas)) else {
         eprintln!("SKIPPED: clang-22 or ptxas not found");
         return;
     };
     let mut rows = Vec::new();
-    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&kernels)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
-        .collect();
-    files.sort();
-    for f in &files {
-        match tools::cuda::cuda_to_ptx(&clang, f, &arch, "O3") {
-            Ok(text) => rows_of(
-                &f.file_name().unwrap().to_string_lossy(),
-                &text,
-                &arch,
-                &mut rows,
-            ),
-            Err(e) => eprintln!("{}: {e}", f.display()),
+    for (k, (dir, a)) in cuda_dirs.iter().enumerate() {
+        // The bench kernels are named by file; other folders by folder and file.
+        let prefix = if k == 0 {
+            String::new()
+        } else {
+            format!("{}/", dir.file_name().unwrap_or_default().to_string_lossy())
+        };
+        for f in files_with_ext(dir, "cu") {
+            let name = format!("{prefix}{}", f.file_name().unwrap().to_string_lossy());
+            match tools::cuda::cuda_to_ptx(&clang, &f, a, "O3") {
+                Ok(text) => rows_of(&name, &text, a, &mut rows),
+                Err(e) => eprintln!("{}: {e}", f.display()),
+            }
         }
     }
     for (dir, a) in &dirs {
-        let mut ptx: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-            .collect();
-        ptx.sort();
-        for p in ptx {
+        for p in files_with_ext(dir, "ptx") {
             if let Ok(text) = std::fs::read_to_string(&p) {
                 let name = format!("triton/{}", p.file_name().unwrap().to_string_lossy());
                 rows_of(&name, &text, a, &mut rows);
@@ -137,8 +136,48 @@ fn main() {
             em * 100.0
         );
     }
+    println!();
+    let mut groups: Vec<&str> = rows.iter().map(|r| group_of(&r.source)).collect();
+    groups.dedup();
+    for g in groups {
+        let of: Vec<&Row> = rows.iter().filter(|r| group_of(&r.source) == g).collect();
+        let within = |f: &dyn Fn(&Row) -> u32| {
+            of.iter()
+                .filter(|r| error(f(r), r.ptxas).abs() <= 0.10)
+                .count()
+        };
+        let mean = of
+            .iter()
+            .map(|r| error(r.estimate, r.ptxas).abs())
+            .sum::<f64>()
+            / of.len() as f64;
+        println!(
+            "{g}: {} kernels: PTX pressure within ±10% on {}, the model on {} (mean |error| {:.0}%)",
+            of.len(),
+            within(&|r| r.pressure),
+            within(&|r| r.estimate),
+            mean * 100.0
+        );
+    }
     println!(
-        "\n{} kernels: PTX pressure within ±10% of ptxas on {within_p}, the model on {within_m}",
+        "{} kernels: PTX pressure within ±10% of ptxas on {within_p}, the model on {within_m}",
         rows.len()
     );
+}
+
+/// The folder a row's source belongs to ("bench/kernels" for the bench kernels).
+fn group_of(source: &str) -> &str {
+    source.split_once('/').map_or("bench/kernels", |(g, _)| g)
+}
+
+/// The files of `dir` whose extension is `ext`, sorted.
+fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    files
 }

@@ -4,7 +4,11 @@
 //!   Machines" §2, with LLVM UniformityAnalysis-style sync dependence), one engine with a PTX and
 //!   an LLVM IR front end.
 //! - [`occupancy`]: resident blocks and warps per SM, the limiting resource, register cliffs.
+//! - [`regmodel`]: a model of the registers ptxas gives a kernel (issue 12).
+//! - [`issue_order`]: the latency-first order ptxas's scheduler is expected to issue a block in,
+//!   on which the register model counts pressure.
 
 pub mod divergence;
+pub mod issue_order;
 pub mod occupancy;
 pub mod regmodel;

@@ -1,0 +1,346 @@
+//! The order ptxas's list scheduler is expected to issue each basic block in when registers are
+//! plentiful: critical path first. A long-latency instruction (a load from global, local or
+//! generic memory, a texture fetch, an instruction ptxas expands into a subroutine) and the
+//! arithmetic that feeds it come as early as their dependencies allow, so that several loads are
+//! in flight at once — and their results and addresses are live at once, which the PTX order's
+//! pressure does not see (issue 12: ptxas's count on small kernels is often twice the PTX
+//! pressure; `stencil1d_naive` keeps 7 loads in flight). The register model
+//! ([`super::regmodel`]) counts pressure on this order too.
+//!
+//! Dependencies kept (the PTX semantics, not ptxas's exact rules): registers (read after write,
+//! write after read, write after write, through [`slots`]); memory (a load is ordered with stores,
+//! atomics and anything else that writes memory or has side effects; loads pass loads); the
+//! carry flag (its readers and writers keep their order); and fences — control flow, calls,
+//! barriers and other synchronisation, asynchronous results, instructions [`roles`] does not
+//! understand — which nothing crosses. The scheduler is a plain list scheduler without a clock:
+//! among the ready instructions, the one with the longest latency path to the block's end goes
+//! first (ties in PTX order).
+
+use crate::machine::cfg::Cfg;
+use crate::machine::slots::slots;
+use crate::ptx::ir::{Body, Inst, InstData, StateSpace, Stmt};
+use crate::ptx::roles::{self, Control, Sync};
+use std::collections::{BinaryHeap, HashMap};
+
+/// Relative latencies (their ratio is what orders the ready list).
+const LATENCY_ALU: u32 = 4;
+/// Shared memory.
+const LATENCY_SHARED: u32 = 8;
+/// Global, local, generic memory, textures, and the expanded subroutines.
+const LATENCY_LONG: u32 = 24;
+
+/// How an instruction takes part in the memory and fence order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// Neither memory nor a fence.
+    Free,
+    /// Reads memory only: passes other loads.
+    Load,
+    /// Writes memory or has side effects: ordered with every memory instruction.
+    Store,
+    /// Nothing crosses it.
+    Fence,
+}
+
+/// `body` with the instructions of each reachable block in latency-first order (the statements
+/// are permuted within each block; labels, declarations, terminators and instruction ids stay).
+/// `long_latency` says which instructions ptxas expands into long sequences.
+pub fn latency_first(body: &Body, cfg: &Cfg, long_latency: impl Fn(&InstData) -> bool) -> Body {
+    let mut out = body.clone();
+    let position: HashMap<Inst, usize> = body
+        .stmts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| match s {
+            Stmt::Inst(i) => Some((*i, k)),
+            _ => None,
+        })
+        .collect();
+    for b in cfg.blocks().filter(|&b| cfg.is_reachable(b)) {
+        let insts = cfg.insts(b);
+        let order = schedule_block(body, insts, &long_latency);
+        for (&slot_of, &inst) in insts.iter().zip(&order) {
+            if let Some(&k) = position.get(&slot_of) {
+                out.stmts[k] = Stmt::Inst(inst);
+            }
+        }
+    }
+    out
+}
+
+/// The latency-first order of one block's instructions.
+fn schedule_block(
+    body: &Body,
+    insts: &[Inst],
+    long_latency: &impl Fn(&InstData) -> bool,
+) -> Vec<Inst> {
+    let n = insts.len();
+    let preds = dependencies(body, insts);
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (j, ps) in preds.iter().enumerate() {
+        for &i in ps {
+            succs[i].push(j);
+        }
+    }
+    let latency: Vec<u32> = insts
+        .iter()
+        .map(|&i| latency_of(body.inst(i), long_latency))
+        .collect();
+    // The longest latency path from each instruction to the block's end (edges go forward).
+    let mut path = vec![0u32; n];
+    for i in (0..n).rev() {
+        let after = succs[i].iter().map(|&j| path[j]).max().unwrap_or(0);
+        path[i] = latency[i] + after;
+    }
+    let mut waiting: Vec<usize> = preds.iter().map(Vec::len).collect();
+    let mut ready: BinaryHeap<(u32, std::cmp::Reverse<usize>)> = (0..n)
+        .filter(|&i| waiting[i] == 0)
+        .map(|i| (path[i], std::cmp::Reverse(i)))
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some((_, std::cmp::Reverse(i))) = ready.pop() {
+        order.push(insts[i]);
+        for &j in &succs[i] {
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.push((path[j], std::cmp::Reverse(j)));
+            }
+        }
+    }
+    // Every dependency points backwards, so every instruction is issued; should that ever fail,
+    // the PTX order stands.
+    if order.len() == n {
+        order
+    } else {
+        insts.to_vec()
+    }
+}
+
+/// Per instruction of the block (by position), the earlier positions it must follow.
+fn dependencies(body: &Body, insts: &[Inst]) -> Vec<Vec<usize>> {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); insts.len()];
+    // Per register: the last writer and the readers since.
+    let mut last_def: HashMap<usize, usize> = HashMap::new();
+    let mut reads_since: HashMap<usize, Vec<usize>> = HashMap::new();
+    let (mut last_fence, mut last_store, mut last_cc) = (None, None, None);
+    let mut loads_since_store: Vec<usize> = Vec::new();
+    // Every instruction since the last fence (a fence follows them all; earlier ones precede
+    // them through the last fence).
+    let mut since_fence: Vec<usize> = Vec::new();
+    for (j, &inst) in insts.iter().enumerate() {
+        let data = body.inst(inst);
+        let sl = slots(data).slots;
+        let mut deps: Vec<usize> = Vec::new();
+        for s in &sl {
+            let r = s.reg.index();
+            if s.reads() {
+                deps.extend(last_def.get(&r));
+            }
+            if s.writes() {
+                deps.extend(last_def.get(&r));
+                deps.extend(reads_since.get(&r).into_iter().flatten());
+            }
+        }
+        let effects = roles::effects(data);
+        let order = order_of(&effects);
+        match order {
+            Order::Free => deps.extend(last_fence),
+            Order::Load => {
+                deps.extend(last_fence);
+                deps.extend(last_store);
+            }
+            Order::Store => {
+                deps.extend(last_fence);
+                deps.extend(last_store);
+                deps.extend(loads_since_store.iter().copied());
+            }
+            Order::Fence => {
+                deps.extend(last_fence);
+                deps.extend(since_fence.iter().copied());
+            }
+        }
+        if effects.reads_cc || effects.writes_cc {
+            deps.extend(last_cc);
+            last_cc = Some(j);
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        preds[j] = deps;
+        for s in &sl {
+            let r = s.reg.index();
+            if s.writes() {
+                last_def.insert(r, j);
+                reads_since.remove(&r);
+            }
+        }
+        for s in sl.iter().filter(|s| s.reads() && !s.writes()) {
+            reads_since.entry(s.reg.index()).or_default().push(j);
+        }
+        match order {
+            Order::Free => since_fence.push(j),
+            Order::Load => {
+                loads_since_store.push(j);
+                since_fence.push(j);
+            }
+            Order::Store => {
+                last_store = Some(j);
+                loads_since_store.clear();
+                since_fence.push(j);
+            }
+            Order::Fence => {
+                last_fence = Some(j);
+                last_store = None;
+                loads_since_store.clear();
+                since_fence.clear();
+            }
+        }
+    }
+    preds
+}
+
+/// How an instruction with effects `e` takes part in the memory and fence order.
+fn order_of(e: &roles::Effects) -> Order {
+    if e.opaque || e.async_defs || e.sync != Sync::None || e.control != Control::None {
+        Order::Fence
+    } else if e.mem_write || e.side_effects {
+        Order::Store
+    } else if e.mem_read {
+        Order::Load
+    } else {
+        Order::Free
+    }
+}
+
+/// The relative latency of `inst`.
+fn latency_of(inst: &InstData, long_latency: &impl Fn(&InstData) -> bool) -> u32 {
+    let e = roles::effects(inst);
+    if long_latency(inst) {
+        return LATENCY_LONG;
+    }
+    if !e.mem_read {
+        return LATENCY_ALU;
+    }
+    match e.space {
+        Some(StateSpace::Shared) => LATENCY_SHARED,
+        Some(StateSpace::Param) | Some(StateSpace::Const) => LATENCY_ALU,
+        _ => LATENCY_LONG,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::testutil::ptx;
+    use crate::ptx::printer::print_inst;
+
+    /// The instructions of `text`'s body in latency-first order, printed, one per entry.
+    fn scheduled(text: &str) -> Vec<String> {
+        let body = ptx(text);
+        let cfg = Cfg::compute(&body);
+        let out = latency_first(&body, &cfg, |_| false);
+        out.stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Inst(i) => Some(
+                    print_inst(&out, *i)
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn position(order: &[String], prefix: &str) -> usize {
+        order
+            .iter()
+            .position(|s| s.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in {order:?}"))
+    }
+
+    #[test]
+    fn independent_loads_and_their_addresses_come_first() {
+        let order = scheduled(
+            "
+            .reg .b64 %rd<6>;
+            .reg .f32 %f<8>;
+            mov.b64 %rd1, 0;
+            ld.global.f32 %f1, [%rd1];
+            mul.f32 %f2, %f1, 0f3F800000;
+            add.s64 %rd2, %rd1, 64;
+            ld.global.f32 %f3, [%rd2];
+            mul.f32 %f4, %f3, 0f3F800000;
+            add.f32 %f5, %f2, %f4;
+            st.global.f32 [%rd1], %f5;
+            add.s64 %rd3, %rd1, 128;
+            ld.global.f32 %f6, [%rd3];
+            st.global.f32 [%rd3], %f6;
+            ret;
+        ",
+        );
+        // The second load and its address come before the first multiplication: both loads
+        // are in flight together.
+        assert!(position(&order, "add.s64 %rd2") < position(&order, "mul.f32 %f2"));
+        assert!(position(&order, "ld.global.f32 %f3") < position(&order, "mul.f32 %f2"));
+        // The third load may not pass the store (memory order).
+        let store = position(&order, "st.global.f32 [%rd1]");
+        assert!(position(&order, "ld.global.f32 %f6") > store);
+        assert_eq!(order.last().map(String::as_str), Some("ret;"));
+    }
+
+    #[test]
+    fn loads_pass_loads_but_not_stores_or_barriers() {
+        let order = scheduled(
+            "
+            .reg .b64 %rd<4>;
+            .reg .f32 %f<8>;
+            mov.b64 %rd1, 0;
+            ld.global.f32 %f1, [%rd1];
+            mul.f32 %f2, %f1, %f1;
+            mul.f32 %f3, %f2, %f2;
+            ld.global.f32 %f4, [%rd1+4];
+            mul.f32 %f5, %f4, %f3;
+            bar.sync 0;
+            ld.global.f32 %f6, [%rd1+8];
+            add.f32 %f7, %f6, %f5;
+            st.global.f32 [%rd1], %f7;
+            ret;
+        ",
+        );
+        // The second load goes up to the first: both are in flight before the multiplications.
+        assert!(position(&order, "ld.global.f32 %f4") < position(&order, "mul.f32 %f2"));
+        // Nothing crosses the barrier.
+        let bar = position(&order, "bar.sync");
+        assert!(position(&order, "mul.f32 %f5") < bar);
+        assert!(position(&order, "ld.global.f32 %f6") > bar);
+    }
+
+    #[test]
+    fn register_dependencies_are_kept() {
+        let order = scheduled(
+            "
+            .reg .b32 %r<6>;
+            .reg .b64 %rd<3>;
+            mov.b32 %r1, 1;
+            add.s32 %r2, %r1, 1;
+            mov.b32 %r1, 7;
+            mul.wide.s32 %rd1, %r1, 4;
+            ld.global.b32 %r3, [%rd1];
+            add.s32 %r4, %r3, %r2;
+            st.global.b32 [%rd1], %r4;
+            ret;
+        ",
+        );
+        // The load's address chain goes first, but the redefinition of %r1 waits for the read
+        // of its first value (write after read), and that read for the first definition.
+        let (def1, read1, def2) = (
+            position(&order, "mov.b32 %r1, 1"),
+            position(&order, "add.s32 %r2"),
+            position(&order, "mov.b32 %r1, 7"),
+        );
+        assert!(def1 < read1 && read1 < def2);
+        assert!(def2 < position(&order, "mul.wide.s32"));
+        assert!(position(&order, "ld.global.b32") < position(&order, "add.s32 %r4"));
+    }
+}
