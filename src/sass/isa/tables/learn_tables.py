@@ -550,7 +550,8 @@ def unused_field_envelope(hk, results, taught):
     with P3 there nvdisasm lists `LDG.E P3, R2, [R2.64]`, which writes P3). A file some layout
     reads and writes as "any register" (`implicit`) already covers its fields."""
     used = field_bits(results)
-    implicit = {letter for lay in results.values() for letter, lo, rw in lay if lo == 'implicit'}
+    implicit = set.intersection(*({letter for letter, lo, rw in lay if lo == 'implicit'}
+                                  for lay in results.values())) if results else set()
     width = {lo: n for f in ("GPR", "PRED") for lo, n in SLOTS[f]}
     fixed = 0
     for lo in sorted(hk):
@@ -606,7 +607,7 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
     text, marks)]}}, mutants of the extra samples by (key, signature))."""
     pairs = []
     probes = {}
-    for key, ss, (mn, smask, results, sigs) in multi_layout_keys(gen, samples, mutants, hints):
+    for key, ss, (mn, smask, results, sigs) in solved_keys(gen, samples, mutants, hints):
         fb = field_bits(results)
         cand = [b for b in selector_bits(smask) if b not in fb]
         vary = [b for b in cand if len({(w >> b) & 1 for w, t, m in ss}) == 2]
