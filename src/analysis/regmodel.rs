@@ -25,10 +25,10 @@
 //! counted on that order ([`super::issue_order`]), at most [`SCHEDULE_SLACK`] units above the PTX
 //! order's.
 //!
-//! The model is the larger of that per-thread peak (with the kinds above weighed 0) and the expansions' peak,
-//! plus the uniform values' peak beyond the uniform register file, plus the registers ptxas's
-//! count always holds ([`RESERVED_REGS`]), at most the cap the kernel's launch bounds and
-//! `.maxnreg` set ([`launch_cap`]: above it ptxas spills or reschedules).
+//! The model is the larger of that per-thread peak (with the kinds above weighed 0) and the
+//! expansions' peak, plus the uniform values' peak beyond the uniform register file, plus the
+//! registers ptxas's count always holds ([`RESERVED_REGS`]), at most the cap the kernel's launch
+//! bounds and `.maxnreg` set ([`launch_cap`]: above it ptxas spills or reschedules).
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
 use crate::analysis::divergence::{self, Class};
@@ -61,7 +61,8 @@ pub struct RegModel {
     /// Peak PTX register pressure, 32-bit units (every live register counted).
     pub pressure: u32,
     /// Peak of the values kept in per-thread registers (constants, parameters and warp-uniform
-    /// values left out).
+    /// values left out), on the latency-first order (at most `SCHEDULE_SLACK` = 16 above the PTX
+    /// order's).
     pub per_thread: u32,
     /// Peak of the warp-uniform values alone.
     pub uniform: u32,
