@@ -44,7 +44,9 @@ enum Order {
 
 /// `body` with the instructions of each reachable block in latency-first order (the statements
 /// are permuted within each block; labels, declarations, terminators and instruction ids stay).
-/// `long_latency` says which instructions ptxas expands into long sequences.
+/// `long_latency` says which instructions ptxas expands into long sequences. The result is for
+/// counting: an instruction may move across the braces of a nested scope (a call's `.param`
+/// block), so it is not meant to be printed.
 pub fn latency_first(body: &Body, cfg: &Cfg, long_latency: impl Fn(&InstData) -> bool) -> Body {
     let mut out = body.clone();
     let position: HashMap<Inst, usize> = body
