@@ -77,7 +77,11 @@ fn schedule_block(
     long_latency: &impl Fn(&InstData) -> bool,
 ) -> Vec<Inst> {
     let n = insts.len();
-    let preds = dependencies(body, insts);
+    let effects: Vec<roles::Effects> = insts
+        .iter()
+        .map(|&i| roles::effects(body.inst(i)))
+        .collect();
+    let preds = dependencies(body, insts, &effects);
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (j, ps) in preds.iter().enumerate() {
         for &i in ps {
@@ -86,7 +90,8 @@ fn schedule_block(
     }
     let latency: Vec<u32> = insts
         .iter()
-        .map(|&i| latency_of(body.inst(i), long_latency))
+        .zip(&effects)
+        .map(|(&i, e)| latency_of(body.inst(i), e, long_latency))
         .collect();
     // The longest latency path from each instruction to the block's end (edges go forward).
     let mut path = vec![0u32; n];
@@ -118,8 +123,9 @@ fn schedule_block(
     }
 }
 
-/// Per instruction of the block (by position), the earlier positions it must follow.
-fn dependencies(body: &Body, insts: &[Inst]) -> Vec<Vec<usize>> {
+/// Per instruction of the block (by position), the earlier positions it must follow
+/// (`effects`: the instructions' effects, by position).
+fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<Vec<usize>> {
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); insts.len()];
     // Per register: the last writer and the readers since.
     let mut last_def: HashMap<usize, usize> = HashMap::new();
@@ -129,9 +135,8 @@ fn dependencies(body: &Body, insts: &[Inst]) -> Vec<Vec<usize>> {
     // Every instruction since the last fence (a fence follows them all; earlier ones precede
     // them through the last fence).
     let mut since_fence: Vec<usize> = Vec::new();
-    for (j, &inst) in insts.iter().enumerate() {
-        let data = body.inst(inst);
-        let sl = slots(data).slots;
+    for (j, (&inst, effects)) in insts.iter().zip(effects).enumerate() {
+        let sl = slots(body.inst(inst)).slots;
         let mut deps: Vec<usize> = Vec::new();
         for s in &sl {
             let r = s.reg.index();
@@ -143,8 +148,7 @@ fn dependencies(body: &Body, insts: &[Inst]) -> Vec<Vec<usize>> {
                 deps.extend(reads_since.get(&r).into_iter().flatten());
             }
         }
-        let effects = roles::effects(data);
-        let order = order_of(&effects);
+        let order = order_of(effects);
         match order {
             Order::Free => deps.extend(last_fence),
             Order::Load => {
@@ -213,9 +217,12 @@ fn order_of(e: &roles::Effects) -> Order {
     }
 }
 
-/// The relative latency of `inst`.
-fn latency_of(inst: &InstData, long_latency: &impl Fn(&InstData) -> bool) -> u32 {
-    let e = roles::effects(inst);
+/// The relative latency of `inst`, whose effects are `e`.
+fn latency_of(
+    inst: &InstData,
+    e: &roles::Effects,
+    long_latency: &impl Fn(&InstData) -> bool,
+) -> u32 {
     if long_latency(inst) {
         return LATENCY_LONG;
     }
