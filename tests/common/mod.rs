@@ -187,6 +187,15 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
 /// scripts/compile-kernels.sh) and parses it; `None`, after printing why the test `test` is
 /// skipped, when clang is absent. A compile or parse failure panics.
 pub fn compile_bench_kernel(test: &str, rel: &str) -> Option<warpsmith::ptx::Module> {
+    compile_bench_kernel_at(test, rel, "O3")
+}
+
+/// [`compile_bench_kernel`] at optimisation level `level` (`"O0"`, `"O3"`).
+pub fn compile_bench_kernel_at(
+    test: &str,
+    rel: &str,
+    level: &str,
+) -> Option<warpsmith::ptx::Module> {
     use warpsmith::tools::{self, Tool};
     let clang = match tools::find(Tool::Clang) {
         Ok(c) => c,
@@ -196,9 +205,9 @@ pub fn compile_bench_kernel(test: &str, rel: &str) -> Option<warpsmith::ptx::Mod
         }
     };
     let src = repo_root().join(format!("bench/kernels/{rel}.cu"));
-    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", "O3")
-        .unwrap_or_else(|e| panic!("clang failed on {rel}.cu: {e}"));
-    Some(warpsmith::ptx::parse_module(&text, &format!("{rel}.ptx")).unwrap())
+    let text = tools::cuda::cuda_to_ptx(&clang, &src, "sm_80", level)
+        .unwrap_or_else(|e| panic!("clang failed on {rel}.cu at -{level}: {e}"));
+    Some(warpsmith::ptx::parse_module(&text, &format!("{rel}.{level}.ptx")).unwrap())
 }
 
 /// Launch hints for `kernel`: its 32-bit integer parameters take `sizes` in order (the last one
