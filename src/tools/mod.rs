@@ -24,8 +24,8 @@ pub mod ptxas;
 mod temp;
 
 pub use ptxas::{
-    parse_ptxas_verbose, ptxas_accepts, ptxas_accepts_source, ptxas_assemble_source, ptxas_verbose,
-    ptxas_verbose_source, Assembled, KernelResources,
+    parse_ptxas_verbose, ptxas_accepts, ptxas_accepts_source, ptxas_assemble_source, ptxas_runs,
+    ptxas_verbose, ptxas_verbose_source, Assembled, KernelResources,
 };
 
 use std::ffi::{OsStr, OsString};

@@ -23,6 +23,17 @@ use super::{find, run_at, Tool, ToolError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How many times this process has run ptxas ([`ptxas_runs`]).
+static PTXAS_RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times this process has run ptxas so far (every function of this module that
+/// assembles counts once per run): the spilling pass's searches are measured by it
+/// (`bench/spill_baseline.rs`).
+pub fn ptxas_runs() -> u64 {
+    PTXAS_RUNS.load(Ordering::Relaxed)
+}
 
 /// What `ptxas -v` reports for one function (an `.entry` kernel or a `.func`).
 ///
@@ -205,6 +216,7 @@ fn run_ptxas_to(
     args.push(ptx_path.display().to_string());
     args.push("-o".to_string());
     args.push(out.display().to_string());
+    PTXAS_RUNS.fetch_add(1, Ordering::Relaxed);
     let output = run_at(Tool::Ptxas, ptxas, &args)?;
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -645,7 +657,10 @@ ptxas info    : Used 10 registers, 24 bytes lmem, 2048 bytes smem, 352 bytes cme
             sorted.sort_by(|a, b| a.name.cmp(&b.name));
             assert_eq!(sorted, r);
         }
+        let runs = ptxas_runs();
         ptxas_accepts_source(SAMPLE_PTX, "sm_80").expect("ptxas accepts valid PTX");
+        // Every run counts (other tests may run ptxas at the same time: at least one more).
+        assert!(ptxas_runs() > runs);
         // Extra arguments reach ptxas: an impossible register limit is clamped, not an error.
         let r = ptxas_verbose_source(SAMPLE_PTX, "sm_80", &["-maxrregcount", "24"]).unwrap();
         assert!(r.iter().all(|k| k.registers <= 24), "{r:?}");
