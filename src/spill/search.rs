@@ -13,6 +13,9 @@
 //! 4. [`back_within_budget`]: when the order ran past the shared-memory budget and no clean set
 //!    was found back within it, the prefix the budget allowed.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use crate::analysis::divergence::{Class, FunctionDivergence};
 use crate::machine::bitset::BitSet;
 use crate::machine::cfg::Cfg;
@@ -52,6 +55,11 @@ pub(super) struct SearchCtx<'a> {
     pub budget: u32,
     /// Registers that may never be demoted ([`select::async_pinned`]).
     pub pinned: Vec<bool>,
+    /// ptxas's figures for every demotion order probed so far (by register index, in order):
+    /// the same order replays to the same PTX, and ptxas is deterministic, so a set the removal
+    /// passes come back to (a rejected removal retried when nothing changed since) is not
+    /// assembled again.
+    pub probed: RefCell<HashMap<Vec<usize>, Option<KernelResources>>>,
 }
 
 impl SearchCtx<'_> {
@@ -142,11 +150,18 @@ impl SearchCtx<'_> {
         ptxas_check(self.module, self.idx, f, self.arch, self.ptxas_args)
     }
 
-    /// The set `order` replayed on `start` and finished, with ptxas's figures.
+    /// The set `order` replayed on `start` and finished, with ptxas's figures (assembled once
+    /// per order, [`SearchCtx::probed`]).
     fn probe(&self, order: &[(Reg, Class)]) -> (Option<KernelResources>, Probe) {
         let (mut f, layout, demoted) = self.replay(order);
         let cleaned = finish(&mut f, &layout, &self.bases, &demoted, self.max_regs);
-        let k = self.check(&f);
+        let key: Vec<usize> = order.iter().map(|(r, _)| r.index()).collect();
+        let cached = self.probed.borrow().get(&key).cloned();
+        let k = cached.unwrap_or_else(|| {
+            let k = self.check(&f);
+            self.probed.borrow_mut().insert(key, k.clone());
+            k
+        });
         (
             k.clone(),
             Probe {
