@@ -76,6 +76,7 @@ fn spill_at(
         use_ptxas: true,
         dynamic_smem: Some(dynamic_smem),
         ptxas_args: Vec::new(),
+        jobs: None,
     };
     let report = spill_module(&mut m, &opts).map_err(|e| format!("refused: {e}"))?;
     Ok((m, report))
@@ -391,7 +392,9 @@ fn main() {
     );
     println!("spill then demote avoids local memory in {both_clean_count} of {cases}; register demotion reaches N (with no local memory, occupancy not lower) in {regdem_kept} of {cases}.");
     println!(
-        "warpsmith `spill --max-regs N` ran ptxas {} times in {:.0} s over the {cases} configurations.",
-        spill_cost.0, spill_cost.1
+        "warpsmith `spill --max-regs N` ran ptxas {} times in {:.0} s over the {cases} configurations ({} in flight at most).",
+        spill_cost.0,
+        spill_cost.1,
+        warpsmith::spill::jobs_or_default(None)
     );
 }

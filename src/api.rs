@@ -173,6 +173,7 @@ impl SpillOptions {
             use_ptxas: true,
             dynamic_smem: None,
             ptxas_args: Vec::new(),
+            jobs: None,
         }
     }
 }

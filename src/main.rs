@@ -145,6 +145,10 @@ enum Command {
         /// is kept unchecked). Without this flag and without ptxas, every kernel stays as it was.
         #[arg(long)]
         no_ptxas: bool,
+        /// Most ptxas runs in flight at once during the search (default: the machine's cores,
+        /// at most 4). The result is the same for every value; 1 runs one at a time.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+        jobs: Option<u64>,
         /// Write the JSON report here.
         #[arg(long)]
         report: Option<PathBuf>,
@@ -442,6 +446,7 @@ fn main() -> ExitCode {
             smem_budget,
             dynamic_smem,
             no_ptxas,
+            jobs,
             report,
         } => {
             let opts = warpsmith::spill::SpillOptions {
@@ -456,6 +461,7 @@ fn main() -> ExitCode {
                 use_ptxas: !no_ptxas,
                 dynamic_smem: *dynamic_smem,
                 ptxas_args: Vec::new(),
+                jobs: jobs.map(|n| n as usize),
             };
             cli::spill::run(input, output, &opts, report.as_deref())
         }

@@ -388,6 +388,7 @@ fn spill_equiv(case: &Case, spec: &LaunchSpec) -> Option<equiv::Verdict> {
         use_ptxas: false,
         dynamic_smem: Some(case.meta["shared"].as_u64().unwrap_or(0) as u32),
         ptxas_args: Vec::new(),
+        jobs: None,
     };
     if let Err(e) = spill_module(&mut m, &opts) {
         eprintln!("{} ({}): spill refused: {e}", case.name, case.arch);

@@ -127,6 +127,7 @@ fn heavy_kernels_spill_without_local_memory_and_compute_the_same_bytes() {
             use_ptxas,
             dynamic_smem: Some(dynamic_smem),
             ptxas_args: Vec::new(),
+            jobs: None,
         };
         let report = spill_module(&mut m, &opts).unwrap_or_else(|e| panic!("{k}: {e}"));
         let r = &report.kernels[0];

@@ -10,6 +10,7 @@
 //! | `WARPSMITH_SPILL_BLOCK_SIZE` | threads per block for kernels without launch bounds | none (such kernels are refused) |
 //! | `WARPSMITH_SPILL_SMEM_BUDGET` | most extra shared memory per block, bytes | keeps the target occupancy |
 //! | `WARPSMITH_SPILL_DYNAMIC_SMEM` | dynamic shared memory the kernel is launched with, bytes | 0 for kernels without an `extern .shared` array; unknown (no shared memory added) for those with one |
+//! | `WARPSMITH_SPILL_JOBS` | most ptxas runs the search keeps in flight at once (the result is the same for every value) | the machine's cores, at most 4 |
 //! | `WARPSMITH_SPILL_PTXAS_CHECK` | `0` to skip the `ptxas -v` searches and the never-worse rule inside the pass (the drop-in still applies the rule to its whole rewrite) | `1` |
 
 use super::{SpillOptions, Target};
@@ -71,6 +72,16 @@ pub fn spill_options_with(
         use_ptxas,
         dynamic_smem: num("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
         ptxas_args: Vec::new(),
+        jobs: match num("WARPSMITH_SPILL_JOBS")? {
+            Some(0) => {
+                return Err(EnvError {
+                    var: "WARPSMITH_SPILL_JOBS",
+                    value: "0".into(),
+                    why: "expected at least 1",
+                })
+            }
+            n => n.map(|n| n as usize),
+        },
     })
 }
 
@@ -118,6 +129,7 @@ mod tests {
         assert!(o.use_ptxas);
         assert_eq!(o.dynamic_smem, None);
         assert_eq!(o.block_size, None);
+        assert_eq!(o.jobs, None);
     }
 
     #[test]
@@ -130,6 +142,7 @@ mod tests {
             ("WARPSMITH_SPILL_SMEM_BUDGET", "4096"),
             ("WARPSMITH_SPILL_DYNAMIC_SMEM", "1024"),
             ("WARPSMITH_SPILL_PTXAS_CHECK", "0"),
+            ("WARPSMITH_SPILL_JOBS", "3"),
         ])
         .unwrap();
         assert_eq!(o.target, Target::MaxRegs(64));
@@ -139,6 +152,7 @@ mod tests {
         assert_eq!(o.smem_budget, Some(4096));
         assert_eq!(o.dynamic_smem, Some(1024));
         assert!(!o.use_ptxas);
+        assert_eq!(o.jobs, Some(3));
     }
 
     #[test]
@@ -149,5 +163,7 @@ mod tests {
         let e = opts(&[("WARPSMITH_SPILL_BLOCK_SIZE", "-1")]).unwrap_err();
         assert_eq!(e.var, "WARPSMITH_SPILL_BLOCK_SIZE");
         assert!(e.to_string().contains("WARPSMITH_SPILL_BLOCK_SIZE"));
+        let e = opts(&[("WARPSMITH_SPILL_JOBS", "0")]).unwrap_err();
+        assert_eq!(e.var, "WARPSMITH_SPILL_JOBS");
     }
 }

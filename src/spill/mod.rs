@@ -107,6 +107,25 @@ pub struct SpillOptions {
     /// Further options for every ptxas run (`-O3`, `--fmad=false`, …): the original and the
     /// rewrite are compared as the caller will assemble them.
     pub ptxas_args: Vec<String>,
+    /// Most ptxas runs the removal searches keep in flight at once. `None`: the machine's
+    /// parallelism, at most [`DEFAULT_MAX_JOBS`]; `Some(1)`: one at a time. The result does not
+    /// depend on it (docs/spill.md, step 5).
+    pub jobs: Option<usize>,
+}
+
+/// The most ptxas runs in flight when [`SpillOptions::jobs`] is not given: the removal passes
+/// speculate that the earlier removals of a window are rejected, and a wider window wastes more
+/// runs on each acceptance.
+pub const DEFAULT_MAX_JOBS: usize = 4;
+
+/// The number of ptxas runs in flight for `jobs` ([`SpillOptions::jobs`]).
+pub fn jobs_or_default(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(DEFAULT_MAX_JOBS)
+    })
+    .max(1)
 }
 
 /// Errors that stop the pass for a kernel or the module.
@@ -537,6 +556,7 @@ fn spill_at_target(
         budget,
         pinned: select::async_pinned(f.body.as_ref().expect("kernels have bodies")),
         probed: Default::default(),
+        jobs: jobs_or_default(opts.jobs),
     };
     let gp = GreedyPlan {
         div,

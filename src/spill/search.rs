@@ -12,9 +12,13 @@
 //!    again, so that per-thread words can go instead;
 //! 4. [`back_within_budget`]: when the order ran past the shared-memory budget and no clean set
 //!    was found back within it, the prefix the budget allowed.
+//!
+//! The removal passes probe up to [`SearchCtx::jobs`] removals at once (each a ptxas process),
+//! speculating that the earlier ones in the window are rejected; a window is read in order and
+//! cut at its first acceptance, so the result is the one the sequential search gives.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use crate::analysis::divergence::{Class, FunctionDivergence};
 use crate::machine::bitset::BitSet;
@@ -59,7 +63,9 @@ pub(super) struct SearchCtx<'a> {
     /// the same order replays to the same PTX, and ptxas is deterministic, so a set the removal
     /// passes come back to (a rejected removal retried when nothing changed since) is not
     /// assembled again.
-    pub probed: RefCell<HashMap<Vec<usize>, Option<KernelResources>>>,
+    pub probed: Mutex<HashMap<Vec<usize>, Option<KernelResources>>>,
+    /// Most probes (ptxas runs) in flight at once in the removal passes; 1 probes one at a time.
+    pub jobs: usize,
 }
 
 impl SearchCtx<'_> {
@@ -156,10 +162,10 @@ impl SearchCtx<'_> {
         let (mut f, layout, demoted) = self.replay(order);
         let cleaned = finish(&mut f, &layout, &self.bases, &demoted, self.max_regs);
         let key: Vec<usize> = order.iter().map(|(r, _)| r.index()).collect();
-        let cached = self.probed.borrow().get(&key).cloned();
+        let cached = self.cache().get(&key).cloned();
         let k = cached.unwrap_or_else(|| {
             let k = self.check(&f);
-            self.probed.borrow_mut().insert(key, k.clone());
+            self.cache().insert(key, k.clone());
             k
         });
         (
@@ -172,6 +178,35 @@ impl SearchCtx<'_> {
                 cleaned,
             },
         )
+    }
+
+    /// The probe cache (a probe that panicked while holding it left nothing half-written: an
+    /// entry is inserted whole or not at all).
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<usize>, Option<KernelResources>>> {
+        self.probed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// [`SearchCtx::probe`] of each order, at most [`SearchCtx::jobs`] at once; results in the
+    /// orders' order.
+    fn probe_each(&self, orders: &[&[(Reg, Class)]]) -> Vec<(Option<KernelResources>, Probe)> {
+        if self.jobs <= 1 || orders.len() <= 1 {
+            return orders.iter().map(|o| self.probe(o)).collect();
+        }
+        orders
+            .chunks(self.jobs)
+            .flat_map(|chunk| {
+                std::thread::scope(|s| {
+                    let running: Vec<_> = chunk
+                        .iter()
+                        .map(|&o| s.spawn(move || self.probe(o)))
+                        .collect();
+                    running
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect()
     }
 
     /// Applies the demotions of `order` to a copy of `start`, exactly as the greedy loop did.
@@ -300,29 +335,28 @@ fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
     let mut current = sx.layout_of(order);
     for _pass in 0..3 {
         let before = order.len();
-        for &(_, r) in &queue {
-            let Some(i) = order.iter().position(|&(x, _)| x == r) else {
-                continue;
-            };
-            let mut rest = order.clone();
-            rest.remove(i);
-            // With shared words, a removal may free nothing.
-            let bytes = sx.layout_of(&rest);
-            if bytes >= current {
-                continue;
-            }
-            if let (Some(k), p) = sx.probe(&rest) {
-                if clean(&k) {
-                    log::debug!(
-                        "spill `{}`: {} not needed (-{} B)",
-                        sx.start.name,
-                        body.reg_name(r),
-                        current - bytes
-                    );
-                    *order = rest;
-                    current = bytes;
-                    accepted = Some(p);
-                }
+        let mut next = 0;
+        while next < queue.len() {
+            let window = removal_window(sx, order, current, &queue, &mut next);
+            let sets: Vec<&[(Reg, Class)]> = window.iter().map(|w| w.rest.as_slice()).collect();
+            let probes = sx.probe_each(&sets);
+            // The first acceptance ends the window: the removals after it were probed on a set
+            // that no longer holds, and are tried again from it.
+            if let Some((w, p)) = window
+                .into_iter()
+                .zip(probes)
+                .find_map(|(w, (k, p))| k.as_ref().is_some_and(clean).then_some((w, p)))
+            {
+                log::debug!(
+                    "spill `{}`: {} not needed (-{} B)",
+                    sx.start.name,
+                    body.reg_name(w.reg),
+                    current - w.bytes
+                );
+                *order = w.rest;
+                current = w.bytes;
+                accepted = Some(p);
+                next = w.resume;
             }
         }
         if order.len() == before {
@@ -330,6 +364,48 @@ fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
         }
     }
     accepted
+}
+
+/// One removal [`minimise`] probes: `order` without `reg`.
+struct Removal {
+    reg: Reg,
+    rest: Vec<(Reg, Class)>,
+    /// The spill area without it.
+    bytes: u64,
+    /// Where the queue goes on when it is accepted.
+    resume: usize,
+}
+
+/// The next [`SearchCtx::jobs`] removals of `queue` from `*next` (advanced past them) that are in
+/// `order` and make the area smaller than `current` (with shared words, a removal may free
+/// nothing).
+fn removal_window(
+    sx: &SearchCtx,
+    order: &[(Reg, Class)],
+    current: u64,
+    queue: &[(u64, Reg)],
+    next: &mut usize,
+) -> Vec<Removal> {
+    let mut window = Vec::new();
+    while *next < queue.len() && window.len() < sx.jobs.max(1) {
+        let r = queue[*next].1;
+        *next += 1;
+        let Some(i) = order.iter().position(|&(x, _)| x == r) else {
+            continue;
+        };
+        let mut rest = order.to_vec();
+        rest.remove(i);
+        let bytes = sx.layout_of(&rest);
+        if bytes < current {
+            window.push(Removal {
+                reg: r,
+                rest,
+                bytes,
+                resume: *next,
+            });
+        }
+    }
+    window
 }
 
 /// Phase 3: values that cost a warp or block word or none (constants, lane-affine values, uniform

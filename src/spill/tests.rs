@@ -89,6 +89,7 @@ fn opts(n: u32) -> SpillOptions {
         use_ptxas: false,
         dynamic_smem: None,
         ptxas_args: Vec::new(),
+        jobs: None,
     }
 }
 
@@ -491,4 +492,37 @@ fn the_order_may_run_past_the_budget_when_the_removals_bring_it_back() {
     let text = print_module(&m);
     let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
     preds_equiv(&original, &reparsed, 0, &text);
+}
+
+/// The removal passes probe a window of removals at once and keep the first acceptance, so the
+/// kernel, its area and its report are the ones the one-at-a-time search gives.
+#[test]
+fn the_search_gives_the_same_result_with_any_number_of_jobs() {
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_err() {
+        eprintln!("SKIPPED: ptxas not found");
+        return;
+    }
+    let original = parse_module(&preds_kernel(0, 40), "acc40.ptx").unwrap();
+    let run = |jobs: usize| {
+        let mut o = opts(32);
+        o.use_ptxas = true;
+        o.smem_budget = Some(48 * 1024);
+        o.jobs = Some(jobs);
+        let mut m = original.clone();
+        let k = spill_module(&mut m, &o).unwrap().kernels[0].clone();
+        (print_module(&m), k)
+    };
+    let (one_text, one) = run(1);
+    assert_eq!(one.ptxas_local_bytes, Some(0), "{one:?}");
+    assert!(one.kept, "{one:?}");
+    for jobs in [2, 5] {
+        let (text, k) = run(jobs);
+        assert_eq!(text, one_text, "jobs = {jobs}");
+        assert_eq!(k.smem_bytes, one.smem_bytes, "jobs = {jobs}");
+        assert_eq!(
+            format!("{:?}", k.demoted),
+            format!("{:?}", one.demoted),
+            "jobs = {jobs}"
+        );
+    }
 }

@@ -209,6 +209,7 @@ fn spilled(original: &Module, ctx: &Context, n: u32) -> Result<Module, String> {
             DynamicSmem::Unknown => None,
         },
         ptxas_args: ctx.ptxas_args.clone(),
+        jobs: None,
     };
     let report = spill_module(&mut m, &opts).map_err(|e| format!("spill refused: {e}"))?;
     match report.kernels.iter().find(|k| k.name == ctx.kernel) {
