@@ -1,10 +1,7 @@
 //! The greedy demotion order (RegDem §3.1; Sampaio et al. §3): predicates beyond the hardware's
 //! predicate registers are packed first, then registers are demoted one at a time, most relief
 //! per cost first ([`super::select`]), until the register-pressure estimate fits the target; with
-//! ptxas, the target is tightened while `ptxas -v` at the cap still shows local memory. With a
-//! second job ([`SearchCtx::jobs`]) the set one step tighter is demoted and assembled while the
-//! current one is, and adopted with its figures when the current one still spills (the same
-//! sets, checked two at a time).
+//! ptxas, the target is tightened while `ptxas -v` at the cap still shows local memory.
 
 use crate::analysis::divergence::{Class, FunctionDivergence};
 use crate::machine::cfg::Cfg;
@@ -13,7 +10,6 @@ use crate::machine::liveness::Liveness;
 use crate::machine::loops::LoopInfo;
 use crate::machine::pressure::Pressure;
 use crate::ptx::{Function, Reg};
-use crate::tools::KernelResources;
 
 use super::finish::finish;
 use super::plan::{pack_candidates, rule_for};
@@ -85,37 +81,27 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
     } else {
         sx.max_regs.saturating_sub(RESERVE).max(1)
     };
-    demote_to(sx, f, plan, &mut st, target);
-    // ptxas's figures for `f` as it is now, finished (the last check, when nothing was demoted
-    // since): the kernel finished below is the same, so it is not assembled twice.
+    // ptxas's figures for `f` as it is now, finished (the loop's last check, when nothing was
+    // demoted since): the kernel finished below is the same, so it is not assembled twice.
     let mut checked_as_is = None;
-    // The figures of the set the loop has just moved to, when they were assembled beside the
-    // previous set's.
-    let mut known = None;
-    while plan.use_ptxas && st.not_demoted.is_empty() {
-        let mut next = None;
-        let k = match known.take() {
-            Some(k) => k,
-            None if sx.jobs > 1 && target > 2 => {
-                let (k, n) = check_with_next(sx, f, plan, &st, target - 2);
-                next = Some(n);
-                k
-            }
-            None => sx.check(&finished_copy(sx, f, &st)),
-        };
-        // Tighten the target while ptxas still spills.
-        match k {
+    loop {
+        demote_to(sx, f, plan, &mut st, target);
+        if !plan.use_ptxas || !st.not_demoted.is_empty() {
+            break;
+        }
+        // Check with ptxas on a finished copy; tighten the target while ptxas still spills.
+        let mut trial = f.clone();
+        finish(
+            &mut trial,
+            &st.cur.layout,
+            &sx.bases,
+            &st.cur.demoted,
+            sx.max_regs,
+        );
+        match sx.check(&trial) {
             Some(k) if !clean(&k) && target > 2 => {
-                target -= 2;
-                match next {
-                    Some(Next { f: g, st: s, k }) => {
-                        *f = g;
-                        st = s;
-                        known = k;
-                    }
-                    None => demote_to(sx, f, plan, &mut st, target),
-                }
                 st.cur.ptxas = Some(k);
+                target = target.saturating_sub(2).max(1);
             }
             other => {
                 checked_as_is = Some(other.clone());
@@ -137,53 +123,7 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
     }
 }
 
-/// `f` finished with the demotions of `st` (as the greedy loop's checks assemble it).
-fn finished_copy(sx: &SearchCtx, f: &Function, st: &State) -> Function {
-    let mut trial = f.clone();
-    finish(
-        &mut trial,
-        &st.cur.layout,
-        &sx.bases,
-        &st.cur.demoted,
-        sx.max_regs,
-    );
-    trial
-}
-
-/// The set one step tighter than the one checked, demoted while that check runs.
-struct Next {
-    f: Function,
-    st: State,
-    /// ptxas's figures for it (`None`: not assembled, the order stopped before the target).
-    k: Option<Option<KernelResources>>,
-}
-
-/// Assembles `f` as it is and, beside it, the set the loop moves to when ptxas still spills:
-/// `f` demoted further to `next_target` (ptxas runs side by side; the speculation costs one run
-/// when the set as it is turns out clean).
-fn check_with_next(
-    sx: &SearchCtx,
-    f: &Function,
-    plan: &GreedyPlan,
-    st: &State,
-    next_target: u32,
-) -> (Option<KernelResources>, Next) {
-    let trial = finished_copy(sx, f, st);
-    std::thread::scope(|s| {
-        let now = s.spawn(|| sx.check(&trial));
-        let (mut g, mut st2) = (f.clone(), st.clone());
-        demote_to(sx, &mut g, plan, &mut st2, next_target);
-        let k = st2
-            .not_demoted
-            .is_empty()
-            .then(|| sx.check(&finished_copy(sx, &g, &st2)));
-        let now = now.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (now, Next { f: g, st: st2, k })
-    })
-}
-
 /// The greedy loop's working state.
-#[derive(Clone)]
 struct State {
     cur: Current,
     temps: Temps,

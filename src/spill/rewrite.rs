@@ -91,7 +91,7 @@ impl Bases {
 }
 
 /// Pools of temporaries, by register type and position within an instruction.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Temps {
     pool: HashMap<(RegType, usize), Reg>,
 }

@@ -76,7 +76,6 @@ impl SearchCtx<'_> {
 }
 
 /// The demotion set in force and everything derived from it.
-#[derive(Clone)]
 pub(super) struct Current {
     /// The demotions, in the order they were applied.
     pub order: Vec<(Reg, Class)>,
@@ -492,7 +491,6 @@ fn cheap_candidates(
 
 /// Where the budget first stopped the greedy order: its length then, how many `not_demoted`
 /// entries existed then, and why it stopped.
-#[derive(Clone)]
 pub(super) struct BudgetStop {
     pub len: usize,
     pub kept: usize,
