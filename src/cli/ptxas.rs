@@ -525,6 +525,7 @@ Environment:
   WARPSMITH_SPILL_SMEM_BUDGET   most extra shared memory per block, bytes
   WARPSMITH_SPILL_DYNAMIC_SMEM  dynamic shared memory of the launch, bytes (default 0)
   WARPSMITH_SPILL_PTXAS_CHECK   0: skip the ptxas -v tightening loop (default 1)
+  WARPSMITH_SPILL_JOBS          ptxas runs the search keeps in flight (default: cores, at most 4)
   RUST_LOG               info: one line per pass and kernel on standard error.
 
 Examples:
