@@ -568,6 +568,25 @@ def unused_field_envelope(hk, results, taught):
     return fixed
 
 
+def taught_at(taught, sel, v):
+    """The samples of `taught` whose selector ranges `sel` hold the values `v`."""
+    return [s for s in taught
+            if tuple((s[0] >> lo) & ((1 << n) - 1) for lo, n in sel) == tuple(v)]
+
+
+def line_envelope(hk, layout, sel, v, taught):
+    """The unused-field envelope of one table line (selector values `v` of ranges `sel`, operand
+    layout `layout`): candidate fields this layout does not use that hold one value in every
+    sample with these selector values. The key-wide envelope (`unused_field_envelope`) leaves out
+    a field that any layout of the key uses; `LDG`'s probed selector-7 form writes a predicate at
+    [81:83], so the other sizes' lines would decode a word with a predicate there as if [81:83]
+    were free. A line no sample has (a probed value) gets nothing here."""
+    if not sel:
+        return 0
+    at_v = taught_at(taught, sel, v)
+    return unused_field_envelope(hk, {0: layout}, at_v) if at_v else 0
+
+
 def unused_predicate_fields(results, hk):
     """Candidate predicate fields (not the guard) that no layout of `results` uses."""
     used = {lo for lay in results.values() for letter, lo, rw in lay if letter[0] in 'pq'}
@@ -1255,6 +1274,11 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
         return lines
     stats['ok'] += 1
     for v in sorted(m):
+        own = line_envelope(hk, m[v], sel, v, taught) & ~fixed_mask
+        line_mask, line_value = fixed_mask, fixed_value
+        if own:
+            line_mask |= own
+            line_value |= taught_at(taught, sel, v)[0][0] & own
         ops = []
         implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
         for letter, lo, rw in m[v]:
@@ -1274,8 +1298,8 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
             role = ('r%d' % wr if wr else '') + ('w%d' % ww if ww else '')
             ops.append('%s%d:%s' % (letter, lo, role))
         selector = ','.join('%d:%d=%d' % (lo, n, x) for (lo, n), x in zip(sel, v)) or '-'
-        if fixed_mask:
-            ops.append('m%x=%x' % (fixed_mask, fixed_value))
+        if line_mask:
+            ops.append('m%x=%x' % (line_mask, line_value))
         lines.append("0x%04x %s %s %s" % (key, mn, selector, ' '.join(ops)))
     return lines
 
@@ -1323,6 +1347,15 @@ def self_test():
     lay_a = ((('g', 16, (0, 1)),), (('g', 16, (0, 1)), ('p', 87, (1, 0))))
     assert field_bits({1: lay_a[1]}) == set(range(16, 24)) | {87, 88, 89}
     assert unused_predicate_fields({1: lay_a[1]}, {16, 77, 87, 12}) == {77}
+    # A line's own envelope: selector [73:75] = 4 keeps [81:83] at PT (7) in its samples and its
+    # layout has no field there; the probed value 7 writes a predicate at [81:83] and has no
+    # sample.
+    lay4 = (('g', 16, (0, 1)), ('g', 24, (2, 0)))
+    lay7 = (('g', 16, (0, 1)), ('g', 24, (2, 0)), ('p', 81, (0, 1)))
+    taught = [(4 << 73 | 7 << 81 | r << 16, None, None) for r in (2, 6)]
+    assert line_envelope({16, 24, 81}, lay4, ((73, 3),), (4,), taught) == 7 << 81
+    assert line_envelope({16, 24, 81}, lay7, ((73, 3),), (7,), taught) == 0
+    assert unused_field_envelope({16, 24, 81}, {1: lay4, 2: lay7}, taught) == 0
     # Step 8e's candidates: [84:86] PT in every sample, not hinted, no register field over it;
     # [81:83] holds P1 in one sample; [68:70] lies inside a GPR field [64:71] a layout uses.
     pt = 7 << 84 | 7 << 77 | 7 << 87 | 7 << 68
