@@ -576,25 +576,20 @@ def taught_at(taught, sel, v):
 
 def line_envelope(hk, layout, sel, v, taught):
     """The unused-field envelope of one table line (selector values `v` of ranges `sel`, operand
-    layout `layout`): candidate fields this layout does not use that hold one value in every
-    sample with these selector values. The key-wide envelope (`unused_field_envelope`) leaves out
+    layout `layout`, with at least one sample): candidate fields this layout does not use that
+    hold one value in every sample of the key. The key-wide envelope (`unused_field_envelope`) leaves out
     a field that any layout of the key uses; `LDG`'s probed selector-7 form writes a predicate at
     [81:83], so the other sizes' lines would decode a word with a predicate there as if [81:83]
     were free. A line no sample has (a probed value) gets nothing here.
 
-    Only bits that hold one value in every sample of the key join: a field that varies under
-    another selector value is an operand there, and likely here too in words the corpus lacks
-    (`LDC`'s byte offset starts at bit 38, inside the candidate field [32:39]: `LDC.U16
-    c[0x3][0x2]` sets bit 39, which no 16-bit sample of the corpus did)."""
-    if not sel or not taught:
+    Only fields that hold one value in every sample of the key join: a field that varies under
+    another selector value is an operand there, and likely here too in words the corpus lacks.
+    Per field, not per bit: `LDC`'s byte offset starts at bit 38, inside the candidate field
+    [32:39]; the corpus's 8-bit loads vary bit 38, no sample sets bit 39, and ZLUDA's `LDC.U16
+    c[0x3][0x2]` does."""
+    if not sel or not taught or not taught_at(taught, sel, v):
         return 0
-    at_v = taught_at(taught, sel, v)
-    if not at_v:
-        return 0
-    varying = 0
-    for sample in taught:
-        varying |= sample[0] ^ taught[0][0]
-    return unused_field_envelope(hk, {0: layout}, at_v) & ~varying
+    return unused_field_envelope(hk, {0: layout}, taught)
 
 
 def unused_predicate_fields(results, hk):
@@ -1370,7 +1365,10 @@ def self_test():
     # samples with [73:75] = 2 hold 0 in the candidate field [32:39], those with 3 set bit 38.
     taught_c = [(2 << 73 | r << 16, None, None) for r in (2, 6)] + \
         [(3 << 73 | 1 << 38 | 4 << 16, None, None)]
-    assert line_envelope({16, 32}, lay4[:1], ((73, 3),), (2,), taught_c) == 0xbf << 32
+    assert line_envelope({16, 32}, lay4[:1], ((73, 3),), (2,), taught_c) == 0
+    taught_d = [(2 << 73 | r << 16, None, None) for r in (2, 6)] + \
+        [(3 << 73 | 4 << 16, None, None)]
+    assert line_envelope({16, 32}, lay4[:1], ((73, 3),), (2,), taught_d) == 0xff << 32
     # Step 8e's candidates: [84:86] PT in every sample, not hinted, no register field over it;
     # [81:83] holds P1 in one sample; [68:70] lies inside a GPR field [64:71] a layout uses.
     pt = 7 << 84 | 7 << 77 | 7 << 87 | 7 << 68
