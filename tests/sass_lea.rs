@@ -90,6 +90,10 @@ fn real_lea_words(cubin: &Cubin, arch: Arch) -> BTreeMap<u16, u128> {
 /// keeps the carry fields of the real word, and expects .X to decode as unknown.
 const IMMEDIATE: u16 = 0x0811;
 
+/// The opcode key of LEA with a uniform-register second source (sm_90). Like the immediate
+/// form, its lines without `.HI` keep [64:71] at RZ, the value of every sample.
+const UNIFORM_SOURCE: u16 = 0x1c11;
+
 /// The synthesised variants of `word`: (x, hi, shift, word), with R4/R12/R20/R28 in the GPR
 /// fields [16:23], [24:31], [32:39] (register second source only) and [64:71], P1 in the
 /// carry-out field [81:83], P2 in the carry-in field [87:89] (not for [`IMMEDIATE`]) and the
@@ -162,9 +166,9 @@ fn lea_shift_and_modifiers_agree_with_nvdisasm() {
         let arch = Arch::from_sm(cubin.sm()).unwrap();
         let words = real_lea_words(&cubin, arch);
         let want_keys: &[u16] = if arch == Arch::Sm90 {
-            &[0x0211, 0x0811, 0x1c11]
+            &[0x0211, IMMEDIATE, UNIFORM_SOURCE]
         } else {
-            &[0x0211, 0x0811, 0x0a11]
+            &[0x0211, IMMEDIATE, 0x0a11]
         };
         for k in want_keys {
             assert!(
@@ -236,8 +240,8 @@ fn lea_shift_and_modifiers_agree_with_nvdisasm() {
             // tables' per-line envelope, 28 Nov) the immediate and uniform-register forms
             // without `.HI` with R28 in [64:71], which only `.HI` reads: ptxas writes RZ there
             // in every sample, and no probe has shown the field unused on the line's own form.
-            let outside =
-                (key == IMMEDIATE && x == 1) || (matches!(key, IMMEDIATE | 0x1c11) && hi == 0);
+            let outside = (key == IMMEDIATE && x == 1)
+                || (matches!(key, IMMEDIATE | UNIFORM_SOURCE) && hi == 0);
             if outside && !ours.is_known() {
                 unknown += 1;
                 continue;

@@ -570,8 +570,7 @@ def unused_field_envelope(hk, results, taught):
 
 def taught_at(taught, sel, v):
     """The samples of `taught` whose selector ranges `sel` hold the values `v`."""
-    return [s for s in taught
-            if tuple((s[0] >> lo) & ((1 << n) - 1) for lo, n in sel) == tuple(v)]
+    return [s for s in taught if tuple(field(s[0], lo, n) for lo, n in sel) == tuple(v)]
 
 
 def line_envelope(hk, layout, sel, v, taught):
@@ -1272,18 +1271,15 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
         if len(vals) == 1 and b not in free:
             fixed_mask |= 1 << b
     fixed_mask |= unused_field_envelope(hk, results, taught)
-    fixed_value = taught[0][0] & fixed_mask
     if sel == 'conflict':
         stats['conflict'] += 1
         lines.append("0x%04x %s - conflict" % (key, mn))
         return lines
     stats['ok'] += 1
     for v in sorted(m):
-        own = line_envelope(hk, m[v], sel, v, taught) & ~fixed_mask
-        line_mask, line_value = fixed_mask, fixed_value
-        if own:
-            line_mask |= own
-            line_value |= taught_at(taught, sel, v)[0][0] & own
+        # The line's own fields hold one value in every taught sample, like the key's.
+        line_mask = fixed_mask | line_envelope(hk, m[v], sel, v, taught)
+        line_value = taught[0][0] & line_mask
         ops = []
         implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
         for letter, lo, rw in m[v]:
