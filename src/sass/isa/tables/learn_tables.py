@@ -65,11 +65,19 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
        the first word's registers, the slot becomes a candidate field and the key's mutants
        are made again (IADD3's second carry-out and carry-in on sm_8x's uniform-register form,
        LEA's carry-out with an immediate addend: PT in every generated sample).
+    f. after d, for every opcode key that is not control flow: each field step 9 would fix is
+       probed first (`probe_unused_fields`): set to other registers in up to two samples of its
+       line (one of each layout for a key-wide field), it is free — left out of the envelope —
+       when nvdisasm lists every probe as the same opcode reading, writing and naming the same
+       registers, on every template of the generation (`WARPSYNC R`'s [16:31] and [64:71],
+       non-.HI LEA's [64:71]: RZ in every sample, yet other compilers write other bits there).
  9. A candidate register field that no layout uses and that holds one value in every sample
     joins the envelope (`unused_field_envelope`): cleared from the signatures, it is no selector
     bit, and any other value may name an operand no sample showed (LDG's predicate output
     [81:83], PT in every sample). `scripts/sass-neighbours.py` finds such forms: it flips each
     modifier bit of a word of every known form and compares the decode with nvdisasm's text.
+    Per table line too (`line_fields`): a field a layout of the key uses stays fixed in the
+    lines whose layout does not (LDG's probed selector-7 form writes a predicate at [81:83]).
 """
 import argparse
 import collections
@@ -541,19 +549,20 @@ def field_bits(results):
     return bits
 
 
-def unused_field_envelope(hk, results, taught):
-    """The bits of candidate register fields (`hk`, not the guard) that no layout of `results`
-    uses and that hold one value in every taught sample: they join the envelope. A candidate
-    field is cleared from the signatures, so it is no selector bit and would otherwise take any
-    value; the solver found no role for it only because no sample or kept mutant varied it
-    (LDG's predicate output [81:83] and its inverted predicate [64:66] are PT in every sample;
-    with P3 there nvdisasm lists `LDG.E P3, R2, [R2.64]`, which writes P3). A file some layout
-    reads and writes as "any register" (`implicit`) already covers its fields."""
+def unused_fields(hk, results, taught):
+    """{low bit: bits} of the candidate register fields (`hk`, not the guard) that no layout of
+    `results` uses and that hold one value in every taught sample: they join the envelope
+    unless probing shows them free (`probe_unused_fields`). A candidate field is cleared from
+    the signatures, so it is no selector bit and would otherwise take any value; the solver
+    found no role for it only because no sample or kept mutant varied it (LDG's predicate
+    output [81:83] and its inverted predicate [64:66] are PT in every sample; with P3 there
+    nvdisasm lists `LDG.E P3, R2, [R2.64]`, which writes P3). A file some layout reads and
+    writes as "any register" (`implicit`) already covers its fields."""
     used = field_bits(results)
     implicit = set.intersection(*({letter for letter, lo, rw in lay if lo == 'implicit'}
                                   for lay in results.values())) if results else set()
     width = {lo: n for f in ("GPR", "PRED") for lo, n in SLOTS[f]}
-    fixed = 0
+    fields = {}
     for lo in sorted(hk):
         if lo == 12:
             continue
@@ -564,6 +573,15 @@ def unused_field_envelope(hk, results, taught):
         if any((bits >> b) & 1 for b in used):
             continue
         if len({w & bits for w, t, m in taught}) == 1:
+            fields[lo] = bits
+    return fields
+
+
+def unused_field_envelope(hk, results, taught, free=()):
+    """The bits of `unused_fields` but those whose low bit is in `free`."""
+    fixed = 0
+    for lo, bits in unused_fields(hk, results, taught).items():
+        if lo not in free:
             fixed |= bits
     return fixed
 
@@ -573,8 +591,8 @@ def taught_at(taught, sel, v):
     return [s for s in taught if tuple(field(s[0], lo, n) for lo, n in sel) == tuple(v)]
 
 
-def line_envelope(hk, layout, sel, v, taught):
-    """The unused-field envelope of one table line (selector values `v` of ranges `sel`, operand
+def line_fields(hk, layout, sel, v, taught):
+    """The unused fields (`unused_fields`) of one table line (selector values `v` of ranges `sel`, operand
     layout `layout`, with at least one sample): candidate fields this layout does not use that
     hold one value in every sample of the key. The key-wide envelope (`unused_field_envelope`) leaves out
     a field that any layout of the key uses; `LDG`'s probed selector-7 form writes a predicate at
@@ -587,8 +605,8 @@ def line_envelope(hk, layout, sel, v, taught):
     [32:39]; the corpus's 8-bit loads vary bit 38, no sample sets bit 39, and ZLUDA's `LDC.U16
     c[0x3][0x2]` does."""
     if not sel or not taught or not taught_at(taught, sel, v):
-        return 0
-    return unused_field_envelope(hk, {0: layout}, taught)
+        return {}
+    return unused_fields(hk, {0: layout}, taught)
 
 
 def unused_predicate_fields(results, hk):
@@ -840,6 +858,83 @@ def probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints):
     return free
 
 
+# Step 8f: the values an unused general-register field is probed with (R26 and R229: every bit
+# set in one of them, and clear of the registers `fresh_registers` puts in the used fields,
+# R4-R7, R12-R15, ...).
+FIELD_PROBE_VALUES = (26, 229)
+
+
+def register_names(text):
+    """The numbered registers (R, UR, P, UP, B) nvdisasm's `text` names."""
+    return set(re.findall(r'\b(?:UR|UP|R|P|B)\d+\b', text or ''))
+
+
+def field_probes(word, lo, bits, layout):
+    """Step 8f's probe pairs for the unused field at `lo` (`bits`, with a predicate's negation
+    bit) of `word`, whose operands are `layout`: the word with fresh registers in the used
+    fields and the field's own value, then the same word with other values in the field — for a
+    register field R26 and R229, for a predicate field every predicate the word does not
+    otherwise name and one of them negated."""
+    used = {lo_ for letter, lo_, rw in layout if isinstance(lo_, int) and letter[0] in 'gupq'}
+    w0 = (fresh_registers(word, used - {lo}) & ~bits) | (word & bits)
+    if lo in dict(SLOTS["PRED"]):
+        named = {field(w0, s, 3) for s, n in SLOTS["PRED"] if s != lo and s in used} | {6}
+        free_preds = [v for v in range(7) if v not in named]
+        values = [v << lo for v in free_preds]
+        if free_preds and lo in PRED_NEG:
+            values.append(free_preds[0] << lo | 1 << PRED_NEG[lo])
+    else:
+        values = [v << lo for v in FIELD_PROBE_VALUES]
+    return [(w0, (w0 & ~bits) | v) for v in values if (w0 & ~bits) | v != w0]
+
+
+def probe_unused_fields(args, gen, template, tmpdir, requests):
+    """Step 8f: the unused fields (`unused_fields`, `line_fields`) that are free. The envelope
+    fixes a candidate register field that no layout uses and that holds one value in every
+    sample; where ptxas writes RZ there in every sample but the field means nothing to the form,
+    a word another compiler wrote with other bits there decodes as unknown (`WARPSYNC R`'s
+    [16:31] and [64:71] in ZLUDA's corpus, non-`.HI` `LEA` with a register in [64:71]). Each
+    requested field is set to other values (`field_probes`) in samples of its line (or, for the
+    key-wide fields, one sample of each layout) and listed by nvdisasm, on every template of
+    the generation: the field is free when every probe is listed as the same opcode, reading and
+    writing the same registers and naming the same registers in its text (an immediate or a
+    modifier may change). A field some value of which makes the word read, write or name another
+    register (LDG's predicate output [81:83]), or that nvdisasm rejects, stays in the envelope.
+
+    `requests`: [(key, scope, {low bit: bits}, [(word, layout)])], scope None for the key-wide
+    fields or a line's selector values. Returns {key: {scope: {free low bits}}}."""
+    pairs = []
+    for key, scope, fields, words in requests:
+        for lo, bits in fields.items():
+            for w, layout in words:
+                for w0, w1 in field_probes(w, lo, bits, layout):
+                    pairs.append((key, (scope, lo), w0, w1))
+    templates = [template] + (list(args.extra_templates_8x) if gen == "sm_8x" else [])
+    gots = [list_pairs(args, t, tmpdir, pairs, '%s-fields-%d' % (gen, i))
+            for i, t in enumerate(templates)]
+    probed = collections.defaultdict(set)
+    changed = collections.defaultdict(set)
+    for key, sl, w0, w1 in pairs:
+        probed[key].add(sl)
+        for g in gots:
+            if not (same_operands(g, w0, w1)
+                    and register_names(g[w0][0]) == register_names(g[w1][0])):
+                changed[key].add(sl)
+                if os.environ.get('LEARN_DEBUG_FIELDS'):
+                    print('field %s of 0x%04x: %s -> %s' % (sl, key, g.get(w0), g.get(w1)),
+                          file=sys.stderr)
+    free = {}
+    for key in sorted(probed):
+        found = probed[key] - changed[key]
+        for scope, lo in found:
+            free.setdefault(key, {}).setdefault(scope, set()).add(lo)
+        print("%s 0x%04x: %d unused fields probed, free %s" % (
+            gen, key, len(probed[key]),
+            ', '.join('%s@%s' % (lo, 'key' if scope is None else ','.join(map(str, scope)))
+                      for scope, lo in sorted(found, key=str)) or 'none'), file=sys.stderr)
+    return free
+
+
 def list_pairs(args, template, tmpdir, pairs, tag):
     """nvdisasm's (text, marks) of every word of `pairs` [(key, bits, word, word)] it accepts."""
     words = sorted({w for _, _, a, b in pairs for w in (a, b)})
@@ -1077,7 +1172,15 @@ def learn(args):
         for k, v in extra_mutants.items():
             mutants.setdefault(k, []).extend(v)
         free = probe_free_bits(args, gen, template, tmpdir, samples, mutants, hints)
-        write_table(args, gen, samples, mutants, hints, probes, free)
+        # Step 8f: the unused fields the envelopes would fix, probed.
+        requests = []
+        for key in sorted(samples):
+            if is_control_flow(samples[key]):
+                continue  # a branch or exit in the listed kernel would end it early
+            key_lines(gen, key, samples[key], mutants, hints[key], collections.Counter(),
+                      probes.get(key), free.get(key, frozenset()), requests=requests)
+        free_fields = probe_unused_fields(args, gen, template, tmpdir, requests)
+        write_table(args, gen, samples, mutants, hints, probes, free, free_fields)
 
 
 def bit_ranges(bits):
@@ -1227,10 +1330,16 @@ def key_results(gen, key, ss, mutants, hk, stats, extra=()):
     return mn, smask, results, sigs
 
 
-def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
+def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset(), free_fields=None,
+              requests=None):
     """The table lines of one opcode key (samples `ss`, mutants by (key, signature), candidate
     register fields `hk`; `probe`: what probing found for the key, see `probe_selectors`;
-    `free`: the bits step 8d found free, see `probe_free_bits`)."""
+    `free`: the bits step 8d found free, see `probe_free_bits`; `free_fields`: the unused
+    fields step 8f found free, {None (key-wide) or a line's selector values: {low bit}}, see
+    `probe_unused_fields`). With `requests` (a list), the unused fields the envelopes would fix
+    are appended to it as step 8f's probe requests `(key, scope, {low bit: bits}, [(word,
+    layout)])`."""
+    free_fields = free_fields or {}
     lines = []
     extra = probe['extra'] if probe else ()
     mn, smask, results, sigs = key_results(gen, key, ss, mutants, hk, stats, extra)
@@ -1256,7 +1365,7 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
         print("0x%04x %s: probed forms left out (no selector explains them)" % (key, mn),
               file=sys.stderr)
         return key_lines(gen, key, ss, mutants, hk, stats,
-                         dict(probe, extra=()) if probe else None, free)
+                         dict(probe, extra=()) if probe else None, free, free_fields, requests)
     # The envelope: selector-candidate bits that never varied among the opcode's samples
     # must keep their value, so that an unseen modifier (e.g. STS.128 when only STS was
     # seen) decodes as unknown instead of borrowing a seen form's operands.
@@ -1270,15 +1379,29 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
         vals = {(w >> b) & 1 for w, t, m in taught}
         if len(vals) == 1 and b not in free:
             fixed_mask |= 1 << b
-    fixed_mask |= unused_field_envelope(hk, results, taught)
+    key_fields = unused_fields(hk, results, taught)
+    fixed_mask |= unused_field_envelope(hk, results, taught, free_fields.get(None, ()))
     if sel == 'conflict':
         stats['conflict'] += 1
         lines.append("0x%04x %s - conflict" % (key, mn))
         return lines
     stats['ok'] += 1
+    if requests is not None and key_fields:
+        # One sample of each layout (at most eight) for the key-wide fields.
+        firsts = {}
+        for w, t, m_ in taught:
+            firsts.setdefault(results.get(w & ~smask), w)
+        requests.append((key, None, key_fields,
+                         [(w, lay) for lay, w in firsts.items() if lay is not None][:8]))
     for v in sorted(m):
         # The line's own fields hold one value in every taught sample, like the key's.
-        line_mask = fixed_mask | line_envelope(hk, m[v], sel, v, taught)
+        fields = {lo: bits for lo, bits in line_fields(hk, m[v], sel, v, taught).items()
+                  if lo not in key_fields}
+        if requests is not None and fields:
+            requests.append((key, v, fields,
+                             [(w, m[v]) for w, t, m_ in taught_at(taught, sel, v)[:2]]))
+        line_free = free_fields.get(v, ())
+        line_mask = fixed_mask | sum(bits for lo, bits in fields.items() if lo not in line_free)
         line_value = taught[0][0] & line_mask
         ops = []
         implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
@@ -1305,12 +1428,12 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset()):
     return lines
 
 
-def write_table(args, gen, samples, mutants, hints, probes, free):
+def write_table(args, gen, samples, mutants, hints, probes, free, free_fields):
     lines = []
     stats = collections.Counter()
     for key in sorted(samples):
         lines += key_lines(gen, key, samples[key], mutants, hints[key], stats, probes.get(key),
-                           free.get(key, frozenset()))
+                           free.get(key, frozenset()), free_fields.get(key))
     path = os.path.join(args.out, '%s.tbl' % gen)
     with open(path, 'w') as fh:
         fh.write("# warpsmith SASS operand table, generation %s. Generated by learn_tables.py from\n" % gen)
@@ -1354,17 +1477,18 @@ def self_test():
     lay4 = (('g', 16, (0, 1)), ('g', 24, (2, 0)))
     lay7 = (('g', 16, (0, 1)), ('g', 24, (2, 0)), ('p', 81, (0, 1)))
     taught = [(4 << 73 | 7 << 81 | r << 16, None, None) for r in (2, 6)]
-    assert line_envelope({16, 24, 81}, lay4, ((73, 3),), (4,), taught) == 7 << 81
-    assert line_envelope({16, 24, 81}, lay7, ((73, 3),), (7,), taught) == 0
+    assert line_fields({16, 24, 81}, lay4, ((73, 3),), (4,), taught) == {81: 7 << 81}
+    assert line_fields({16, 24, 81}, lay7, ((73, 3),), (7,), taught) == {}
     assert unused_field_envelope({16, 24, 81}, {1: lay4, 2: lay7}, taught) == 0
     # A bit that varies under another selector value stays out of every line's envelope: the
     # samples with [73:75] = 2 hold 0 in the candidate field [32:39], those with 3 set bit 38.
     taught_c = [(2 << 73 | r << 16, None, None) for r in (2, 6)] + \
         [(3 << 73 | 1 << 38 | 4 << 16, None, None)]
-    assert line_envelope({16, 32}, lay4[:1], ((73, 3),), (2,), taught_c) == 0
+    assert line_fields({16, 32}, lay4[:1], ((73, 3),), (2,), taught_c) == {}
     taught_d = [(2 << 73 | r << 16, None, None) for r in (2, 6)] + \
         [(3 << 73 | 4 << 16, None, None)]
-    assert line_envelope({16, 32}, lay4[:1], ((73, 3),), (2,), taught_d) == 0xff << 32
+    assert line_fields({16, 32}, lay4[:1], ((73, 3),), (2,), taught_d) == {32: 0xff << 32}
+    assert unused_field_envelope({16, 32}, {1: lay4[:1]}, taught_d, free={32}) == 0
     # Step 8e's candidates: [84:86] PT in every sample, not hinted, no register field over it;
     # [81:83] holds P1 in one sample; [68:70] lies inside a GPR field [64:71] a layout uses.
     pt = 7 << 84 | 7 << 77 | 7 << 87 | 7 << 68
