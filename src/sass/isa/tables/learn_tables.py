@@ -1194,6 +1194,42 @@ def bit_ranges(bits):
     return tuple(ranges)
 
 
+def layout_key(op):
+    """The order of the operands in a layout (`key_lines`)."""
+    return (op[0], str(op[1]))
+
+
+def adopt_pt_reads(results, required):
+    """`results` ({sig: layout}) where a signature that holds PT (not negated) in a predicate
+    slot that is no candidate field takes the layout of another signature that agrees with it
+    on the probed selector bits `required` and that is its own layout plus a read of that slot:
+    reading PT names no register, so both layouts predict its samples, and the probe showed that
+    at these selector values the slot is read. `HFMA2`'s `.RELU` (bit 79) reads [87:89]; ptxas
+    writes PT there in every `.RELU` sample and P0 in the plain form, so the corpus's `.RELU`
+    signatures have no read, the probed flip of a plain word reads P0, and no selector over bit
+    79 explained both. Without probed bits nothing changes."""
+    if not required:
+        return results
+    out = {}
+    for sig, lay in results.items():
+        for other, richer in results.items():
+            extra = set(richer) - set(lay)
+            if len(extra) != 1 or not set(lay) <= set(richer):
+                continue
+            letter, lo, rw = next(iter(extra))
+            if not (letter in ('p', 'q') and isinstance(lo, int) and lo != 12 and rw == (1, 0)
+                    and field(sig, lo, 3) == 7
+                    and not (lo in PRED_NEG and (sig >> PRED_NEG[lo]) & 1)):
+                continue
+            # The slot's own bits are probed too (PT to P5 reads P5): they may differ.
+            slot = set(range(lo, lo + 3)) | ({PRED_NEG[lo]} if lo in PRED_NEG else set())
+            if all((other >> b) & 1 == (sig >> b) & 1 for b in set(required) - slot):
+                lay = richer
+                break
+        out[sig] = lay
+    return out
+
+
 def generalise(results, sel_bits, required=None):
     """results: {sig: layout}. Finds the selector bit ranges whose values determine the layout:
     () (one layout), or a tuple of (lo, bits) ranges.
@@ -1350,9 +1386,10 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset(), fr
     # The guard predicate exists in every form of an opcode; evidence of it in one form
     # (a mutant with a non-PT guard) holds for all.
     guards = {op for lay in results.values() for op in lay if op[1] == 12 and op[2] == (1, 0)}
-    results = {sig: tuple(sorted(set(lay) | guards, key=lambda o: (o[0], str(o[1]))))
+    results = {sig: tuple(sorted(set(lay) | guards, key=layout_key))
                for sig, lay in results.items()}
     required = probe['bits'] if probe else None
+    results = adopt_pt_reads(results, required)
     sel_bits = selector_bits(smask)
     if probe:
         # A bit of a register field is no selector, whether or not it was a candidate field.
@@ -1468,6 +1505,13 @@ def self_test():
     results[(1 << 73) | (1 << 80)] = ('g16',)  # .HI.SX32: no read of [64:71]
     ranges, m = generalise(results, sel_bits, required={74, 80})
     assert ranges == ((73, 2), (80, 1)), ranges
+    # HFMA2: `.RELU` (bit 79) signatures hold PT in [87:89] (no read), the probed flip of a
+    # plain word (P0 there) reads it; the plain signature keeps its layout.
+    plain, relu, flipped = 0 << 87, 1 << 79 | 7 << 87, 1 << 79
+    base_, reads = (('g', 16, (0, 1)),), (('g', 16, (0, 1)), ('p', 87, (1, 0)))
+    adopted = adopt_pt_reads({plain: base_, relu: base_, flipped: reads}, {79, 88, 89})
+    assert adopted == {plain: base_, relu: reads, flipped: reads}, adopted
+    assert adopt_pt_reads({plain: base_, relu: base_, flipped: reads}, set())[relu] == base_
     lay_a = ((('g', 16, (0, 1)),), (('g', 16, (0, 1)), ('p', 87, (1, 0))))
     assert field_bits({1: lay_a[1]}) == set(range(16, 24)) | {87, 88, 89}
     assert unused_predicate_fields({1: lay_a[1]}, {16, 77, 87, 12}) == {77}
