@@ -902,7 +902,8 @@ def probe_unused_fields(args, gen, template, tmpdir, requests):
     register (LDG's predicate output [81:83]), or that nvdisasm rejects, stays in the envelope.
 
     `requests`: [(key, scope, {low bit: bits}, [(word, layout)])], scope None for the key-wide
-    fields or a line's selector values. Returns {key: {scope: {free low bits}}}."""
+    fields or a line's selector values. Returns {key: {scope: {free low bits}}}. With
+    LEARN_DEBUG_FIELDS=1 in the environment, every probe that keeps a field fixed is printed."""
     pairs = []
     for key, scope, fields, words in requests:
         for lo, bits in fields.items():
