@@ -72,7 +72,7 @@ Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level 
        registers, on every template of the generation (`WARPSYNC R`'s [16:31] and [64:71],
        non-.HI LEA's [64:71]: RZ in every sample, yet other compilers write other bits there).
  9. A candidate register field that no layout uses and that holds one value in every sample
-    joins the envelope (`unused_field_envelope`): cleared from the signatures, it is no selector
+    joins the envelope (`unused_fields`): cleared from the signatures, it is no selector
     bit, and any other value may name an operand no sample showed (LDG's predicate output
     [81:83], PT in every sample). `scripts/sass-neighbours.py` finds such forms: it flips each
     modifier bit of a word of every known form and compares the decode with nvdisasm's text.
@@ -577,13 +577,10 @@ def unused_fields(hk, results, taught):
     return fields
 
 
-def unused_field_envelope(hk, results, taught, free=()):
-    """The bits of `unused_fields` but those whose low bit is in `free`."""
-    fixed = 0
-    for lo, bits in unused_fields(hk, results, taught).items():
-        if lo not in free:
-            fixed |= bits
-    return fixed
+def envelope_bits(fields, free=()):
+    """The bits of `fields` ({low bit: bits}, see `unused_fields`) but those whose low bit is in
+    `free` (step 8f)."""
+    return sum(bits for lo, bits in fields.items() if lo not in free)
 
 
 def taught_at(taught, sel, v):
@@ -594,7 +591,7 @@ def taught_at(taught, sel, v):
 def line_fields(hk, layout, sel, v, taught):
     """The unused fields (`unused_fields`) of one table line (selector values `v` of ranges `sel`, operand
     layout `layout`, with at least one sample): candidate fields this layout does not use that
-    hold one value in every sample of the key. The key-wide envelope (`unused_field_envelope`) leaves out
+    hold one value in every sample of the key. The key-wide envelope (`unused_fields`) leaves out
     a field that any layout of the key uses; `LDG`'s probed selector-7 form writes a predicate at
     [81:83], so the other sizes' lines would decode a word with a predicate there as if [81:83]
     were free. A line no sample has (a probed value) gets nothing here.
@@ -1418,7 +1415,7 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset(), fr
         if len(vals) == 1 and b not in free:
             fixed_mask |= 1 << b
     key_fields = unused_fields(hk, results, taught)
-    fixed_mask |= unused_field_envelope(hk, results, taught, free_fields.get(None, ()))
+    fixed_mask |= envelope_bits(key_fields, free_fields.get(None, ()))
     if sel == 'conflict':
         stats['conflict'] += 1
         lines.append("0x%04x %s - conflict" % (key, mn))
@@ -1438,8 +1435,7 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset(), fr
         if requests is not None and fields:
             requests.append((key, v, fields,
                              [(w, m[v]) for w, t, m_ in taught_at(taught, sel, v)[:2]]))
-        line_free = free_fields.get(v, ())
-        line_mask = fixed_mask | sum(bits for lo, bits in fields.items() if lo not in line_free)
+        line_mask = fixed_mask | envelope_bits(fields, free_fields.get(v, ()))
         line_value = taught[0][0] & line_mask
         ops = []
         implicit = {letter for letter, lo, rw in m[v] if lo == 'implicit'}
@@ -1524,7 +1520,7 @@ def self_test():
     taught = [(4 << 73 | 7 << 81 | r << 16, None, None) for r in (2, 6)]
     assert line_fields({16, 24, 81}, lay4, ((73, 3),), (4,), taught) == {81: 7 << 81}
     assert line_fields({16, 24, 81}, lay7, ((73, 3),), (7,), taught) == {}
-    assert unused_field_envelope({16, 24, 81}, {1: lay4, 2: lay7}, taught) == 0
+    assert envelope_bits(unused_fields({16, 24, 81}, {1: lay4, 2: lay7}, taught)) == 0
     # A bit that varies under another selector value stays out of every line's envelope: the
     # samples with [73:75] = 2 hold 0 in the candidate field [32:39], those with 3 set bit 38.
     taught_c = [(2 << 73 | r << 16, None, None) for r in (2, 6)] + \
@@ -1533,7 +1529,7 @@ def self_test():
     taught_d = [(2 << 73 | r << 16, None, None) for r in (2, 6)] + \
         [(3 << 73 | 4 << 16, None, None)]
     assert line_fields({16, 32}, lay4[:1], ((73, 3),), (2,), taught_d) == {32: 0xff << 32}
-    assert unused_field_envelope({16, 32}, {1: lay4[:1]}, taught_d, free={32}) == 0
+    assert envelope_bits(unused_fields({16, 32}, {1: lay4[:1]}, taught_d), free={32}) == 0
     # Step 8e's candidates: [84:86] PT in every sample, not hinted, no register field over it;
     # [81:83] holds P1 in one sample; [68:70] lies inside a GPR field [64:71] a layout uses.
     pt = 7 << 84 | 7 << 77 | 7 << 87 | 7 << 68
