@@ -612,12 +612,22 @@ def unused_predicate_fields(results, hk):
     return {lo for lo, n in SLOTS["PRED"] if lo != 12 and lo in hk and lo not in used}
 
 
-def multi_layout_keys(gen, samples, mutants, hints):
-    """The opcode keys (not control flow) whose signatures have more than one operand layout,
-    in key order: (key, samples, key_results(...))."""
-    for key, ss, r in solved_keys(gen, samples, mutants, hints):
-        if len(set(r[2].values())) > 1:
-            yield key, ss, r
+def varying_unused_predicate_fields(results, hk, ss):
+    """The unused candidate predicate fields (`unused_predicate_fields`) whose value varies
+    among the samples `ss`. A candidate field is cleared from the signatures, so its bits are
+    no selector bits, and, varying, it is no envelope field either: a word decodes with the
+    key's layout whatever those bits hold. `HFMA2`'s [77:79] coincided with a predicate the
+    instruction names on sm_8x; its bit 79 is `.RELU`, which reads the predicate at [87:89]
+    (PT in every `.RELU` sample, so no sample showed the read and the opcode kept one layout,
+    and a `.RELU` word with P0 there decoded as reading no predicate). Released, the field's
+    bits split the signatures, the `.RELU` ones are learned from their own mutants, and step 8
+    can probe bit 79."""
+    out = set()
+    for lo in unused_predicate_fields(results, hk):
+        bits = mask(lo, 3) | (mask(PRED_NEG[lo], 1) if lo in PRED_NEG else 0)
+        if len({w & bits for w, t, m in ss}) > 1:
+            out.add(lo)
+    return out
 
 
 def solved_keys(gen, samples, mutants, hints):
@@ -1129,11 +1139,15 @@ def learn(args):
         # holds modifier or operand bits that coincided with a predicate the instruction reads
         # (LEA's [77:79] is part of the shift amount [75:79], and bit 80, its "negation", is
         # .HI). Such fields are learned again as ordinary bits (new signatures, new mutants)
-        # when that leaves no form less exact, so that step 8 can probe their bits.
+        # when that leaves no form less exact, so that step 8 can probe their bits. On an
+        # opcode with one layout, the unused fields whose value varies among the samples
+        # (`varying_unused_predicate_fields`) are released the same way.
         release = {}
-        for key, ss, (mn, smask, results, sigs) in multi_layout_keys(gen, samples, mutants,
-                                                                      hints):
-            unused = unused_predicate_fields(results, hints[key])
+        for key, ss, (mn, smask, results, sigs) in solved_keys(gen, samples, mutants, hints):
+            if len(set(results.values())) > 1:
+                unused = unused_predicate_fields(results, hints[key])
+            else:
+                unused = varying_unused_predicate_fields(results, hints[key], ss)
             if unused:
                 release[key] = hints[key] - unused
         plan = [e for key, hk in sorted(release.items())
