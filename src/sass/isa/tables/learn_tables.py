@@ -662,8 +662,8 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
         if vary or unvaried_bits(ss, smask, results):
             # A key with probe evidence (even none that changes a layout) is generalised
             # over the probed bits only.
-            probes[key] = {'bits': set(), 'probed': set(), 'extra': []}
-        for sig in probe_signatures(results)[:PROBE_SIGS]:
+            probes[key] = {'bits': set(), 'probed': set(), 'extra': [], 'reads': []}
+        for sig in covering_signatures(results, vary):
             w = fresh_registers(sigs[sig][0][0], hints[key])
             for b in vary:
                 pairs.append((key, b, w, w ^ (1 << b)))
@@ -679,6 +679,9 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
         if got[w0][1] != got[w1][1]:
             pr['bits'].add(b)
             flips[key].append((w1,) + got[w1])
+            lo = added_predicate_read(w1, got[w0][1], got[w1][1], hints[key])
+            if lo is not None:
+                pr['reads'].append((w1, lo))
     # Extra samples: flipped words whose values of the selector bits no sample has.
     plan = []
     for key, pr in sorted(probes.items()):
@@ -703,6 +706,41 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
         if mw in by_word:
             extra_mutants[(key, sig)].append((mw,) + by_word[mw])
     return probes, extra_mutants
+
+
+def covering_signatures(results, vary):
+    """The signatures step 8 probes: `probe_signatures`' first PROBE_SIGS, then, for every bit
+    of `vary` and each of its values that none of them holds, the first signature that holds
+    it: a bit whose flip changes the layout only at one value of another varying bit (`HFMA2`'s
+    [88:89] read as a predicate only when bit 79, `.RELU`, is set) must be flipped in a
+    signature with that value."""
+    order = probe_signatures(results)
+    chosen = order[:PROBE_SIGS]
+    for b in vary:
+        for v in (0, 1):
+            if not any((sig >> b) & 1 == v for sig in chosen):
+                more = next((sig for sig in order if (sig >> b) & 1 == v), None)
+                if more is not None:
+                    chosen.append(more)
+    return chosen
+
+
+def added_predicate_read(w1, m0, m1, hk):
+    """The predicate slot (not the guard, no candidate field of `hk`) whose read is the only
+    difference between a probe pair's marks `m0` and those of its flipped word `w1`, `m1`; None
+    when the flip changed anything else or no slot of `w1` holds the register."""
+    if any(m0[f] != m1[f] for f in FILES if f != "PRED"):
+        return None
+    extra = {r: c for r, c in m1["PRED"].items() if m0["PRED"].get(r) != c}
+    if len(extra) != 1 or set(extra.values()) != {'v'}:
+        return None
+    if {r: c for r, c in m0["PRED"].items() if r not in extra} != \
+            {r: c for r, c in m1["PRED"].items() if r not in extra}:
+        return None
+    x = next(iter(extra))
+    slots = [lo for lo, n in SLOTS["PRED"]
+             if lo != 12 and lo not in hk and field(w1, lo, n) == x]
+    return slots[0] if len(slots) == 1 else None
 
 
 def pt_slots(ss, hk, results):
@@ -1242,6 +1280,30 @@ def adopt_pt_reads(results, required):
     return out
 
 
+def adopt_probed_reads(results, required, reads):
+    """`results` ({sig: layout}) where a signature that holds PT (not negated) in a predicate
+    slot takes a read of that slot when a probed flip (`reads`: [(flipped word, slot)], see
+    `added_predicate_read`) that agrees with it on the probed selector bits `required` (the
+    slot's own bits aside) added exactly that read. `adopt_pt_reads` needs a signature of the
+    corpus with the richer layout; here the flipped word stands for it: `HFMA2`'s plain words
+    hold P0 in [87:89], the flip of bit 79 (`.RELU`) reads it, and every `.RELU` signature holds
+    PT there, so no sample shows the read. Reading PT names no register: the samples still
+    agree."""
+    if not required or not reads:
+        return results
+    out = {}
+    for sig, lay in results.items():
+        for w1, lo in reads:
+            slot = set(range(lo, lo + 3)) | ({PRED_NEG[lo]} if lo in PRED_NEG else set())
+            op = ('p', lo, (1, 0))
+            if (op not in lay and field(sig, lo, 3) == 7
+                    and not (lo in PRED_NEG and (sig >> PRED_NEG[lo]) & 1)
+                    and all((w1 >> b) & 1 == (sig >> b) & 1 for b in set(required) - slot)):
+                lay = tuple(sorted(set(lay) | {op}, key=layout_key))
+        out[sig] = lay
+    return out
+
+
 def generalise(results, sel_bits, required=None):
     """results: {sig: layout}. Finds the selector bit ranges whose values determine the layout:
     () (one layout), or a tuple of (lo, bits) ranges.
@@ -1402,6 +1464,7 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset(), fr
                for sig, lay in results.items()}
     required = probe['bits'] if probe else None
     results = adopt_pt_reads(results, required)
+    results = adopt_probed_reads(results, required, probe.get('reads', ()) if probe else ())
     sel_bits = selector_bits(smask)
     if probe:
         # A bit of a register field is no selector, whether or not it was a candidate field.
@@ -1523,6 +1586,30 @@ def self_test():
     adopted = adopt_pt_reads({plain: base_, relu: base_, flipped: reads}, {79, 88, 89})
     assert adopted == {plain: base_, relu: reads, flipped: reads}, adopted
     assert adopt_pt_reads({plain: base_, relu: base_, flipped: reads}, set())[relu] == base_
+    # The same with the flipped word no signature: the probe's evidence gives `.RELU` the read.
+    adopted = adopt_probed_reads({plain: base_, relu: base_}, {79}, [(flipped, 87)])
+    assert adopted == {plain: base_, relu: reads}, adopted
+    assert adopt_probed_reads({plain: base_, relu: base_}, {79}, []) == {plain: base_,
+                                                                       relu: base_}
+    no_pt = 1 << 79 | 3 << 87
+    assert adopt_probed_reads({no_pt: base_}, {79}, [(flipped, 87)])[no_pt] == base_
+    # A flip of bit 88 in a `.RELU` word (PT -> P5 in [87:89]) adds the read of P5; with P0 in
+    # several slots, the read of P0 names no one slot.
+    marks = {f: {} for f in FILES}
+    relu_p5 = 1 << 79 | 5 << 87 | 7 << 68 | 7 << 81 | 7 << 84
+    read_p5 = dict(marks, PRED={5: 'v'})
+    assert added_predicate_read(relu_p5, marks, read_p5, {16, 12}) == 87
+    assert added_predicate_read(relu_p5, marks, read_p5, {16, 12, 87}) is None
+    assert added_predicate_read(relu_p5, marks, dict(marks, PRED={5: '^'}), {16}) is None
+    assert added_predicate_read(relu_p5, marks, dict(read_p5, GPR={4: 'v'}), {16}) is None
+    assert added_predicate_read(flipped, marks, dict(marks, PRED={0: 'v'}), {16}) is None
+    adopted = adopt_probed_reads({plain: base_, relu: base_}, {79, 88}, [(relu_p5, 87)])
+    assert adopted == {plain: base_, relu: reads}, adopted
+    # Probing covers both values of every varying bit.
+    sigs = {s_: base_ for s_ in range(12)}
+    sigs[1 << 79] = base_
+    assert 1 << 79 in covering_signatures(sigs, [79])
+    assert len(covering_signatures(sigs, [])) == PROBE_SIGS
     lay_a = ((('g', 16, (0, 1)),), (('g', 16, (0, 1)), ('p', 87, (1, 0))))
     assert field_bits({1: lay_a[1]}) == set(range(16, 24)) | {87, 88, 89}
     assert unused_predicate_fields({1: lay_a[1]}, {16, 77, 87, 12}) == {77}
