@@ -652,7 +652,8 @@ def probe_selectors(args, gen, template, tmpdir, rng, samples, mutants, hints):
     as extra samples (LEA.X without .HI, from a LEA.HI.X), learned from their own mutants.
 
     Returns ({key: {'bits': selector bits, 'probed': varying bits probed, 'extra': [(word,
-    text, marks)]}}, mutants of the extra samples by (key, signature))."""
+    text, marks)], 'reads': [(flipped word, predicate slot it added the read of)]}}, mutants of
+    the extra samples by (key, signature))."""
     pairs = []
     probes = {}
     for key, ss, (mn, smask, results, sigs) in solved_keys(gen, samples, mutants, hints):
@@ -1267,17 +1268,22 @@ def adopt_pt_reads(results, required):
             if len(extra) != 1 or not set(lay) <= set(richer):
                 continue
             letter, lo, rw = next(iter(extra))
-            if not (letter in ('p', 'q') and isinstance(lo, int) and lo != 12 and rw == (1, 0)
-                    and field(sig, lo, 3) == 7
-                    and not (lo in PRED_NEG and (sig >> PRED_NEG[lo]) & 1)):
-                continue
-            # The slot's own bits are probed too (PT to P5 reads P5): they may differ.
-            slot = set(range(lo, lo + 3)) | ({PRED_NEG[lo]} if lo in PRED_NEG else set())
-            if all((other >> b) & 1 == (sig >> b) & 1 for b in set(required) - slot):
+            if (letter in ('p', 'q') and isinstance(lo, int) and lo != 12 and rw == (1, 0)
+                    and pt_slot_agrees(sig, lo, other, required)):
                 lay = richer
                 break
         out[sig] = lay
     return out
+
+
+def pt_slot_agrees(sig, lo, other, required):
+    """Whether signature `sig` holds PT (not negated) in the predicate slot at `lo` and agrees
+    with the word `other` on the probed selector bits `required`. The slot's own bits are probed
+    too (PT to P5 reads P5): they may differ."""
+    if field(sig, lo, 3) != 7 or (lo in PRED_NEG and (sig >> PRED_NEG[lo]) & 1):
+        return False
+    slot = set(range(lo, lo + 3)) | ({PRED_NEG[lo]} if lo in PRED_NEG else set())
+    return all((other >> b) & 1 == (sig >> b) & 1 for b in set(required) - slot)
 
 
 def adopt_probed_reads(results, required, reads):
@@ -1294,11 +1300,8 @@ def adopt_probed_reads(results, required, reads):
     out = {}
     for sig, lay in results.items():
         for w1, lo in reads:
-            slot = set(range(lo, lo + 3)) | ({PRED_NEG[lo]} if lo in PRED_NEG else set())
             op = ('p', lo, (1, 0))
-            if (op not in lay and field(sig, lo, 3) == 7
-                    and not (lo in PRED_NEG and (sig >> PRED_NEG[lo]) & 1)
-                    and all((w1 >> b) & 1 == (sig >> b) & 1 for b in set(required) - slot)):
+            if op not in lay and pt_slot_agrees(sig, lo, w1, required):
                 lay = tuple(sorted(set(lay) | {op}, key=layout_key))
         out[sig] = lay
     return out
@@ -1464,7 +1467,7 @@ def key_lines(gen, key, ss, mutants, hk, stats, probe=None, free=frozenset(), fr
                for sig, lay in results.items()}
     required = probe['bits'] if probe else None
     results = adopt_pt_reads(results, required)
-    results = adopt_probed_reads(results, required, probe.get('reads', ()) if probe else ())
+    results = adopt_probed_reads(results, required, probe['reads'] if probe else ())
     sel_bits = selector_bits(smask)
     if probe:
         # A bit of a register field is no selector, whether or not it was a candidate field.
