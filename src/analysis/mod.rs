@@ -7,8 +7,11 @@
 //! - [`regmodel`]: a model of the registers ptxas gives a kernel (issue 12).
 //! - [`issue_order`]: the latency-first order ptxas's scheduler is expected to issue a block in,
 //!   on which the register model counts pressure.
+//! - [`reg_assign`]: an aligned greedy register assignment, for counting the register numbers
+//!   ptxas's count reflects (pairs, vector groups, held immediates).
 
 pub mod divergence;
 pub mod issue_order;
 pub mod occupancy;
+pub mod reg_assign;
 pub mod regmodel;

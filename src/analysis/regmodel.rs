@@ -32,13 +32,14 @@
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
 use crate::analysis::divergence::{self, Class};
-use crate::analysis::issue_order;
 use crate::analysis::occupancy::{self, ArchLimits};
+use crate::analysis::{issue_order, reg_assign};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{LiveAcross, Pressure};
 use crate::ptx::{
-    roles, FuncDirective, Function, InstData, Modifier, Opcode, Operand, StateSpace, Type,
+    roles, Body, FuncDirective, Function, Imm, Inst, InstData, Modifier, Opcode, Operand,
+    StateSpace, Type,
 };
 
 /// Uniform registers a kernel's warp-uniform values may occupy before the rest go to the
@@ -64,6 +65,10 @@ pub struct RegModel {
     /// values left out), on the latency-first order (at most `SCHEDULE_SLACK` = 16 above the PTX
     /// order's).
     pub per_thread: u32,
+    /// The register numbers (`R1` left out) that the per-thread values, and the immediates ptxas
+    /// holds in registers ([`held_constants`]), need when 64-bit values and vector destinations
+    /// take aligned consecutive registers ([`reg_assign`]), on the same order as `per_thread`.
+    pub assigned: u32,
     /// Peak of the warp-uniform values alone.
     pub uniform: u32,
     /// Peak over the instructions ptxas expands ([`expansion_need`]): the per-thread values live
@@ -72,7 +77,7 @@ pub struct RegModel {
     /// The registers ptxas may give the kernel at most ([`launch_cap`]; [`MAX_REGS`] without
     /// launch bounds or `.maxnreg`).
     pub cap: u32,
-    /// The estimate of ptxas's register count: `max(per_thread, expansion)` plus
+    /// The estimate of ptxas's register count: `max(per_thread, assigned, expansion)` plus
     /// `max(0, uniform - UNIFORM_REGS)` plus [`RESERVED_REGS`], at most `cap`.
     pub estimate: u32,
 }
@@ -155,21 +160,82 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     };
     let (thread_pressure, across) =
         Pressure::compute_weighted_with_across(body, &cfg, &lv, weigh(Kind::PerThread));
-    let per_thread = thread_pressure.max_units();
-    let per_thread =
-        scheduled_peak(body, &cfg, &weigh(Kind::PerThread)).min(per_thread + SCHEDULE_SLACK);
+    let ptx_order_peak = thread_pressure.max_units();
+    let thread_weight = weigh(Kind::PerThread);
+    let (per_thread, assigned) =
+        per_thread_figures(body, &cfg, ptx_order_peak, &thread_weight, kinds);
     let expansion = expansion_peak(body, &cfg, &across);
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
     let cap = launch_cap(f, arch);
-    let values = per_thread.max(expansion) + uniform.saturating_sub(UNIFORM_REGS);
+    let values = per_thread.max(assigned).max(expansion) + uniform.saturating_sub(UNIFORM_REGS);
     Ok(RegModel {
         pressure: all,
         per_thread,
+        assigned,
         uniform,
         expansion,
         cap,
         estimate: (values + RESERVED_REGS).min(cap),
     })
+}
+
+/// The immediates ptxas has to hold in a register, each with the instructions that use it: the
+/// multiplier of a `mul.wide` whose product is added to a constant-bank operand (SASS's
+/// `IMAD.WIDE` takes an immediate or a constant-bank operand, not both), and the nonzero data
+/// of a store or an atomic (`STG`/`RED`/`ATOMG` read data from registers only; zero is `RZ`).
+fn held_constants(body: &Body, kinds: &[Kind]) -> Vec<Vec<Inst>> {
+    use std::collections::BTreeMap;
+    let mut readers: Vec<Vec<Inst>> = vec![Vec::new(); body.regs.len()];
+    for i in body.inst_order() {
+        for r in roles::uses(body.inst(i)) {
+            readers[r.index()].push(i);
+        }
+    }
+    let imm_key = |o: &Operand| match o {
+        Operand::Imm(Imm::Int { value, .. }) => Some(*value as u64),
+        Operand::Imm(Imm::Hex { value, .. }) => Some(*value),
+        Operand::Imm(Imm::F32(b)) => Some(u64::from(*b)),
+        Operand::Imm(Imm::F64(b)) => Some(*b),
+        _ => None,
+    };
+    let mut held: BTreeMap<u64, Vec<Inst>> = BTreeMap::new();
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        let keys: Vec<u64> = match inst.opcode {
+            Opcode::Mul if inst.has_word("wide") => {
+                let Some(Operand::Reg(d)) = inst.operands.first() else {
+                    continue;
+                };
+                let added_to_bank = readers[d.index()].iter().any(|&u| {
+                    let user = body.inst(u);
+                    user.opcode == Opcode::Add
+                        && user.operands.iter().skip(1).any(|o| {
+                            matches!(o, Operand::Reg(r) if r != d && kinds[r.index()] == Kind::Free)
+                        })
+                });
+                if !added_to_bank {
+                    continue;
+                }
+                inst.operands.iter().skip(1).filter_map(imm_key).collect()
+            }
+            Opcode::St | Opcode::Atom | Opcode::Red => {
+                let mut v = Vec::new();
+                for o in inst.operands.iter().skip(1) {
+                    match o {
+                        Operand::Vector(parts) => v.extend(parts.iter().filter_map(imm_key)),
+                        o => v.extend(imm_key(o)),
+                    }
+                }
+                v.retain(|&k| k != 0);
+                v
+            }
+            _ => continue,
+        };
+        for k in keys {
+            held.entry(k).or_default().push(i);
+        }
+    }
+    held.into_values().collect()
 }
 
 /// How far above the PTX order's peak the latency-first order's peak may count: ptxas's
@@ -180,17 +246,39 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
 /// ±10 % (38 without a bound); docs/benchmarks.md.
 const SCHEDULE_SLACK: u32 = 16;
 
-/// The per-thread peak on the order ptxas's scheduler is expected to issue each block in
-/// ([`issue_order::latency_first`]: loads and expanded instructions, and what feeds them, first).
-fn scheduled_peak(body: &crate::ptx::Body, cfg: &Cfg, weight: &impl Fn(usize, u32) -> u32) -> u32 {
+/// The per-thread peak and the aligned assignment's register numbers ([`RegModel::per_thread`],
+/// [`RegModel::assigned`]), both on the order ptxas's scheduler is expected to issue each block
+/// in ([`issue_order::latency_first`]: loads and expanded instructions, and what feeds them,
+/// first). Where that order's peak is more than [`SCHEDULE_SLACK`] above the PTX order's
+/// (`ptx_order_peak`), the peak counts as the PTX order's plus the slack and the assignment is
+/// made on the PTX order.
+fn per_thread_figures(
+    body: &Body,
+    cfg: &Cfg,
+    ptx_order_peak: u32,
+    weight: &impl Fn(usize, u32) -> u32,
+    kinds: &[Kind],
+) -> (u32, u32) {
     let scheduled = issue_order::latency_first(body, cfg, |i| expansion_need(i).is_some());
-    let cfg = Cfg::compute(&scheduled);
-    let liveness = Liveness::compute(&scheduled, &cfg);
-    Pressure::compute_weighted(&scheduled, &cfg, &liveness, weight).max_units()
+    let scheduled_cfg = Cfg::compute(&scheduled);
+    let liveness = Liveness::compute(&scheduled, &scheduled_cfg);
+    let scheduled_peak =
+        Pressure::compute_weighted(&scheduled, &scheduled_cfg, &liveness, weight).max_units();
+    let held = held_constants(body, kinds);
+    let numbers = if scheduled_peak <= ptx_order_peak + SCHEDULE_SLACK {
+        reg_assign::registers_used(&scheduled, &scheduled_cfg, weight, &held)
+    } else {
+        reg_assign::registers_used(body, cfg, weight, &held)
+    };
+    (
+        scheduled_peak.min(ptx_order_peak + SCHEDULE_SLACK),
+        // The assignment counts R1, which RESERVED_REGS holds.
+        numbers.saturating_sub(1),
+    )
 }
 
 /// The largest `across + need` over the reachable instructions ptxas expands.
-fn expansion_peak(body: &crate::ptx::Body, cfg: &Cfg, across: &LiveAcross) -> u32 {
+fn expansion_peak(body: &Body, cfg: &Cfg, across: &LiveAcross) -> u32 {
     cfg.blocks()
         .filter(|&b| cfg.is_reachable(b))
         .flat_map(|b| cfg.insts(b).iter().copied())
@@ -477,5 +565,37 @@ mod tests {
         assert!(m.uniform <= 1, "{m:?}");
         assert!(m.per_thread >= 8, "{m:?}");
         assert_eq!(m.estimate, m.per_thread + RESERVED_REGS, "{m:?}");
+    }
+
+    /// `IMAD.WIDE` cannot take both an immediate and a constant-bank operand, and atomics read
+    /// their data from a register: those immediates are held; a `mul.wide` added to a per-thread
+    /// value, a zero store (`RZ`) and an immediate in arithmetic are not.
+    #[test]
+    fn immediates_sass_cannot_encode_are_held() {
+        let m = kernel(
+            "",
+            ".reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n\
+             ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\n\
+             mov.u32 %r1, %tid.x;\nadd.s32 %r2, %r1, 5;\n\
+             mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+             atom.global.add.u32 %r3, [%rd4], 1;\n\
+             mul.wide.u32 %rd5, %r2, 8;\nadd.s64 %rd6, %rd4, %rd5;\n\
+             st.global.u32 [%rd6], 0;\nred.global.add.u32 [%rd6], 1;\nret;",
+        );
+        let f = m.functions().next().expect("one kernel");
+        let div = divergence::analyze_function(
+            f,
+            &divergence::Options {
+                block_dim: None,
+                assume_1d: false,
+                assume_no_wrap: false,
+            },
+        )
+        .expect("divergence runs");
+        let body = f.body.as_ref().expect("a body");
+        let held = held_constants(body, &classify(f, &div));
+        let order: Vec<Inst> = body.inst_order().collect();
+        // 1 (the atom at 6 and the red at 10), 4 (the mul.wide at 4).
+        assert_eq!(held, vec![vec![order[6], order[10]], vec![order[4]]]);
     }
 }
