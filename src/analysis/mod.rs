@@ -12,6 +12,7 @@
 
 pub mod divergence;
 pub mod issue_order;
+pub mod loop_unroll;
 pub mod occupancy;
 pub mod reg_assign;
 pub mod regmodel;

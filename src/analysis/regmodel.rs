@@ -33,7 +33,7 @@
 
 use crate::analysis::divergence::{self, Class};
 use crate::analysis::occupancy::{self, ArchLimits};
-use crate::analysis::{issue_order, reg_assign};
+use crate::analysis::{issue_order, loop_unroll, reg_assign};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{LiveAcross, Pressure};
@@ -259,16 +259,38 @@ fn per_thread_figures(
     weight: &impl Fn(usize, u32) -> u32,
     kinds: &[Kind],
 ) -> (u32, u32) {
+    let unrolled = loop_unroll::unroll_small_self_loops(body, cfg);
+    let held = held_constants(body, kinds);
+    match unrolled {
+        None => figures_on(body, cfg, ptx_order_peak, weight, &held),
+        Some(u) => {
+            let origin = &u.origin;
+            let weight = |r: usize, units: u32| weight(origin.get(r).copied().unwrap_or(r), units);
+            let ucfg = Cfg::compute(&u.body);
+            let liveness = Liveness::compute(&u.body, &ucfg);
+            let peak = Pressure::compute_weighted(&u.body, &ucfg, &liveness, weight).max_units();
+            figures_on(&u.body, &ucfg, peak.max(ptx_order_peak), &weight, &held)
+        }
+    }
+}
+
+/// [`per_thread_figures`] on one body (the kernel's, or the one with ptxas's unrolling).
+fn figures_on(
+    body: &Body,
+    cfg: &Cfg,
+    ptx_order_peak: u32,
+    weight: &impl Fn(usize, u32) -> u32,
+    held: &[Vec<Inst>],
+) -> (u32, u32) {
     let scheduled = issue_order::latency_first(body, cfg, |i| expansion_need(i).is_some());
     let scheduled_cfg = Cfg::compute(&scheduled);
     let liveness = Liveness::compute(&scheduled, &scheduled_cfg);
     let scheduled_peak =
         Pressure::compute_weighted(&scheduled, &scheduled_cfg, &liveness, weight).max_units();
-    let held = held_constants(body, kinds);
     let numbers = if scheduled_peak <= ptx_order_peak + SCHEDULE_SLACK {
-        reg_assign::registers_used(&scheduled, &scheduled_cfg, weight, &held)
+        reg_assign::registers_used(&scheduled, &scheduled_cfg, weight, held)
     } else {
-        reg_assign::registers_used(body, cfg, weight, &held)
+        reg_assign::registers_used(body, cfg, weight, held)
     };
     (
         scheduled_peak.min(ptx_order_peak + SCHEDULE_SLACK),
@@ -597,5 +619,43 @@ mod tests {
         let order: Vec<Inst> = body.inst_order().collect();
         // 1 (the atom at 6 and the red at 10), 4 (the mul.wide at 4).
         assert_eq!(held, vec![vec![order[6], order[10]], vec![order[4]]]);
+    }
+
+    /// ptxas unrolls a small counted loop by 4 and issues the copies' loads together: four
+    /// loads per iteration (into four sums) are sixteen values in flight, not four.
+    #[test]
+    fn small_counted_loops_count_unrolled() {
+        let mut body = String::from(
+            ".reg .pred %p<2>;\n.reg .b32 %r<5>;\n.reg .f32 %f<40>;\n.reg .b64 %rd<6>;\n\
+             ld.param.u32 %r1, [n];\nld.param.u64 %rd2, [p];\nmov.u32 %r2, %tid.x;\n\
+             mul.wide.u32 %rd1, %r2, 4;\nadd.s64 %rd1, %rd1, %rd2;\n\
+             mov.f32 %f20, 0f00000000;\nmov.f32 %f21, 0f00000000;\n\
+             mov.f32 %f22, 0f00000000;\nmov.f32 %f23, 0f00000000;\nmov.u32 %r3, 0;\nL1:\n",
+        );
+        for j in 0..4 {
+            body.push_str(&format!(
+                "ld.global.nc.f32 %f{}, [%rd1+{}];\n",
+                10 + j,
+                4 * j
+            ));
+        }
+        for j in 0..4 {
+            body.push_str(&format!(
+                "add.f32 %f{}, %f{}, %f{};\n",
+                20 + j,
+                20 + j,
+                10 + j
+            ));
+        }
+        let counted = format!(
+            "{body}add.s64 %rd1, %rd1, 128;\nadd.s32 %r3, %r3, 1;\n\
+             setp.lt.s32 %p1, %r3, %r1;\n@%p1 bra L1;\nst.global.v4.f32 [%rd1], {{%f20, %f21, %f22, %f23}};\nret;"
+        );
+        let m = model_of(&counted);
+        assert!(m.per_thread >= 16, "{m:?}");
+        // The same loop stepping by a register (a grid-stride loop) stays rolled.
+        let strided = counted.replace("add.s32 %r3, %r3, 1;", "add.s32 %r3, %r3, %r1;");
+        let m = model_of(&strided);
+        assert!(m.per_thread < 12, "{m:?}");
     }
 }
