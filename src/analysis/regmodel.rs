@@ -242,8 +242,9 @@ fn held_constants(body: &Body, kinds: &[Kind]) -> Vec<Vec<Inst>> {
 /// scheduler trades registers for overlapped latency only up to a point when nothing caps it
 /// (bench/kernels/bigregs.cu's 128 accumulators: the latency-first order issues 127 independent
 /// multiplications before their additions, 255 units; ptxas uses 167 for a PTX-order peak of
-/// 139). On the register-model bench any value from 8 to 32 gives 40 or 41 of 104 kernels within
-/// ±10 % (38 without a bound); docs/benchmarks.md.
+/// 139). On the register-model bench (28 Nov) any value from 8 to 32 gave 40 or 41 of 104
+/// kernels within ±10 % (38 without a bound); with the assignment, the unrolling and the clocked
+/// issue order (29 Nov) 8 and 32 give 43, 16 gives 45; docs/benchmarks.md.
 const SCHEDULE_SLACK: u32 = 16;
 
 /// The per-thread peak and the aligned assignment's register numbers ([`RegModel::per_thread`],
