@@ -54,15 +54,7 @@ enum Order {
 /// block), so it is not meant to be printed.
 pub fn latency_first(body: &Body, cfg: &Cfg, long_latency: impl Fn(&InstData) -> bool) -> Body {
     let mut out = body.clone();
-    let position: HashMap<Inst, usize> = body
-        .stmts
-        .iter()
-        .enumerate()
-        .filter_map(|(k, s)| match s {
-            Stmt::Inst(i) => Some((*i, k)),
-            _ => None,
-        })
-        .collect();
+    let position = body.stmt_positions();
     for b in cfg.blocks().filter(|&b| cfg.is_reachable(b)) {
         let insts = cfg.insts(b);
         let order = schedule_block(body, insts, &long_latency);

@@ -41,15 +41,7 @@ pub struct Unrolled {
 /// ([`slots`]' inexact case), or when an instruction both reads and writes a register that an
 /// earlier copy redefined (the two roles would need two registers).
 pub fn unroll_small_self_loops(body: &Body, cfg: &Cfg) -> Option<Unrolled> {
-    let position: HashMap<Inst, usize> = body
-        .stmts
-        .iter()
-        .enumerate()
-        .filter_map(|(k, s)| match s {
-            Stmt::Inst(i) => Some((*i, k)),
-            _ => None,
-        })
-        .collect();
+    let position = body.stmt_positions();
     let mut out = body.clone();
     let mut origin: Vec<usize> = (0..body.regs.len()).collect();
     // Per statement position, the copies to insert before it.

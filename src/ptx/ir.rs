@@ -1150,6 +1150,17 @@ impl Body {
             _ => None,
         })
     }
+    /// Per instruction in the layout, the index of its statement in [`Body::stmts`].
+    pub fn stmt_positions(&self) -> std::collections::HashMap<Inst, usize> {
+        self.stmts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| match s {
+                Stmt::Inst(i) => Some((*i, k)),
+                _ => None,
+            })
+            .collect()
+    }
     /// The sizes of the arenas (for reserving the next body's; see [`Body::reserve`]).
     pub(crate) fn counts(&self) -> BodyCounts {
         BodyCounts {
