@@ -104,17 +104,18 @@ fn schedule_block(
     let mut clock = 0u32;
     let mut order = Vec::with_capacity(n);
     while !ready.is_empty() {
-        let pick = ready
-            .iter()
-            .copied()
-            .filter(|&i| earliest[i] <= clock)
-            .max_by(|&a, &b| path[a].cmp(&path[b]).then(b.cmp(&a)));
-        let Some(i) = pick else {
+        let pick = (0..ready.len())
+            .filter(|&k| earliest[ready[k]] <= clock)
+            .max_by(|&a, &b| {
+                let (a, b) = (ready[a], ready[b]);
+                path[a].cmp(&path[b]).then(b.cmp(&a))
+            });
+        let Some(k) = pick else {
             // Nothing can issue this cycle: wait for the first operand to arrive.
             clock = ready.iter().map(|&i| earliest[i]).min().unwrap_or(clock);
             continue;
         };
-        ready.retain(|&r| r != i);
+        let i = ready.swap_remove(k);
         order.push(insts[i]);
         for &j in &succs[i] {
             earliest[j] = earliest[j].max(clock + latency[i]);

@@ -47,17 +47,11 @@ pub fn unroll_small_self_loops(body: &Body, cfg: &Cfg) -> Option<Unrolled> {
     // Per statement position, the copies to insert before it.
     let mut inserts: HashMap<usize, Vec<Inst>> = HashMap::new();
     for b in cfg.blocks().filter(|&b| cfg.is_reachable(b)) {
-        if !is_small_self_loop(body, cfg, b, &position) {
+        if !is_small_self_loop(body, cfg, b, &position) || !is_renamable(body, cfg.insts(b)) {
             continue;
         }
-        let mut scratch = out.clone();
-        let mut scratch_origin = origin.clone();
-        if let Some(copies) = unroll(&mut scratch, &mut scratch_origin, cfg, b) {
-            let first = cfg.insts(b)[0];
-            inserts.insert(position[&first], copies);
-            out = scratch;
-            origin = scratch_origin;
-        }
+        let copies = unroll(&mut out, &mut origin, cfg, b);
+        inserts.insert(position[&cfg.insts(b)[0]], copies);
     }
     if inserts.is_empty() {
         return None;
@@ -180,11 +174,34 @@ fn is_counted(body: &Body, insts: &[Inst]) -> bool {
     })
 }
 
+/// True when the loop's own instructions can be made to read the last copy's values: no
+/// instruction both reads and writes (in one operand) a register the copies redefine before the
+/// loop's own instructions write it again (the two roles would need two registers).
+fn is_renamable(body: &Body, loop_insts: &[Inst]) -> bool {
+    // What the copies redefine: every register a slot of the loop writes without reading.
+    let copied: Vec<Reg> = loop_insts
+        .iter()
+        .flat_map(|&i| slots(body.inst(i)).slots)
+        .filter(|s| s.writes() && !s.reads())
+        .map(|s| s.reg)
+        .collect();
+    let mut redefined: Vec<Reg> = Vec::new();
+    for &i in loop_insts {
+        let sl = slots(body.inst(i)).slots;
+        if sl.iter().any(|s| {
+            s.reads() && s.writes() && copied.contains(&s.reg) && !redefined.contains(&s.reg)
+        }) {
+            return false;
+        }
+        redefined.extend(sl.iter().filter(|s| s.writes()).map(|s| s.reg));
+    }
+    true
+}
+
 /// Adds to `body` the [`UNROLL_FACTOR`] − 1 copies of loop `b` (instructions and fresh
-/// registers) and makes the loop's own instructions read the last copy's values; returns the
-/// copies in order, or `None` (with `body` partly changed: the caller discards it) when an
-/// instruction cannot be renamed.
-fn unroll(body: &mut Body, origin: &mut Vec<usize>, cfg: &Cfg, b: Block) -> Option<Vec<Inst>> {
+/// registers) and makes the loop's own instructions read the last copy's values (which
+/// [`is_renamable`] has checked they can); returns the copies in order.
+fn unroll(body: &mut Body, origin: &mut Vec<usize>, cfg: &Cfg, b: Block) -> Vec<Inst> {
     let terminator = cfg.terminator(body, b);
     let loop_insts: Vec<Inst> = cfg.insts(b).to_vec();
     // The register each original register's latest value is in.
@@ -225,11 +242,6 @@ fn unroll(body: &mut Body, origin: &mut Vec<usize>, cfg: &Cfg, b: Block) -> Opti
     let mut redefined: Vec<Reg> = Vec::new();
     for &i in &loop_insts {
         let sl = slots(body.inst(i)).slots;
-        if sl.iter().any(|s| {
-            s.reads() && s.writes() && current.contains_key(&s.reg) && !redefined.contains(&s.reg)
-        }) {
-            return None;
-        }
         let replace: Vec<Reg> = sl
             .iter()
             .map(|s| match current.get(&s.reg) {
@@ -240,7 +252,7 @@ fn unroll(body: &mut Body, origin: &mut Vec<usize>, cfg: &Cfg, b: Block) -> Opti
         for_each_slot_mut(&mut body.insts[i.index()], |k, r| *r = replace[k]);
         redefined.extend(sl.iter().filter(|s| s.writes()).map(|s| s.reg));
     }
-    Some(copies)
+    copies
 }
 
 #[cfg(test)]

@@ -26,13 +26,6 @@ const STACK_POINTER: u32 = 1;
 /// The members of the vector destination a register was first defined in, in order.
 type Group = Option<Vec<usize>>;
 
-/// One value to place: its size in 32-bit registers and the alignment of its first register.
-#[derive(Clone, Copy, Debug)]
-struct Need {
-    size: u32,
-    align: u32,
-}
-
 /// The alignment SASS requires of `size` consecutive registers.
 fn alignment(size: u32) -> u32 {
     match size {
@@ -96,10 +89,6 @@ pub fn registers_used(
             })
             .collect();
         let total: u32 = members.iter().map(|&m| sizes[m]).sum();
-        let need = Need {
-            size: total,
-            align: alignment(total),
-        };
         let fits = |b: u32| {
             members.iter().zip(&offsets).all(|(&m, &o)| {
                 let (lo, hi) = (b + o, b + o + sizes[m]);
@@ -111,13 +100,13 @@ pub fn registers_used(
             })
         };
         let b = (0..)
-            .map(|k| k * need.align)
+            .map(|k| k * alignment(total))
             .find(|&b| fits(b))
             .expect("some position is free");
         for (&m, &o) in members.iter().zip(&offsets) {
             base[m] = Some(b + o);
         }
-        top = top.max(b + need.size);
+        top = top.max(b + total);
     }
     top
 }
@@ -185,13 +174,16 @@ fn interference(
                         graph[o].insert(p);
                     }
                 }
-                for (q, &(qlo, qhi)) in spans.iter().enumerate() {
-                    if q != k && qlo <= hi && lo <= qhi {
-                        graph[p].insert(first_pinned + q);
-                    }
-                }
             }
         });
+    }
+    // Pinned values whose spans overlap interfere with each other.
+    for (k, &(lo, hi)) in spans.iter().enumerate() {
+        for (q, &(qlo, qhi)) in spans.iter().enumerate() {
+            if q != k && qlo <= hi && lo <= qhi {
+                graph[first_pinned + k].insert(first_pinned + q);
+            }
+        }
     }
     graph
 }
