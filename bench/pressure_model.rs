@@ -4,10 +4,11 @@
 //! with the relative errors.
 //!
 //! Run: `cargo bench --bench pressure_model [-- --arch sm_90] [--ptx DIR:sm_XX ...]
-//! [--cuda DIR:sm_XX ...]` (a `--ptx` DIR holds `.ptx` files, e.g. the Triton suite's output,
+//! [--cuda DIR:sm_XX ...] [--detail]` (a `--ptx` DIR holds `.ptx` files, e.g. the Triton suite's output,
 //! compiled for sm_XX; a `--cuda` DIR holds `.cu` files compiled like bench/kernels, e.g. the
 //! model's holdout bench/regmodel_holdout). Needs clang-22 and ptxas. Prints a Markdown table, a
-//! summary line per source folder and one for all.
+//! summary line per source folder and one for all. `--detail` adds the model's parts (per-thread peak, assigned
+//! register numbers, expansion peak, uniform peak) to each row.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,8 @@ struct Row {
     ptxas: u32,
     pressure: u32,
     estimate: u32,
+    /// The model's parts, printed with `--detail`.
+    parts: regmodel::RegModel,
 }
 
 fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
@@ -52,6 +55,7 @@ fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
                 ptxas: k.registers,
                 pressure: r.pressure,
                 estimate: r.estimate,
+                parts: r,
             }),
             Err(e) => eprintln!("{source}: {}: {e}", f.name),
         }
@@ -117,14 +121,20 @@ fn main() {
             }
         }
     }
-    println!("| source | kernel | arch | ptxas | PTX pressure | error | model | error |");
-    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    let detail = args.iter().any(|a| a == "--detail");
+    if detail {
+        println!("| source | kernel | arch | ptxas | PTX pressure | error | model | error | per-thread | assigned | expansion | uniform |");
+        println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    } else {
+        println!("| source | kernel | arch | ptxas | PTX pressure | error | model | error |");
+        println!("|---|---|---|---:|---:|---:|---:|---:|");
+    }
     let (mut within_p, mut within_m) = (0, 0);
     for r in &rows {
         let (ep, em) = (error(r.pressure, r.ptxas), error(r.estimate, r.ptxas));
         within_p += usize::from(ep.abs() <= 0.10);
         within_m += usize::from(em.abs() <= 0.10);
-        println!(
+        print!(
             "| {} | {} | {} | {} | {} | {:+.0}% | {} | {:+.0}% |",
             r.source,
             r.kernel,
@@ -135,6 +145,14 @@ fn main() {
             r.estimate,
             em * 100.0
         );
+        if detail {
+            let p = &r.parts;
+            print!(
+                " {} | {} | {} | {} |",
+                p.per_thread, p.assigned, p.expansion, p.uniform
+            );
+        }
+        println!();
     }
     println!();
     let mut groups: Vec<&str> = rows.iter().map(|r| group_of(&r.source)).collect();
