@@ -45,7 +45,7 @@ fn alignment(size: u32) -> u32 {
 /// 32-bit value that is not a PTX register (an immediate ptxas has to hold in a register): it is
 /// live from the first to the last of its instructions in the layout. While fewer than
 /// `bank_room` numbers are in use, a 32-bit value read beside others by an arithmetic
-/// instruction takes the lowest free number in the other bank than theirs ([`bank_partners`]).
+/// instruction takes the lowest free number in the other bank than theirs (`bank_partners`).
 pub fn registers_used(
     body: &Body,
     cfg: &Cfg,

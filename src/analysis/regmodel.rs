@@ -57,7 +57,7 @@ pub const UNIFORM_REGS: u32 = 56;
 pub const RESERVED_REGS: u32 = 3;
 
 /// The registers ptxas leaves unused in a kernel that needs fewer than the full-occupancy count
-/// ([`full_occupancy_regs`]), beyond what the assignment's alignment and banks explain: an
+/// (`full_occupancy_regs`), beyond what the assignment's alignment and banks explain: an
 /// empirical figure, not a mechanism. Measured in the SASS (sm_80, -O3 bench kernels, liveness
 /// from `warpsmith sass dis`): at or below 32 registers the highest number used is 2 to 9 above
 /// the SASS's own peak of live registers, where ptxas's choice of number is the lowest free one
