@@ -172,12 +172,16 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     let lv = Liveness::compute(body, &cfg);
     let all = Pressure::compute(body, &cfg, &lv).max_units();
     let kinds = &kinds;
+    let narrow = narrow_addresses(body);
+    let narrow = &narrow;
     let weigh = |want: Kind| {
         move |r: usize, u: u32| {
-            if kinds.get(r).copied().unwrap_or(Kind::PerThread) == want {
-                u
-            } else {
+            if kinds.get(r).copied().unwrap_or(Kind::PerThread) != want {
                 0
+            } else if narrow.get(r).copied().unwrap_or(false) {
+                u.min(1)
+            } else {
+                u
             }
         }
     };
@@ -444,6 +448,59 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence) -> Vec<Kind> {
         .collect()
 }
 
+/// Per register, whether it is a 64-bit address ptxas keeps in 32 bits: every use is the
+/// address of a shared- or local-memory access (`LDS`/`STS`/`LDL`/`STL` take a 32-bit address)
+/// or a source of an `add`, `sub` or `mov` whose result is such an address too. clang's PTX
+/// computes shared addresses in 64 bits (`mov.b64 %rd27, smem; add.s64 %rd2, %rd27, %rd26;
+/// ld.shared.b32 %r3, [%rd2]`).
+fn narrow_addresses(body: &Body) -> Vec<bool> {
+    use crate::machine::pressure::{reg_class, RegClass};
+    let mut narrow: Vec<bool> = body
+        .regs
+        .iter()
+        .map(|reg| reg_class(reg.ty) == RegClass::General(2))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in body.inst_order() {
+            let inst = body.inst(i);
+            let defs = roles::defs(inst);
+            let short_space = matches!(
+                inst.space(),
+                Some(StateSpace::Shared) | Some(StateSpace::Local)
+            ) && matches!(
+                inst.opcode,
+                Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red
+            );
+            let feeds_narrow = matches!(inst.opcode, Opcode::Add | Opcode::Sub | Opcode::Mov)
+                && matches!(inst.operands.first(), Some(Operand::Reg(d)) if narrow[d.index()]);
+            for (k, o) in inst.operands.iter().enumerate() {
+                let bad: Vec<usize> = match o {
+                    Operand::Addr(a) => match &a.base {
+                        crate::ptx::ir::AddrBase::Reg(r) if !short_space => vec![r.index()],
+                        _ => vec![],
+                    },
+                    Operand::Reg(r) if k == 0 && defs.contains(r) => vec![],
+                    Operand::Reg(r) if feeds_narrow && k > 0 => vec![],
+                    o => {
+                        let mut v = Vec::new();
+                        o.for_each_reg(&mut |r| v.push(r.index()));
+                        v
+                    }
+                };
+                for r in bad {
+                    if narrow[r] {
+                        narrow[r] = false;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    narrow
+}
+
 /// Whether ptxas can compute `inst`'s result on the uniform datapath (sm_75 and later): integer
 /// and logic arithmetic (`UIADD3`, `UIMAD`, `UIMAD.WIDE`, `ULEA`, `ULOP3`, `USHF`, `UPRMT`,
 /// `USEL`, `UISETP`, `UFLO`, `UPOPC`, `UBREV`), moves, special registers (`S2UR`) and
@@ -638,6 +695,32 @@ mod tests {
             m.per_thread + RESERVED_REGS + SMALL_KERNEL_SPREAD,
             "{m:?}"
         );
+    }
+
+    /// A 64-bit shared address (and what only feeds shared addresses) is one register; a
+    /// 64-bit value also used for a global address stays two.
+    #[test]
+    fn shared_addresses_are_narrow() {
+        let text = ".reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n.shared .align 4 .b8 s[1024];\n\
+                    ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\n\
+                    mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\n\
+                    add.s64 %rd4, %rd2, %rd3;\nld.global.u32 %r2, [%rd4];\n\
+                    mov.u64 %rd5, s;\nadd.s64 %rd6, %rd5, %rd3;\n\
+                    st.shared.u32 [%rd6], %r2;\nadd.s64 %rd7, %rd6, 4;\n\
+                    ld.shared.u32 %r3, [%rd7+8];\nst.global.u32 [%rd4], %r3;\nret;";
+        let m = kernel("", text);
+        let body = m.functions().next().and_then(|f| f.body.as_ref()).unwrap();
+        let narrow = narrow_addresses(body);
+        let reg = |name: &str| crate::machine::testutil::reg_named(body, name).index();
+        for (name, is_narrow) in [
+            ("%rd3", false),
+            ("%rd4", false),
+            ("%rd5", true),
+            ("%rd6", true),
+            ("%rd7", true),
+        ] {
+            assert_eq!(narrow[reg(name)], is_narrow, "{name}");
+        }
     }
 
     /// The spread applies below the full-occupancy count only (32 on sm_80).
