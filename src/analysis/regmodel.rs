@@ -393,39 +393,35 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence) -> Vec<Kind> {
     // Parameter-derived: every definition an `ld.param`, or a copy/conversion of such a value.
     let mut param = vec![true; n];
     let mut defined = vec![false; n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in body.inst_order() {
-            let inst = body.inst(i);
-            let defs = roles::defs(inst);
-            if defs.is_empty() {
-                continue;
+    until_stable(body, |inst, defs| {
+        let mut changed = false;
+        if defs.is_empty() {
+            return false;
+        }
+        let from_param = match inst.opcode {
+            Opcode::Ld => inst
+                .mods
+                .iter()
+                .any(|m| matches!(m, Modifier::Space(StateSpace::Param))),
+            Opcode::Mov | Opcode::Cvta | Opcode::Cvt => {
+                inst.guard.is_none()
+                    && inst.operands.iter().skip(defs.len()).all(|o| match o {
+                        Operand::Reg(r) => param[r.index()],
+                        Operand::Sym(_) | Operand::Imm(_) => true,
+                        _ => false,
+                    })
             }
-            let from_param = match inst.opcode {
-                Opcode::Ld => inst
-                    .mods
-                    .iter()
-                    .any(|m| matches!(m, Modifier::Space(StateSpace::Param))),
-                Opcode::Mov | Opcode::Cvta | Opcode::Cvt => {
-                    inst.guard.is_none()
-                        && inst.operands.iter().skip(defs.len()).all(|o| match o {
-                            Operand::Reg(r) => param[r.index()],
-                            Operand::Sym(_) | Operand::Imm(_) => true,
-                            _ => false,
-                        })
-                }
-                _ => false,
-            };
-            for d in defs {
-                defined[d.index()] = true;
-                if param[d.index()] && !from_param {
-                    param[d.index()] = false;
-                    changed = true;
-                }
+            _ => false,
+        };
+        for d in defs {
+            defined[d.index()] = true;
+            if param[d.index()] && !from_param {
+                param[d.index()] = false;
+                changed = true;
             }
         }
-    }
+        changed
+    });
     // Uniform-datapath computable: every definition an instruction the uniform datapath has.
     let mut uniform_op = vec![true; n];
     for i in body.inst_order() {
@@ -460,45 +456,56 @@ fn narrow_addresses(body: &Body) -> Vec<bool> {
         .iter()
         .map(|reg| reg_class(reg.ty) == RegClass::General(2))
         .collect();
+    until_stable(body, |inst, defs| {
+        let mut changed = false;
+        let short_space = matches!(
+            inst.space(),
+            Some(StateSpace::Shared) | Some(StateSpace::Local)
+        ) && matches!(
+            inst.opcode,
+            Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red
+        );
+        let feeds_narrow = matches!(inst.opcode, Opcode::Add | Opcode::Sub | Opcode::Mov)
+            && matches!(inst.operands.first(), Some(Operand::Reg(d)) if narrow[d.index()]);
+        for (k, o) in inst.operands.iter().enumerate() {
+            let bad: Vec<usize> = match o {
+                Operand::Addr(a) => match &a.base {
+                    crate::ptx::ir::AddrBase::Reg(r) if !short_space => vec![r.index()],
+                    _ => vec![],
+                },
+                Operand::Reg(r) if k == 0 && defs.contains(r) => vec![],
+                Operand::Reg(r) if feeds_narrow && k > 0 => vec![],
+                o => {
+                    let mut v = Vec::new();
+                    o.for_each_reg(&mut |r| v.push(r.index()));
+                    v
+                }
+            };
+            for r in bad {
+                if narrow[r] {
+                    narrow[r] = false;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    });
+    narrow
+}
+
+/// Calls `step` on every instruction (with its definitions) in order until a whole pass
+/// reports no change: the fixed-point loop of [`classify`]'s parameter flags and
+/// [`narrow_addresses`].
+fn until_stable(body: &Body, mut step: impl FnMut(&InstData, &[crate::ptx::Reg]) -> bool) {
     let mut changed = true;
     while changed {
         changed = false;
         for i in body.inst_order() {
             let inst = body.inst(i);
             let defs = roles::defs(inst);
-            let short_space = matches!(
-                inst.space(),
-                Some(StateSpace::Shared) | Some(StateSpace::Local)
-            ) && matches!(
-                inst.opcode,
-                Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red
-            );
-            let feeds_narrow = matches!(inst.opcode, Opcode::Add | Opcode::Sub | Opcode::Mov)
-                && matches!(inst.operands.first(), Some(Operand::Reg(d)) if narrow[d.index()]);
-            for (k, o) in inst.operands.iter().enumerate() {
-                let bad: Vec<usize> = match o {
-                    Operand::Addr(a) => match &a.base {
-                        crate::ptx::ir::AddrBase::Reg(r) if !short_space => vec![r.index()],
-                        _ => vec![],
-                    },
-                    Operand::Reg(r) if k == 0 && defs.contains(r) => vec![],
-                    Operand::Reg(r) if feeds_narrow && k > 0 => vec![],
-                    o => {
-                        let mut v = Vec::new();
-                        o.for_each_reg(&mut |r| v.push(r.index()));
-                        v
-                    }
-                };
-                for r in bad {
-                    if narrow[r] {
-                        narrow[r] = false;
-                        changed = true;
-                    }
-                }
-            }
+            changed |= step(inst, &defs);
         }
     }
-    narrow
 }
 
 /// Whether ptxas can compute `inst`'s result on the uniform datapath (sm_75 and later): integer
