@@ -75,9 +75,10 @@ pub fn registers_used(
             )
         })
         .collect();
-    let interference = interference(body, cfg, &sizes, &positions, &spans);
+    let liveness = Liveness::compute(body, cfg);
+    let interference = interference(body, cfg, &liveness, &sizes, &positions, &spans);
     let (order, groups) = definition_order(body, cfg, &sizes, &positions, &spans);
-    let heads = chain_heads(body, cfg, &sizes, &interference);
+    let heads = chain_heads(body, cfg, &liveness, &sizes, &interference);
     let partners = bank_partners(body, &sizes);
     let mut base: Vec<Option<u32>> = vec![None; n];
     let mut top = 0;
@@ -134,8 +135,13 @@ pub fn registers_used(
 /// last read there) continues that value's chain, as ptxas's coalescing puts the whole chain in
 /// one register (a 9-load sum in bench/shuffle_styles/st_jacobi_long.cu keeps its partial sums
 /// in R2 and loads its terms into odd registers).
-fn chain_heads(body: &Body, cfg: &Cfg, sizes: &[u32], interference: &[BitSet]) -> Vec<usize> {
-    let liveness = Liveness::compute(body, cfg);
+fn chain_heads(
+    body: &Body,
+    cfg: &Cfg,
+    liveness: &Liveness,
+    sizes: &[u32],
+    interference: &[BitSet],
+) -> Vec<usize> {
     let mut heads: Vec<usize> = (0..sizes.len()).collect();
     let mut defined = vec![false; sizes.len()];
     for b in cfg.blocks().filter(|&b| cfg.is_reachable(b)) {
@@ -261,13 +267,13 @@ fn layout_positions(cfg: &Cfg) -> HashMap<Inst, usize> {
 fn interference(
     body: &Body,
     cfg: &Cfg,
+    liveness: &Liveness,
     sizes: &[u32],
     positions: &HashMap<Inst, usize>,
     spans: &[(usize, usize)],
 ) -> Vec<BitSet> {
     let n = sizes.len();
     let first_pinned = n - spans.len();
-    let liveness = Liveness::compute(body, cfg);
     let mut graph: Vec<BitSet> = (0..n)
         .map(|r| BitSet::new(if sizes[r] > 0 { n } else { 0 }))
         .collect();
