@@ -4,12 +4,15 @@
 //!   Machines" §2, with LLVM UniformityAnalysis-style sync dependence), one engine with a PTX and
 //!   an LLVM IR front end.
 //! - [`occupancy`]: resident blocks and warps per SM, the limiting resource, register cliffs.
+//! - [`address_regs`]: the parameter and uniform pointers ptxas copies into per-thread
+//!   registers for global accesses (the register model counts them).
 //! - [`regmodel`]: a model of the registers ptxas gives a kernel (issue 12).
 //! - [`issue_order`]: the latency-first order ptxas's scheduler is expected to issue a block in,
 //!   on which the register model counts pressure.
 //! - [`reg_assign`]: an aligned greedy register assignment, for counting the register numbers
 //!   ptxas's count reflects (pairs, vector groups, held immediates).
 
+pub mod address_regs;
 pub mod divergence;
 pub mod issue_order;
 pub mod loop_unroll;

@@ -15,6 +15,10 @@
 //! datapath has (integer and logic arithmetic, moves, special registers, constant-bank loads):
 //! a uniform float, or a uniform value loaded from global or shared memory, is per-thread.
 //!
+//! A parameter or uniform pointer that a global load, store or atomic reads directly is copied
+//! into a per-thread register pair, which `LDG`/`STG`/`ATOMG` take their address from
+//! ([`address_regs`]).
+//!
 //! Some PTX instructions are one instruction in PTX and a long sequence or a subroutine in SASS
 //! (IEEE division, square root and reciprocal, integer division and remainder): at such an
 //! instruction the kernel needs the values live across it plus the registers the expansion uses
@@ -36,7 +40,7 @@
 
 use crate::analysis::divergence::{self, Class};
 use crate::analysis::occupancy::{self, ArchLimits};
-use crate::analysis::{issue_order, loop_unroll, reg_assign};
+use crate::analysis::{address_regs, issue_order, loop_unroll, reg_assign};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{LiveAcross, Pressure};
@@ -168,9 +172,19 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     )
     .map_err(|e| e.to_string())?;
     let kinds = classify(f, &div);
+    let all = {
+        let cfg = Cfg::compute(body);
+        let lv = Liveness::compute(body, &cfg);
+        Pressure::compute(body, &cfg, &lv).max_units()
+    };
+    // The copies of parameter and uniform pointers that global accesses read are per-thread
+    // registers (past the end of `kinds`, so `Kind::PerThread` below).
+    let held = address_regs::materialise(body, &Cfg::compute(body), |r| {
+        kinds[r.index()] != Kind::PerThread
+    });
+    let body = held.as_ref().map_or(body, |m| &m.body);
     let cfg = Cfg::compute(body);
     let lv = Liveness::compute(body, &cfg);
-    let all = Pressure::compute(body, &cfg, &lv).max_units();
     let kinds = &kinds;
     let narrow = narrow_addresses(body);
     let narrow = &narrow;
@@ -238,7 +252,7 @@ fn held_constants(body: &Body, kinds: &[Kind]) -> Vec<Vec<Inst>> {
                     let user = body.inst(u);
                     user.opcode == Opcode::Add
                         && user.operands.iter().skip(1).any(|o| {
-                            matches!(o, Operand::Reg(r) if r != d && kinds[r.index()] == Kind::Free)
+                            matches!(o, Operand::Reg(r) if r != d && kinds.get(r.index()) == Some(&Kind::Free))
                         })
                 });
                 if !added_to_bank {
@@ -748,6 +762,30 @@ mod tests {
         // Each sum is read beside %u0: with room for banks the eight take odd numbers (ptxas
         // moves the sums past the barrier instead and needs 8 registers: not modelled).
         assert!(m.estimate >= m.per_thread + RESERVED_REGS, "{m:?}");
+    }
+
+    /// bench/kernels/atomics_cas.cu's CAS loop: the parameter pointer the atomic retries on is
+    /// held in a register pair across the loop (ptxas: `R4:R5`), two units beside the loaded
+    /// value, the expected value and the result.
+    #[test]
+    fn a_parameter_pointer_read_by_global_accesses_holds_a_pair() {
+        let cas = |space: &str| {
+            model_of(&format!(
+                ".reg .pred %p;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.shared .b32 s[32];\n\
+                 ld.param.u64 %rd0, [p];\ncvta.to.{space}.u64 %rd1, %rd0;\n\
+                 mov.u32 %r0, %tid.x;\nmul.wide.u32 %rd2, %r0, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+                 ld.{space}.u32 %r1, [%rd3];\nld.{space}.u32 %r2, [%rd1];\n\
+                 L: atom.{space}.cas.b32 %r3, [%rd1], %r2, %r1;\n\
+                 setp.ne.u32 %p, %r3, %r2;\nmov.u32 %r2, %r3;\n@%p bra L;\nret;"
+            ))
+        };
+        let global = cas("global");
+        let shared = cas("shared");
+        assert_eq!(
+            global.per_thread,
+            shared.per_thread + 2,
+            "{global:?} {shared:?}"
+        );
     }
 
     /// `IMAD.WIDE` cannot take both an immediate and a constant-bank operand, and atomics read
