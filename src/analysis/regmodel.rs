@@ -34,7 +34,8 @@
 //! register numbers an aligned, bank-aware assignment of the same values needs
 //! ([`reg_assign`]), and the expansions' peak; plus the uniform values' peak beyond the uniform
 //! register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]), plus an
-//! empirical [`SMALL_KERNEL_SPREAD`] below the full-occupancy count; at most the cap the
+//! empirical [`SMALL_KERNEL_SPREAD`] below the full-occupancy count; at least the calling
+//! convention's return-address registers in a kernel that calls ([`CALL_RETURN_REG`]); at most the cap the
 //! kernel's launch bounds and `.maxnreg` set ([`launch_cap`]: above it ptxas spills or
 //! reschedules).
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
@@ -80,6 +81,19 @@ fn spread(count: u32, arch: &ArchLimits) -> u32 {
     }
 }
 
+/// The highest register a kernel that calls a function uses at least: ptxas's calling
+/// convention passes the return address in `R20:R21` (every `RET` in the bench's SASS reads
+/// them; `CALL` clobbers `R0`–`R15`, the arguments and scratch registers). Measured (ptxas 12.9,
+/// sm_80): the three kernels of bench/kernels/calls.cu use 24, 24 and 27 registers, where their
+/// own values need 5 to 9.
+pub const CALL_RETURN_REG: u32 = 21;
+
+/// Whether `body` calls a function (`call`, direct or through a pointer).
+fn makes_calls(body: &Body) -> bool {
+    body.inst_order()
+        .any(|i| body.inst(i).opcode == Opcode::Call)
+}
+
 /// ptxas's largest per-thread register count.
 pub const MAX_REGS: u32 = 255;
 
@@ -106,7 +120,8 @@ pub struct RegModel {
     pub cap: u32,
     /// The estimate of ptxas's register count: `max(per_thread, assigned, expansion)` plus
     /// `max(0, uniform - UNIFORM_REGS)` plus [`RESERVED_REGS`], plus [`SMALL_KERNEL_SPREAD`]
-    /// below the full-occupancy count, at most `cap`.
+    /// below the full-occupancy count; at least [`CALL_RETURN_REG`] + [`RESERVED_REGS`] in a
+    /// kernel that calls a function; at most `cap`.
     pub estimate: u32,
 }
 
@@ -211,6 +226,10 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
     let cap = launch_cap(f, arch);
     let values = per_thread.max(assigned).max(expansion) + uniform.saturating_sub(UNIFORM_REGS);
+    let mut estimate = values + RESERVED_REGS + spread(values + RESERVED_REGS, arch);
+    if makes_calls(body) {
+        estimate = estimate.max(CALL_RETURN_REG + RESERVED_REGS);
+    }
     Ok(RegModel {
         pressure: all,
         per_thread,
@@ -218,7 +237,7 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
         uniform,
         expansion,
         cap,
-        estimate: (values + RESERVED_REGS + spread(values + RESERVED_REGS, arch)).min(cap),
+        estimate: estimate.min(cap),
     })
 }
 
@@ -799,6 +818,29 @@ mod tests {
             shared.per_thread + 2,
             "{global:?} {shared:?}"
         );
+    }
+
+    /// A kernel that calls a function holds the return address in `R20:R21` (ptxas's calling
+    /// convention), however few values it has.
+    #[test]
+    fn a_call_keeps_the_return_address_registers() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                    .func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %x;\n\
+                    ld.param.b32 %x, [a];\nadd.u32 %x, %x, 1;\nst.param.b32 [r], %x;\nret;\n}\n\
+                    .visible .entry k(.param .u64 p)\n{\n.reg .b32 %t, %v;\n.reg .b64 %a<2>;\n\
+                    mov.u32 %t, %tid.x;\n\
+                    { .param .b32 a0;\n.param .b32 r0;\nst.param.b32 [a0], %t;\n\
+                    call.uni (r0), f, (a0);\nld.param.b32 %v, [r0];\n}\n\
+                    ld.param.u64 %a0, [p];\ncvta.to.global.u64 %a1, %a0;\n\
+                    st.global.u32 [%a1], %v;\nret;\n}\n";
+        let m = parse_module(text, "t.ptx").expect("test PTX parses");
+        let k = m
+            .functions()
+            .find(|f| f.name.as_ref() == "k")
+            .expect("the kernel");
+        let r = model(k, sm_80()).expect("model runs");
+        assert!(r.per_thread < 8, "{r:?}");
+        assert_eq!(r.estimate, CALL_RETURN_REG + RESERVED_REGS, "{r:?}");
     }
 
     /// 64-bit warp-uniform values are counted per-thread (`classify`): eight 64-bit sums of a
