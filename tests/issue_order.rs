@@ -1,5 +1,5 @@
-//! The latency-first block order of the register model (src/analysis/issue_order.rs) keeps the
-//! program's meaning: every kernel of a set of bench/kernels files (loads, stores, shared memory
+//! The latency-first and pressure-first block orders of the register model
+//! (src/analysis/issue_order.rs) keep the program's meaning: every kernel of a set of bench/kernels files (loads, stores, shared memory
 //! and barriers, atomics, warp shuffles and votes, loops), with each block reordered, is accepted
 //! by ptxas and computes the same bytes as the original on the emulator (3 seeds, two launch
 //! shapes), at -O3 and at -O0 (whose stack slots are stored and loaded again within a block, so
@@ -10,10 +10,12 @@
 
 mod common;
 
-use warpsmith::analysis::issue_order::latency_first;
+use warpsmith::analysis::issue_order::{latency_first, pressure_first};
 use warpsmith::emu::equiv;
 use warpsmith::emu::launch::spec_for;
 use warpsmith::machine::cfg::Cfg;
+use warpsmith::machine::liveness::Liveness;
+use warpsmith::ptx::Body;
 use warpsmith::ptx::{FuncKind, Module};
 
 /// The files whose kernels are reordered.
@@ -32,13 +34,13 @@ const FILES: &[&str] = &[
     "int64",
 ];
 
-/// `m` with every function body in latency-first order.
-fn reordered(m: &Module) -> Module {
+/// `m` with every function body in the order `order` gives it.
+fn reordered(m: &Module, order: impl Fn(&Body, &Cfg) -> Body) -> Module {
     let mut out = m.clone();
     for f in out.functions_mut() {
         if let Some(body) = f.body.as_ref() {
             let cfg = Cfg::compute(body);
-            f.body = Some(latency_first(body, &cfg, |_| false));
+            f.body = Some(order(body, &cfg));
         }
     }
     out
@@ -46,13 +48,28 @@ fn reordered(m: &Module) -> Module {
 
 #[test]
 fn latency_first_order_computes_the_same_bytes() {
+    same_bytes("latency-first", |body, cfg| {
+        latency_first(body, cfg, |_| false)
+    });
+}
+
+#[test]
+fn pressure_first_order_computes_the_same_bytes() {
+    same_bytes("pressure-first", |body, cfg| {
+        let liveness = Liveness::compute(body, cfg);
+        pressure_first(body, cfg, &liveness, &|_, units| units)
+    });
+}
+
+/// Reorders every kernel of [`FILES`] with `order` and compares it with the original.
+fn same_bytes(name: &str, order: impl Fn(&Body, &Cfg) -> Body) {
     let (mut compared, mut moved, mut not_launchable) = (0, 0, Vec::new());
     for (file, level) in FILES.iter().flat_map(|f| [(f, "O3"), (f, "O0")]) {
         let Some(orig) = common::compile_bench_kernel_at("issue_order", file, level) else {
             return;
         };
         let file = format!("{file} -{level}");
-        let m = reordered(&orig);
+        let m = reordered(&orig, &order);
         let back = common::print_reparse_assemble(&file, &m);
         let kernels: Vec<String> = orig
             .functions()
@@ -83,7 +100,7 @@ fn latency_first_order_computes_the_same_bytes() {
         }
     }
     eprintln!(
-        "issue_order: {compared} launches compared equal, {moved} kernels reordered; \
+        "issue_order ({name}): {compared} launches compared equal, {moved} kernels reordered; \
          not launchable with the generic hints: {not_launchable:#?}"
     );
     assert!(compared >= 80, "only {compared} launches compared");

@@ -20,12 +20,22 @@
 //! on the hardware (a scheduler without a clock issued an accumulation chain before the loads
 //! that feed its later links; the clock took the register model from 59 to 61 of 144 kernels
 //! within ±10 % of ptxas, docs/benchmarks.md).
+//!
+//! [`pressure_first`] is the other order ptxas's scheduler takes, when registers decide
+//! occupancy: among the ready instructions, the one that adds the fewest live register units
+//! (units it defines less units whose last reader it is) goes first, so loads sink to their uses
+//! and a sum is finished before the next is started (`heavy_fft_radix8`: ptxas uses 40 registers
+//! where the latency-first order needs 71). The register model takes it where it lets more warps
+//! be resident.
 
-use crate::machine::cfg::Cfg;
+use crate::machine::bitset::BitSet;
+use crate::machine::cfg::{Block, Cfg};
+use crate::machine::liveness::Liveness;
+use crate::machine::pressure::{reg_class, RegClass};
 use crate::machine::slots::slots;
 use crate::ptx::ir::{Body, Inst, InstData, StateSpace, Stmt};
 use crate::ptx::roles::{self, Control, Sync};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Relative latencies (their ratio is what orders the ready list).
 const LATENCY_ALU: u32 = 4;
@@ -53,18 +63,134 @@ enum Order {
 /// counting: an instruction may move across the braces of a nested scope (a call's `.param`
 /// block), so it is not meant to be printed.
 pub fn latency_first(body: &Body, cfg: &Cfg, long_latency: impl Fn(&InstData) -> bool) -> Body {
+    reorder_blocks(body, cfg, |_, insts| {
+        schedule_block(body, insts, &long_latency)
+    })
+}
+
+/// `body` with each reachable block's instructions permuted into `order(block, insts)`.
+fn reorder_blocks(
+    body: &Body,
+    cfg: &Cfg,
+    mut order: impl FnMut(Block, &[Inst]) -> Vec<Inst>,
+) -> Body {
     let mut out = body.clone();
     let position = body.stmt_positions();
     for b in cfg.blocks().filter(|&b| cfg.is_reachable(b)) {
         let insts = cfg.insts(b);
-        let order = schedule_block(body, insts, &long_latency);
-        for (&slot_of, &inst) in insts.iter().zip(&order) {
+        for (&slot_of, &inst) in insts.iter().zip(&order(b, insts)) {
             if let Some(&k) = position.get(&slot_of) {
                 out.stmts[k] = Stmt::Inst(inst);
             }
         }
     }
     out
+}
+
+/// `body` with each reachable block in pressure-first order: among the instructions whose
+/// dependencies have issued, the one that adds the fewest register units (`weight`, as the
+/// pressure counts them: units defined less units whose last reader it is) goes first, ties in
+/// PTX order.
+pub fn pressure_first(
+    body: &Body,
+    cfg: &Cfg,
+    liveness: &Liveness,
+    weight: &impl Fn(usize, u32) -> u32,
+) -> Body {
+    reorder_blocks(body, cfg, |b, insts| {
+        pressure_block(body, insts, liveness.live_out(b), weight)
+    })
+}
+
+/// The pressure-first order of one block's instructions (`live_out`: the registers live after
+/// the block).
+fn pressure_block(
+    body: &Body,
+    insts: &[Inst],
+    live_out: &BitSet,
+    weight: &impl Fn(usize, u32) -> u32,
+) -> Vec<Inst> {
+    let n = insts.len();
+    let (_, preds, succs) = dag(body, insts);
+    let units = |r: usize| match reg_class(body.regs[r].ty) {
+        RegClass::General(u) => weight(r, u),
+        _ => 0,
+    };
+    let reads: Vec<Vec<usize>> = insts
+        .iter()
+        .map(|&i| {
+            let mut v: Vec<usize> = roles::uses(body.inst(i))
+                .iter()
+                .map(|r| r.index())
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    let writes: Vec<Vec<usize>> = insts
+        .iter()
+        .map(|&i| {
+            roles::defs(body.inst(i))
+                .iter()
+                .map(|r| r.index())
+                .collect()
+        })
+        .collect();
+    let mut readers_left: HashMap<usize, u32> = HashMap::new();
+    for rs in &reads {
+        for &r in rs {
+            *readers_left.entry(r).or_default() += 1;
+        }
+    }
+    let mut live: HashSet<usize> = HashSet::new();
+    let mut waiting: Vec<usize> = preds.iter().map(Vec::len).collect();
+    let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        let cost = |i: usize| -> i64 {
+            let freed: u32 = reads[i]
+                .iter()
+                .filter(|&&r| {
+                    readers_left[&r] == 1 && !live_out.contains(r) && !writes[i].contains(&r)
+                })
+                .map(|&r| units(r))
+                .sum();
+            let added: u32 = writes[i]
+                .iter()
+                .filter(|&&r| !live.contains(&r) && !reads[i].contains(&r))
+                .map(|&r| units(r))
+                .sum();
+            i64::from(added) - i64::from(freed)
+        };
+        let k = (0..ready.len())
+            .min_by_key(|&k| (cost(ready[k]), ready[k]))
+            .expect("ready is not empty");
+        let i = ready.swap_remove(k);
+        order.push(insts[i]);
+        for &r in &reads[i] {
+            if let Some(c) = readers_left.get_mut(&r) {
+                *c -= 1;
+                if *c == 0 && !live_out.contains(r) {
+                    live.remove(&r);
+                }
+            }
+        }
+        for &r in &writes[i] {
+            live.insert(r);
+        }
+        for &j in &succs[i] {
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.push(j);
+            }
+        }
+    }
+    if order.len() == n {
+        order
+    } else {
+        insts.to_vec()
+    }
 }
 
 /// The latency-first order of one block's instructions.
@@ -74,17 +200,7 @@ fn schedule_block(
     long_latency: &impl Fn(&InstData) -> bool,
 ) -> Vec<Inst> {
     let n = insts.len();
-    let effects: Vec<roles::Effects> = insts
-        .iter()
-        .map(|&i| roles::effects(body.inst(i)))
-        .collect();
-    let preds = dependencies(body, insts, &effects);
-    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (j, ps) in preds.iter().enumerate() {
-        for &i in ps {
-            succs[i].push(j);
-        }
-    }
+    let (effects, preds, succs) = dag(body, insts);
     let latency: Vec<u32> = insts
         .iter()
         .zip(&effects)
@@ -133,6 +249,24 @@ fn schedule_block(
     } else {
         insts.to_vec()
     }
+}
+
+/// The dependence graph of a block's instructions, by position: each one's effects, the
+/// earlier positions it must follow ([`dependencies`]) and the later ones that must follow it.
+#[allow(clippy::type_complexity)]
+fn dag(body: &Body, insts: &[Inst]) -> (Vec<roles::Effects>, Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let effects: Vec<roles::Effects> = insts
+        .iter()
+        .map(|&i| roles::effects(body.inst(i)))
+        .collect();
+    let preds = dependencies(body, insts, &effects);
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); insts.len()];
+    for (j, ps) in preds.iter().enumerate() {
+        for &i in ps {
+            succs[i].push(j);
+        }
+    }
+    (effects, preds, succs)
 }
 
 /// Per instruction of the block (by position), the earlier positions it must follow
@@ -258,12 +392,23 @@ mod tests {
     fn scheduled(text: &str) -> Vec<String> {
         let body = ptx(text);
         let cfg = Cfg::compute(&body);
-        let out = latency_first(&body, &cfg, |_| false);
+        printed(&latency_first(&body, &cfg, |_| false))
+    }
+
+    /// The same in pressure-first order, every register counted at its natural units.
+    fn sparing(text: &str) -> Vec<String> {
+        let body = ptx(text);
+        let cfg = Cfg::compute(&body);
+        let liveness = Liveness::compute(&body, &cfg);
+        printed(&pressure_first(&body, &cfg, &liveness, &|_, u| u))
+    }
+
+    fn printed(out: &Body) -> Vec<String> {
         out.stmts
             .iter()
             .filter_map(|s| match s {
                 Stmt::Inst(i) => Some(
-                    print_inst(&out, *i)
+                    print_inst(out, *i)
                         .split_whitespace()
                         .collect::<Vec<_>>()
                         .join(" "),
@@ -308,6 +453,37 @@ mod tests {
         let store = position(&order, "st.global.f32 [%rd1]");
         assert!(position(&order, "ld.global.f32 %f6") > store);
         assert_eq!(order.last().map(String::as_str), Some("ret;"));
+    }
+
+    /// Four loads summed, written loads first: pressure-first order sinks each load to its
+    /// addition (two values live instead of five), keeping the memory order.
+    #[test]
+    fn pressure_first_sinks_loads_to_their_uses() {
+        let text = "
+            .reg .b64 %rd<2>;
+            .reg .f32 %f<9>;
+            mov.b64 %rd1, 0;
+            ld.global.f32 %f1, [%rd1];
+            ld.global.f32 %f2, [%rd1+4];
+            ld.global.f32 %f3, [%rd1+8];
+            ld.global.f32 %f4, [%rd1+12];
+            add.f32 %f5, %f1, %f2;
+            add.f32 %f6, %f5, %f3;
+            add.f32 %f7, %f6, %f4;
+            st.global.f32 [%rd1], %f7;
+            ld.global.f32 %f8, [%rd1+16];
+            st.global.f32 [%rd1+4], %f8;
+            ret;
+        ";
+        let order = sparing(text);
+        assert!(position(&order, "add.f32 %f6") < position(&order, "ld.global.f32 %f4"));
+        assert!(position(&order, "ld.global.f32 %f3") > position(&order, "add.f32 %f5"));
+        let store = position(&order, "st.global.f32 [%rd1],");
+        assert!(position(&order, "ld.global.f32 %f8") > store);
+        assert_eq!(order.last().map(String::as_str), Some("ret;"));
+        // The latency-first order issues all four loads first.
+        let latency = scheduled(text);
+        assert!(position(&latency, "ld.global.f32 %f4") < position(&latency, "add.f32 %f5"));
     }
 
     /// Eight loads feeding one accumulation chain, each link after its load in PTX order: with
