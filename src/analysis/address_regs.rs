@@ -135,6 +135,95 @@ pub fn materialise(body: &Body, cfg: &Cfg, off_file: impl Fn(Reg) -> bool) -> Op
     Some(Materialised { body: out, origin })
 }
 
+/// The largest offset folded into an address (SASS memory instructions take a signed 24-bit
+/// immediate offset).
+const MAX_FOLDED_OFFSET: i64 = (1 << 23) - 1;
+
+/// `body` with every 64-bit register that is another register plus a constant, and is only ever
+/// an address, folded into the addresses that use it (`add.s64 %rd4, %rd3, 16; ld [%rd4]`
+/// becomes `ld [%rd3+16]`), as ptxas does: SASS addresses carry an immediate offset, so
+/// Triton's layer norm reads its eight `ld.global.v4`s of weights and biases through two
+/// register pairs where the PTX computes eight. `None` when nothing folds. Both registers must
+/// have one definition, so the base holds the same value at every use.
+pub fn fold_offsets(body: &Body) -> Option<Body> {
+    use crate::ptx::ir::{Imm, Type};
+    use crate::ptx::roles;
+    let n = body.regs.len();
+    let mut definitions = vec![0u32; n];
+    for i in body.inst_order() {
+        for d in roles::defs(body.inst(i)) {
+            definitions[d.index()] += 1;
+        }
+    }
+    // Per register, whether a use is anything but the base of an address.
+    let mut other_use = vec![false; n];
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        let defs = roles::defs(inst);
+        for (k, o) in inst.operands.iter().enumerate() {
+            match o {
+                Operand::Addr(_) => {}
+                Operand::Reg(r) if k == 0 && defs.contains(r) => {}
+                o => o.for_each_reg(&mut |r| other_use[r.index()] = true),
+            }
+        }
+    }
+    // Per folded register: its base and offset, and the instruction that computed it.
+    let mut folded: BTreeMap<Reg, (Reg, i64, Inst)> = BTreeMap::new();
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        let sign = match inst.opcode {
+            Opcode::Add => 1,
+            Opcode::Sub => -1,
+            _ => continue,
+        };
+        if inst.guard.is_some() || !matches!(inst.ty(), Some(Type::S64 | Type::U64 | Type::B64)) {
+            continue;
+        }
+        let (Some(Operand::Reg(d)), Some(Operand::Reg(base)), Some(Operand::Imm(imm))) = (
+            inst.operands.first(),
+            inst.operands.get(1),
+            inst.operands.get(2),
+        ) else {
+            continue;
+        };
+        let offset = match imm {
+            Imm::Int { value, .. } => *value,
+            _ => continue,
+        };
+        if definitions[d.index()] == 1
+            && definitions[base.index()] == 1
+            && !other_use[d.index()]
+            && d != base
+            && (sign * offset).abs() <= MAX_FOLDED_OFFSET
+        {
+            folded.insert(*d, (*base, sign * offset, i));
+        }
+    }
+    // A base that is itself a sum of a register and a constant is not folded: the `add` that
+    // reads it is a use other than an address.
+    if folded.is_empty() {
+        return None;
+    }
+    let mut out = body.clone();
+    for inst in out.insts.iter_mut() {
+        for o in inst.operands.iter_mut() {
+            if let Operand::Addr(a) = o {
+                if let AddrBase::Reg(r) = a.base {
+                    if let Some(&(base, offset, _)) = folded.get(&r) {
+                        a.base = AddrBase::Reg(base);
+                        a.offset += offset;
+                    }
+                }
+            }
+        }
+    }
+    let gone: Vec<Inst> = folded.values().map(|&(_, _, i)| i).collect();
+    out.stmts
+        .retain(|s| !matches!(s, Stmt::Inst(i) if gone.contains(i)));
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +251,51 @@ mod tests {
                 Reg::new(k)
             })
             .collect()
+    }
+
+    /// Offsets from one register fold into the addresses; a sum another sum reads, a sum of two
+    /// registers and a register with two definitions stay.
+    #[test]
+    fn constant_offsets_fold_into_the_addresses() {
+        let body = body_of(
+            ".reg .b32 %r<4>;\n.reg .b64 %rd<10>;\n\
+             ld.param.u64 %rd0, [p];\ncvta.to.global.u64 %rd1, %rd0;\n\
+             mov.u32 %r0, %tid.x;\nmul.wide.u32 %rd2, %r0, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+             add.s64 %rd4, %rd3, 16;\nld.global.u32 %r1, [%rd4];\nst.global.u32 [%rd4+4], %r1;\n\
+             sub.s64 %rd5, %rd3, 8;\nld.global.u32 %r2, [%rd5];\n\
+             add.s64 %rd6, %rd3, 32;\nadd.s64 %rd7, %rd6, %rd2;\nld.global.u32 %r3, [%rd7];\n\
+             add.s64 %rd8, %rd3, 64;\nadd.s64 %rd8, %rd8, 4;\nst.global.u32 [%rd8], %r3;\n\
+             st.global.u32 [%rd6], %r2;\nret;",
+        );
+        let out = fold_offsets(&body).expect("two sums fold");
+        let text: Vec<String> = out
+            .inst_order()
+            .map(|i| {
+                print_inst(&out, i)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        for line in [
+            "ld.global.u32 %r1, [%rd3+16];",
+            "st.global.u32 [%rd3+20], %r1;",
+            "ld.global.u32 %r2, [%rd3+-8];",
+            "add.s64 %rd6, %rd3, 32;",
+            "st.global.u32 [%rd6], %r2;",
+            "ld.global.u32 %r3, [%rd7];",
+            "st.global.u32 [%rd8], %r3;",
+        ] {
+            assert!(text.iter().any(|t| t == line), "{line} in {text:?}");
+        }
+        assert!(
+            !text.iter().any(|t| t.starts_with("add.s64 %rd4")),
+            "{text:?}"
+        );
+        assert!(
+            !text.iter().any(|t| t.starts_with("sub.s64 %rd5")),
+            "{text:?}"
+        );
     }
 
     /// The CAS loop of bench/kernels/atomics_cas.cu: the parameter pointer is read before the

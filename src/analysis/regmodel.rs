@@ -198,6 +198,9 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
         let lv = Liveness::compute(body, &cfg);
         Pressure::compute(body, &cfg, &lv).max_units()
     };
+    // Constant offsets folded into the addresses that use them, as SASS encodes them.
+    let folded = address_regs::fold_offsets(body);
+    let body = folded.as_ref().unwrap_or(body);
     // The copies of parameter and uniform pointers that global accesses read are per-thread
     // registers (past the end of `kinds`, so `Kind::PerThread` below).
     let held = address_regs::materialise(body, &Cfg::compute(body), |r| {
