@@ -33,7 +33,7 @@ use crate::machine::cfg::{Block, Cfg};
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{reg_class, RegClass};
 use crate::machine::slots::slots;
-use crate::ptx::ir::{Body, Inst, InstData, StateSpace, Stmt};
+use crate::ptx::ir::{Body, Inst, InstData, Opcode, StateSpace, Stmt};
 use crate::ptx::roles::{self, Control, Sync};
 use std::collections::{HashMap, HashSet};
 
@@ -111,7 +111,8 @@ fn pressure_block(
     weight: &impl Fn(usize, u32) -> u32,
 ) -> Vec<Inst> {
     let n = insts.len();
-    let (_, preds, succs) = dag(body, insts);
+    let (_, mut preds, mut succs) = dag(body, insts);
+    hold_defaults_back(body, insts, &mut preds, &mut succs);
     let units = |r: usize| match reg_class(body.regs[r].ty) {
         RegClass::General(u) => weight(r, u),
         _ => 0,
@@ -248,6 +249,42 @@ fn schedule_block(
         order
     } else {
         insts.to_vec()
+    }
+}
+
+/// Adds dependences so that the `mov` giving a guarded instruction's destination its default
+/// (Triton's `mov.u32 %r18, %r5; @%p1 ld.global.v4.b32 {%r18, …}, [%rd3]`: the value where the
+/// guard is false) waits for the guarded instruction's other operands: ptxas emits the pair
+/// together, and pressure-first order, which sees the `mov` add a register and the load add
+/// none, would otherwise issue every default long before its load.
+fn hold_defaults_back(
+    body: &Body,
+    insts: &[Inst],
+    preds: &mut [Vec<usize>],
+    succs: &mut [Vec<usize>],
+) {
+    for (l, &inst) in insts.iter().enumerate() {
+        let guarded = body.inst(inst);
+        if guarded.guard.is_none() {
+            continue;
+        }
+        let defs = roles::defs(guarded);
+        let is_default = |m: usize| {
+            let mov = body.inst(insts[m]);
+            mov.opcode == Opcode::Mov
+                && mov.guard.is_none()
+                && roles::defs(mov).iter().all(|d| defs.contains(d))
+        };
+        let (defaults, others): (Vec<usize>, Vec<usize>) =
+            preds[l].iter().copied().partition(|&m| is_default(m));
+        for &m in &defaults {
+            for &p in &others {
+                if !preds[m].contains(&p) {
+                    preds[m].push(p);
+                    succs[p].push(m);
+                }
+            }
+        }
     }
 }
 
@@ -484,6 +521,38 @@ mod tests {
         // The latency-first order issues all four loads first.
         let latency = scheduled(text);
         assert!(position(&latency, "ld.global.f32 %f4") < position(&latency, "add.f32 %f5"));
+    }
+
+    /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
+    /// so pressure-first order does not issue the second load's defaults before the first
+    /// load's sum.
+    #[test]
+    fn a_guarded_loads_default_waits_for_its_address() {
+        let order = sparing(
+            "
+            .reg .pred %p1;
+            .reg .b32 %r<12>;
+            .reg .b64 %rd<4>;
+            mov.b64 %rd0, 0;
+            mov.u32 %r10, %tid.x;
+            setp.ne.u32 %p1, %r10, 0;
+            mov.u32 %r1, 0;
+            mov.u32 %r2, 0;
+            mov.u32 %r3, 0;
+            mov.u32 %r4, 0;
+            @%p1 ld.global.v2.b32 {%r1, %r2}, [%rd0];
+            add.f32 %r5, %r1, %r2;
+            add.s64 %rd2, %rd0, 128;
+            @%p1 ld.global.v2.b32 {%r3, %r4}, [%rd2];
+            add.f32 %r6, %r3, %r4;
+            add.f32 %r7, %r5, %r6;
+            st.global.f32 [%rd0], %r7;
+            ret;
+        ",
+        );
+        assert!(position(&order, "mov.u32 %r3") > position(&order, "add.s64 %rd2"));
+        assert!(position(&order, "mov.u32 %r3") > position(&order, "add.f32 %r5"));
+        assert!(position(&order, "mov.u32 %r1") < position(&order, "@%p1 ld.global.v2.b32 {%r1"));
     }
 
     /// Eight loads feeding one accumulation chain, each link after its load in PTX order: with
