@@ -19,7 +19,7 @@ use crate::machine::dominators::DomTree;
 use crate::ptx::ir::{
     AddrBase, Body, Inst, InstData, Loc, Modifier, Opcode, Operand, Reg, StateSpace, Stmt,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A body in which the directly used global addresses are copied into per-thread registers.
 pub struct Materialised {
@@ -89,7 +89,7 @@ pub fn materialise(body: &Body, cfg: &Cfg, off_file: impl Fn(Reg) -> bool) -> Op
     let mut out = body.clone();
     let mut origin: Vec<usize> = (0..body.regs.len()).collect();
     // Per statement position, the copies to insert before it.
-    let mut inserts: BTreeMap<usize, Vec<Inst>> = BTreeMap::new();
+    let mut inserts: HashMap<usize, Vec<Inst>> = HashMap::new();
     for (r, accesses) in users {
         let home = accesses
             .iter()
@@ -124,14 +124,7 @@ pub fn materialise(body: &Body, cfg: &Cfg, off_file: impl Fn(Reg) -> bool) -> Op
             }
         }
     }
-    let mut stmts = Vec::with_capacity(out.stmts.len() + inserts.len());
-    for (k, s) in out.stmts.iter().enumerate() {
-        if let Some(copies) = inserts.get(&k) {
-            stmts.extend(copies.iter().map(|&i| Stmt::Inst(i)));
-        }
-        stmts.push(s.clone());
-    }
-    out.stmts = stmts;
+    out.insert_before_positions(&inserts);
     Some(Materialised { body: out, origin })
 }
 

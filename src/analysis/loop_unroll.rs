@@ -56,15 +56,7 @@ pub fn unroll_small_self_loops(body: &Body, cfg: &Cfg) -> Option<Unrolled> {
     if inserts.is_empty() {
         return None;
     }
-    let mut stmts =
-        Vec::with_capacity(out.stmts.len() + inserts.values().map(Vec::len).sum::<usize>());
-    for (k, s) in out.stmts.iter().enumerate() {
-        if let Some(copies) = inserts.get(&k) {
-            stmts.extend(copies.iter().map(|&i| Stmt::Inst(i)));
-        }
-        stmts.push(s.clone());
-    }
-    out.stmts = stmts;
+    out.insert_before_positions(&inserts);
     Some(Unrolled { body: out, origin })
 }
 

@@ -1161,6 +1161,22 @@ impl Body {
             })
             .collect()
     }
+    /// Places instructions already in the arena into the layout: `inserts[k]`, in order, before
+    /// the statement at position `k` (positions as [`Body::stmt_positions`] gives them).
+    pub fn insert_before_positions(
+        &mut self,
+        inserts: &std::collections::HashMap<usize, Vec<Inst>>,
+    ) {
+        let added: usize = inserts.values().map(Vec::len).sum();
+        let mut stmts = Vec::with_capacity(self.stmts.len() + added);
+        for (k, s) in self.stmts.iter().enumerate() {
+            if let Some(insts) = inserts.get(&k) {
+                stmts.extend(insts.iter().map(|&i| Stmt::Inst(i)));
+            }
+            stmts.push(s.clone());
+        }
+        self.stmts = stmts;
+    }
     /// The sizes of the arenas (for reserving the next body's; see [`Body::reserve`]).
     pub(crate) fn counts(&self) -> BodyCounts {
         BodyCounts {
