@@ -142,12 +142,7 @@ pub fn fold_offsets(body: &Body) -> Option<Body> {
     use crate::ptx::ir::{Imm, Type};
     use crate::ptx::roles;
     let n = body.regs.len();
-    let mut definitions = vec![0u32; n];
-    for i in body.inst_order() {
-        for d in roles::defs(body.inst(i)) {
-            definitions[d.index()] += 1;
-        }
-    }
+    let definitions = roles::definition_counts(body);
     // Per register, whether a use is anything but the base of an address.
     let mut other_use = vec![false; n];
     for i in body.inst_order() {

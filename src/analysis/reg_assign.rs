@@ -218,12 +218,7 @@ fn preferred_bank(partners: &[usize], heads: &[usize], base: &[Option<u32>]) -> 
 fn bank_partners(body: &Body, sizes: &[u32]) -> Vec<Vec<usize>> {
     use crate::ptx::ir::Opcode;
     let mut partners = vec![Vec::new(); sizes.len()];
-    let mut defs = vec![0u32; sizes.len()];
-    for i in body.inst_order() {
-        for s in slots(body.inst(i)).slots.iter().filter(|s| s.writes()) {
-            defs[s.reg.index()] += 1;
-        }
-    }
+    let defs = crate::ptx::roles::definition_counts(body);
     for i in body.inst_order() {
         let inst = body.inst(i);
         if matches!(

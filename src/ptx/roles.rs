@@ -32,7 +32,8 @@
 //!   be touched until the matching wait.
 
 use super::ir::{
-    Guard, InstData, Label, Modifier, Opcode, Operand, Reg, SpecialOperand, SpecialReg, StateSpace,
+    Body, Guard, InstData, Label, Modifier, Opcode, Operand, Reg, SpecialOperand, SpecialReg,
+    StateSpace,
 };
 
 /// What an instruction does with one operand position.
@@ -255,6 +256,17 @@ pub fn defs(inst: &InstData) -> Vec<Reg> {
         }
     });
     v
+}
+
+/// Per register of `body`, how many of its instructions write it ([`defs`]).
+pub fn definition_counts(body: &Body) -> Vec<u32> {
+    let mut counts = vec![0u32; body.regs.len()];
+    for i in body.inst_order() {
+        for d in defs(body.inst(i)) {
+            counts[d.index()] += 1;
+        }
+    }
+    counts
 }
 
 /// The registers `inst` reads (with [`Role::Use`] or [`Role::UseDef`]), the guard included.
