@@ -12,7 +12,10 @@
 //!
 //! [`materialise`] makes that copy explicit for the model: per such register, one `mov` into a
 //! new per-thread register at the nearest block that dominates every access using it, placed
-//! before the first of them there; those accesses read the copy. The body is for counting only.
+//! before the first of them there; those accesses read the copy. [`fold_offsets`] goes the
+//! other way for registers that are another plus a constant and only ever an address: SASS
+//! encodes the constant in the address (`[R2.64+0x2010]`), so they need no register of their
+//! own. The bodies are for counting only.
 
 use crate::machine::cfg::{Block, Cfg};
 use crate::machine::dominators::DomTree;

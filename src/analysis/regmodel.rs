@@ -193,21 +193,21 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     )
     .map_err(|e| e.to_string())?;
     let kinds = classify(f, &div);
-    let all = {
-        let cfg = Cfg::compute(body);
-        let lv = Liveness::compute(body, &cfg);
-        Pressure::compute(body, &cfg, &lv).max_units()
-    };
+    let cfg = Cfg::compute(body);
+    let all = Pressure::compute(body, &cfg, &Liveness::compute(body, &cfg)).max_units();
     // Constant offsets folded into the addresses that use them, as SASS encodes them.
     let folded = address_regs::fold_offsets(body);
-    let body = folded.as_ref().unwrap_or(body);
+    let (body, cfg) = match &folded {
+        Some(folded) => (folded, Cfg::compute(folded)),
+        None => (body, cfg),
+    };
     // The copies of parameter and uniform pointers that global accesses read are per-thread
     // registers (past the end of `kinds`, so `Kind::PerThread` below).
-    let held = address_regs::materialise(body, &Cfg::compute(body), |r| {
-        kinds[r.index()] != Kind::PerThread
-    });
-    let body = held.as_ref().map_or(body, |m| &m.body);
-    let cfg = Cfg::compute(body);
+    let held = address_regs::materialise(body, &cfg, |r| kinds[r.index()] != Kind::PerThread);
+    let (body, cfg) = match &held {
+        Some(held) => (&held.body, Cfg::compute(&held.body)),
+        None => (body, cfg),
+    };
     let lv = Liveness::compute(body, &cfg);
     let kinds = &kinds;
     let narrow = narrow_addresses(body);
