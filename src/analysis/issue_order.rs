@@ -387,9 +387,12 @@ fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<
     preds
 }
 
-/// How an instruction with effects `e` takes part in the memory and fence order.
+/// How an instruction with effects `e` takes part in the memory and fence order. A warp-level
+/// instruction (`mma.sync`, `ldmatrix`, `shfl.sync`) is ordered by its memory effects only: in
+/// one block every lane of the warp meets them in the same order, so they need no fence.
 fn order_of(e: &roles::Effects) -> Order {
-    if e.opaque || e.async_defs || e.sync != Sync::None || e.control != Control::None {
+    let fence_sync = !matches!(e.sync, Sync::None | Sync::Warp);
+    if e.opaque || e.async_defs || fence_sync || e.control != Control::None {
         Order::Fence
     } else if e.mem_write || e.side_effects {
         Order::Store
