@@ -9,19 +9,23 @@
 //!
 //! Dependencies kept (the PTX semantics, not ptxas's exact rules): registers (read after write,
 //! write after read, write after write, through [`slots`]); memory (a load is ordered with stores,
-//! atomics and anything else that writes memory or has side effects; loads pass loads); the
-//! carry flag (its readers and writers keep their order); and fences — control flow, calls,
-//! barriers and other block-level synchronisation, asynchronous results, instructions [`roles`]
-//! does not understand — which nothing crosses. Warp-level instructions (`mma.sync`,
-//! `ldmatrix`, `shfl.sync`) are no fence: every lane of a warp meets them in one block's order,
-//! and ptxas interleaves a Triton matmul's `ldmatrix` with its `mma`s. The scheduler is a list scheduler with a clock, one
-//! instruction a cycle: an instruction is ready once its predecessors have issued and their
-//! latencies have passed, and among the ready ones the one with the longest latency path to the
-//! block's end goes first (ties in PTX order); when none is ready the clock moves to the first
-//! that will be. So loads issue while a chain of dependent arithmetic waits on its latencies, as
-//! on the hardware (a scheduler without a clock issued an accumulation chain before the loads
-//! that feed its later links; the clock took the register model from 59 to 61 of 144 kernels
-//! within ±10 % of ptxas, docs/benchmarks.md).
+//! atomics and anything else that writes memory or has side effects; loads pass loads); the carry
+//! flag (its readers and writers keep their order); and fences — control flow, calls, barriers and
+//! other block-level synchronisation, asynchronous results, instructions [`roles`] does not
+//! understand — which nothing crosses (except that in the pressure-first order register-only
+//! arithmetic may sink past a barrier or memory fence: Triton's int8 matmul computes its 32 output
+//! pointers before the epilogue's `bar.sync`s and stores through them after; that order's epilogue
+//! peak falls from 198 to 138 units; the register-model table does not change, as its main loop's
+//! 184 still lets no more warps be resident than the latency-first order's 215). Warp-level
+//! instructions (`mma.sync`, `ldmatrix`, `shfl.sync`) are no fence: every lane of a warp meets them
+//! in one block's order, and ptxas interleaves a Triton matmul's `ldmatrix` with its `mma`s. The
+//! scheduler is a list scheduler with a clock, one instruction a cycle: an instruction is ready
+//! once its predecessors have issued and their latencies have passed, and among the ready ones the
+//! one with the longest latency path to the block's end goes first (ties in PTX order); when none
+//! is ready the clock moves to the first that will be. So loads issue while a chain of dependent
+//! arithmetic waits on its latencies, as on the hardware (a scheduler without a clock issued an
+//! accumulation chain before the loads that feed its later links; the clock took the register model
+//! from 59 to 61 of 144 kernels within ±10 % of ptxas, docs/benchmarks.md).
 //!
 //! [`pressure_first`] is the other order ptxas's scheduler takes, when registers decide
 //! occupancy: among the ready instructions, the one that adds the fewest live register units
@@ -59,6 +63,10 @@ enum Order {
     Load,
     /// Writes memory or has side effects: ordered with every memory instruction.
     Store,
+    /// A barrier or memory fence (`bar.sync`, `membar`): no memory instruction crosses it,
+    /// and register-only arithmetic after it stays after it; in the pressure-first order,
+    /// arithmetic before it may sink past it.
+    Barrier,
     /// Nothing crosses it.
     Fence,
 }
@@ -117,7 +125,7 @@ fn pressure_block(
     weight: &impl Fn(usize, u32) -> u32,
 ) -> Vec<Inst> {
     let n = insts.len();
-    let (_, mut preds, mut succs) = dag(body, insts);
+    let (_, mut preds, mut succs) = dag(body, insts, true);
     hold_defaults_back(body, insts, &mut preds, &mut succs);
     let units = |r: usize| match reg_class(body.regs[r].ty) {
         RegClass::General(u) => weight(r, u),
@@ -263,7 +271,7 @@ fn schedule_block(
     long_latency: &impl Fn(&InstData) -> bool,
 ) -> Vec<Inst> {
     let n = insts.len();
-    let (effects, preds, succs) = dag(body, insts);
+    let (effects, preds, succs) = dag(body, insts, false);
     let latency: Vec<u32> = insts
         .iter()
         .zip(&effects)
@@ -353,12 +361,16 @@ fn hold_defaults_back(
 /// The dependence graph of a block's instructions, by position: each one's effects, the
 /// earlier positions it must follow ([`dependencies`]) and the later ones that must follow it.
 #[allow(clippy::type_complexity)]
-fn dag(body: &Body, insts: &[Inst]) -> (Vec<roles::Effects>, Vec<Vec<usize>>, Vec<Vec<usize>>) {
+fn dag(
+    body: &Body,
+    insts: &[Inst],
+    sink_past_barriers: bool,
+) -> (Vec<roles::Effects>, Vec<Vec<usize>>, Vec<Vec<usize>>) {
     let effects: Vec<roles::Effects> = insts
         .iter()
         .map(|&i| roles::effects(body.inst(i)))
         .collect();
-    let preds = dependencies(body, insts, &effects);
+    let preds = dependencies(body, insts, &effects, sink_past_barriers);
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); insts.len()];
     for (j, ps) in preds.iter().enumerate() {
         for &i in ps {
@@ -369,16 +381,24 @@ fn dag(body: &Body, insts: &[Inst]) -> (Vec<roles::Effects>, Vec<Vec<usize>>, Ve
 }
 
 /// Per instruction of the block (by position), the earlier positions it must follow
-/// (`effects`: the instructions' effects, by position).
-fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<Vec<usize>> {
+/// (`effects`: the instructions' effects, by position). With `sink_past_barriers`, a barrier
+/// or memory fence orders memory instructions only, and register-only arithmetic before it may
+/// follow it (the pressure-first order); without, nothing crosses it.
+fn dependencies(
+    body: &Body,
+    insts: &[Inst],
+    effects: &[roles::Effects],
+    sink_past_barriers: bool,
+) -> Vec<Vec<usize>> {
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); insts.len()];
     // Per register: the last writer and the readers since.
     let mut last_def: HashMap<usize, usize> = HashMap::new();
     let mut reads_since: HashMap<usize, Vec<usize>> = HashMap::new();
     let (mut last_fence, mut last_store, mut last_cc) = (None, None, None);
     let mut loads_since_store: Vec<usize> = Vec::new();
-    // Every instruction since the last fence (a fence follows them all; earlier ones precede
-    // them through the last fence).
+    // Every instruction since the last full fence, and every memory instruction since the last
+    // fence or barrier (a fence or barrier follows them; earlier ones precede them through it).
+    let mut since_full: Vec<usize> = Vec::new();
     let mut since_fence: Vec<usize> = Vec::new();
     for (j, (&inst, effects)) in insts.iter().zip(effects).enumerate() {
         let sl = slots(body.inst(inst)).slots;
@@ -393,7 +413,10 @@ fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<
                 deps.extend(reads_since.get(&r).into_iter().flatten());
             }
         }
-        let order = order_of(effects);
+        let order = match order_of(effects) {
+            Order::Barrier if !sink_past_barriers => Order::Fence,
+            o => o,
+        };
         match order {
             Order::Free => deps.extend(last_fence),
             Order::Load => {
@@ -405,9 +428,13 @@ fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<
                 deps.extend(last_store);
                 deps.extend(loads_since_store.iter().copied());
             }
-            Order::Fence => {
+            Order::Barrier => {
                 deps.extend(last_fence);
                 deps.extend(since_fence.iter().copied());
+            }
+            Order::Fence => {
+                deps.extend(last_fence);
+                deps.extend(since_full.iter().copied());
             }
         }
         if effects.reads_cc || effects.writes_cc {
@@ -427,8 +454,9 @@ fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<
         for s in sl.iter().filter(|s| s.reads() && !s.writes()) {
             reads_since.entry(s.reg.index()).or_default().push(j);
         }
+        since_full.push(j);
         match order {
-            Order::Free => since_fence.push(j),
+            Order::Free => {}
             Order::Load => {
                 loads_since_store.push(j);
                 since_fence.push(j);
@@ -438,11 +466,14 @@ fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<
                 loads_since_store.clear();
                 since_fence.push(j);
             }
-            Order::Fence => {
+            Order::Barrier | Order::Fence => {
                 last_fence = Some(j);
                 last_store = None;
                 loads_since_store.clear();
                 since_fence.clear();
+                if order == Order::Fence {
+                    since_full.clear();
+                }
             }
         }
     }
@@ -454,8 +485,10 @@ fn dependencies(body: &Body, insts: &[Inst], effects: &[roles::Effects]) -> Vec<
 /// one block every lane of the warp meets them in the same order, so they need no fence.
 fn order_of(e: &roles::Effects) -> Order {
     let fence_sync = !matches!(e.sync, Sync::None | Sync::Warp);
-    if e.opaque || e.async_defs || fence_sync || e.control != Control::None {
+    if e.opaque || e.async_defs || e.control != Control::None {
         Order::Fence
+    } else if fence_sync {
+        Order::Barrier
     } else if e.mem_write || e.side_effects {
         Order::Store
     } else if e.mem_read {
