@@ -104,7 +104,7 @@ fn reorder_blocks(
 /// `body` with each reachable block in pressure-first order: among the instructions whose
 /// dependencies have issued, the one that adds the fewest register units (`weight`, as the
 /// pressure counts them: units defined less units whose last reader it is) goes first, ties in
-/// PTX order; then register-only arithmetic sinks towards its uses ([`sink_arithmetic`]).
+/// PTX order; then register-only arithmetic sinks towards its uses (`sink_arithmetic`).
 pub fn pressure_first(
     body: &Body,
     cfg: &Cfg,

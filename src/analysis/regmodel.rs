@@ -14,7 +14,8 @@
 //! Warp-uniform values count as uniform only when every definition is an instruction the uniform
 //! datapath has (integer and logic arithmetic, moves, special registers, constant-bank loads):
 //! a uniform float, or a uniform value loaded from global or shared memory, is per-thread. So is
-//! a 64-bit uniform value (an empirical rule, see `classify`).
+//! a 64-bit uniform value (an empirical rule, see `classify`), except a `wgmma` matrix
+//! descriptor and what only builds one (`descriptor_arithmetic`).
 //!
 //! A parameter or uniform pointer that a global load, store or atomic reads directly is copied
 //! into a per-thread register pair, which `LDG`/`STG`/`ATOMG` take their address from
@@ -495,7 +496,8 @@ pub fn expansion_need(inst: &InstData) -> Option<u32> {
 /// bench (29 Nov, docs/benchmarks.md): 83 → 89 of 144 kernels within ±10 %, all of it on the
 /// holdouts (20 → 26; the build set stays at 63, its Triton rows' mean |error| 14 → 16 %).
 /// Counting every uniform value per-thread gives 83; only the 64-bit ones that feed no uniform
-/// value, 86.
+/// value, 86. `wgmma` descriptors are the exception ([`descriptor_arithmetic`]): `IGMMA` reads
+/// them from uniform registers (29 Nov evening: 4 Triton rows on sm_90a closer, none further).
 fn classify(f: &Function, div: &divergence::FunctionDivergence) -> Vec<Kind> {
     let body = f.body.as_ref().expect("checked by the caller");
     let n = body.regs.len();
@@ -540,19 +542,66 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence) -> Vec<Kind> {
             uniform_op[d.index()] &= ok;
         }
     }
+    let descriptor = descriptor_arithmetic(body);
     (0..n)
         .map(|r| {
             let reg = crate::ptx::Reg::new(r);
             match div.class(reg) {
                 Class::Constant(_) | Class::Undefined => Kind::Free,
                 _ if defined[r] && param[r] => Kind::Free,
-                c if c.is_uniform() && uniform_op[r] && body.regs[r].ty.bits() <= 32 => {
+                c if c.is_uniform()
+                    && uniform_op[r]
+                    && (body.regs[r].ty.bits() <= 32 || descriptor[r]) =>
+                {
                     Kind::Uniform
                 }
                 _ => Kind::PerThread,
             }
         })
         .collect()
+}
+
+/// Per register, whether it is a `wgmma` matrix descriptor (a 64-bit register operand of
+/// `wgmma.mma_async`) or 64-bit arithmetic whose every reader computes one: ptxas keeps them
+/// in uniform registers (`IGMMA R24, gdesc[UR8], …` in Triton's int8 matmul for sm_90a).
+fn descriptor_arithmetic(body: &Body) -> Vec<bool> {
+    let n = body.regs.len();
+    let wide = |r: usize| body.regs[r].ty.bits() == 64;
+    let mut descriptor = vec![false; n];
+    let mut readers: Vec<Vec<Inst>> = vec![Vec::new(); n];
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        for r in roles::uses(inst) {
+            readers[r.index()].push(i);
+        }
+        if inst.opcode == Opcode::Wgmma && inst.has_word("mma_async") {
+            for o in inst.operands.iter() {
+                if let Operand::Reg(r) = o {
+                    if wide(r.index()) {
+                        descriptor[r.index()] = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for r in 0..n {
+            if !wide(r) || descriptor[r] || readers[r].is_empty() {
+                continue;
+            }
+            let feeds_only_descriptors = readers[r].iter().all(|&i| {
+                let defs = roles::defs(body.inst(i));
+                !defs.is_empty() && defs.iter().all(|d| descriptor[d.index()])
+            });
+            if feeds_only_descriptors {
+                descriptor[r] = true;
+                changed = true;
+            }
+        }
+    }
+    descriptor
 }
 
 /// Per register, whether it is a 64-bit address ptxas keeps in 32 bits: every use is the
@@ -674,6 +723,53 @@ mod tests {
              .visible .entry k(.param .u64 p, .param .u32 n)\n{directives}\n{{\n{body}\n}}\n"
         );
         parse_module(&text, "t.ptx").expect("test PTX parses")
+    }
+
+    /// A descriptor and the 64-bit arithmetic that only builds it are uniform registers; a
+    /// 64-bit value that also feeds a global address is not a descriptor.
+    #[test]
+    fn wgmma_descriptors_are_uniform_arithmetic() {
+        let m = kernel(
+            "",
+            "
+            .reg .b32 %r<2>;
+            .reg .b64 %rd<8>;
+            .reg .f32 %f<5>;
+            ld.param.u64 %rd1, [p];
+            mov.u32 %r1, %ctaid.x;
+            mul.wide.u32 %rd2, %r1, 1024;
+            add.s64 %rd3, %rd2, 64;
+            add.s64 %rd4, %rd3, 32;
+            add.s64 %rd5, %rd1, 128;
+            add.s64 %rd6, %rd1, 8;
+            wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd4, %rd5, 0, 1, 1, 0, 0;
+            ld.global.f32 %f1, [%rd6];
+            ret;",
+        );
+        let body = m
+            .functions()
+            .next()
+            .and_then(|f| f.body.as_ref())
+            .expect("a body");
+        let d = descriptor_arithmetic(body);
+        let reg = |name: &str| body.reg_by_name(name).expect("declared").index();
+        assert!(d[reg("%rd4")] && d[reg("%rd3")] && d[reg("%rd2")]);
+        assert!(d[reg("%rd5")], "a descriptor operand itself");
+        assert!(!d[reg("%rd1")], "%rd1 also feeds the global address %rd6");
+        let k = classify(m.functions().next().expect("one kernel"), &{
+            let f = m.functions().next().expect("one kernel");
+            divergence::analyze_function(
+                f,
+                &divergence::Options {
+                    block_dim: None,
+                    assume_1d: false,
+                    assume_no_wrap: false,
+                },
+            )
+            .expect("analysis runs")
+        });
+        assert_eq!(k[reg("%rd4")], Kind::Uniform);
+        assert!(!d[reg("%rd6")]);
     }
 
     fn model_of(body: &str) -> RegModel {
