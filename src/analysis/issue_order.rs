@@ -125,7 +125,7 @@ fn pressure_block(
     weight: &impl Fn(usize, u32) -> u32,
 ) -> Vec<Inst> {
     let n = insts.len();
-    let (_, mut preds, mut succs) = dag(body, insts, true);
+    let (effects, mut preds, mut succs) = dag(body, insts, true);
     hold_defaults_back(body, insts, &mut preds, &mut succs);
     let units = |r: usize| match reg_class(body.regs[r].ty) {
         RegClass::General(u) => weight(r, u),
@@ -182,7 +182,7 @@ fn pressure_block(
             .min_by_key(|&k| (cost(ready[k]), ready[k]))
             .expect("ready is not empty");
         let i = ready.swap_remove(k);
-        order.push(insts[i]);
+        order.push(i);
         for &r in &reads[i] {
             if let Some(c) = readers_left.get_mut(&r) {
                 *c -= 1;
@@ -204,14 +204,9 @@ fn pressure_block(
     if order.len() != n {
         return insts.to_vec();
     }
-    let position: HashMap<Inst, usize> = insts.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    let mut local: Vec<usize> = order.iter().map(|i| position[i]).collect();
-    let free: Vec<bool> = insts
-        .iter()
-        .map(|&i| order_of(&roles::effects(body.inst(i))) == Order::Free)
-        .collect();
-    sink_arithmetic(&mut local, &free, &succs, &reads, &writes, &units, live_out);
-    local.into_iter().map(|k| insts[k]).collect()
+    let free: Vec<bool> = effects.iter().map(|e| order_of(e) == Order::Free).collect();
+    sink_arithmetic(&mut order, &free, &succs, &reads, &writes, &units, live_out);
+    order.into_iter().map(|k| insts[k]).collect()
 }
 
 /// Moves each register-only instruction of `order` (positions into the block), from the last
