@@ -10,7 +10,7 @@
 
 mod common;
 
-use warpsmith::analysis::issue_order::{latency_first, pressure_first};
+use warpsmith::analysis::issue_order::{latency_first, pressure_first, Greedy};
 use warpsmith::emu::equiv;
 use warpsmith::emu::launch::spec_for;
 use warpsmith::machine::cfg::Cfg;
@@ -57,8 +57,18 @@ fn latency_first_order_computes_the_same_bytes() {
 fn pressure_first_order_computes_the_same_bytes() {
     same_bytes("pressure-first", |body, cfg| {
         let liveness = Liveness::compute(body, cfg);
-        pressure_first(body, cfg, &liveness, &|_, units| units)
+        pressure_first(body, cfg, &liveness, &|_, units| units, Greedy::Step)
     });
+}
+
+#[test]
+fn pressure_first_lookahead_orders_compute_the_same_bytes() {
+    for greedy in [Greedy::Lookahead, Greedy::LookaheadTotal] {
+        same_bytes(&format!("pressure-first {greedy:?}"), |body, cfg| {
+            let liveness = Liveness::compute(body, cfg);
+            pressure_first(body, cfg, &liveness, &|_, units| units, greedy)
+        });
+    }
 }
 
 /// Reorders every kernel of [`FILES`] with `order` and compares it with the original.

@@ -35,8 +35,12 @@
 //! instruction as soon as it costs nothing and may then hold its result far from its use, so a
 //! last pass sinks register-only arithmetic to its first dependent wherever no point's pressure
 //! grows (Triton's 64×64×32 matmul on sm_80: 87 → 82 units; the register model 97 → 99 of 144
-//! kernels within ±10 %, docs/benchmarks.md). The register model takes this order where it lets
-//! more warps be resident.
+//! kernels within ±10 %, docs/benchmarks.md). One instruction at a time, the greedy cannot see that
+//! a load which adds 4 units lets a product free 2 (Triton's layer norm issues both rows of one
+//! pointer before either of the other, where ptxas pairs them), so it also weighs each
+//! instruction with the few it waits on ([`Greedy`]); the register model takes, of the orders the
+//! weighings give, the one that needs the fewest registers (99 → 101 of 144 kernels), and takes it
+//! where it lets more warps be resident.
 
 use crate::machine::bitset::BitSet;
 use crate::machine::cfg::{Block, Cfg};
@@ -110,10 +114,28 @@ pub fn pressure_first(
     cfg: &Cfg,
     liveness: &Liveness,
     weight: &impl Fn(usize, u32) -> u32,
+    greedy: Greedy,
 ) -> Body {
     reorder_blocks(body, cfg, |b, insts| {
-        pressure_block(body, insts, liveness.live_out(b), weight)
+        pressure_block(body, insts, liveness.live_out(b), weight, greedy)
     })
+}
+
+/// How the pressure-first greedy weighs its next step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Greedy {
+    /// Each ready instruction alone: the fewest units added.
+    Step,
+    /// Also each instruction together with the few unissued ones it waits on, by units added
+    /// per instruction issued ([`pick_sparing`]).
+    Lookahead,
+    /// As `Lookahead`, by units added in all.
+    LookaheadTotal,
+}
+
+impl Greedy {
+    /// Every weighing, the plain step first.
+    pub const ALL: [Greedy; 3] = [Greedy::Step, Greedy::Lookahead, Greedy::LookaheadTotal];
 }
 
 /// The pressure-first order of one block's instructions (`live_out`: the registers live after
@@ -123,8 +145,8 @@ fn pressure_block(
     insts: &[Inst],
     live_out: &BitSet,
     weight: &impl Fn(usize, u32) -> u32,
+    greedy: Greedy,
 ) -> Vec<Inst> {
-    let n = insts.len();
     let (effects, mut preds, mut succs) = dag(body, insts, true);
     hold_defaults_back(body, insts, &mut preds, &mut succs);
     let units = |r: usize| match reg_class(body.regs[r].ty) {
@@ -152,8 +174,51 @@ fn pressure_block(
                 .collect()
         })
         .collect();
+    let free: Vec<bool> = effects.iter().map(|e| order_of(e) == Order::Free).collect();
+    let graph = BlockGraph {
+        preds,
+        succs,
+        reads,
+        writes,
+    };
+    let Some(mut order) = greedy_sparing(&graph, live_out, &units, greedy) else {
+        return insts.to_vec();
+    };
+    sink_arithmetic(&mut order, &free, &graph, &units, live_out);
+    order.into_iter().map(|k| insts[k]).collect()
+}
+
+/// A block's dependence graph and register operands, by position in the block.
+struct BlockGraph {
+    /// The earlier positions each must follow.
+    preds: Vec<Vec<usize>>,
+    /// The later positions that must follow each.
+    succs: Vec<Vec<usize>>,
+    /// The registers each reads (deduplicated).
+    reads: Vec<Vec<usize>>,
+    /// The registers each writes.
+    writes: Vec<Vec<usize>>,
+}
+
+/// The pressure-first greedy over one block's graph: each step issues the ready instruction
+/// that adds the fewest register units; with `lookahead`, [`pick_sparing`] also weighs an
+/// instruction together with the few unissued ones it waits on, per instruction issued. `None`
+/// when some instruction never became ready.
+fn greedy_sparing(
+    graph: &BlockGraph,
+    live_out: &BitSet,
+    units: &impl Fn(usize) -> u32,
+    greedy: Greedy,
+) -> Option<Vec<usize>> {
+    let BlockGraph {
+        preds,
+        succs,
+        reads,
+        writes,
+    } = graph;
+    let n = preds.len();
     let mut readers_left: HashMap<usize, u32> = HashMap::new();
-    for rs in &reads {
+    for rs in reads {
         for &r in rs {
             *readers_left.entry(r).or_default() += 1;
         }
@@ -162,27 +227,15 @@ fn pressure_block(
     let mut waiting: Vec<usize> = preds.iter().map(Vec::len).collect();
     let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
     let mut order = Vec::with_capacity(n);
+    let mut issued = vec![false; n];
     while !ready.is_empty() {
-        let cost = |i: usize| -> i64 {
-            let freed: u32 = reads[i]
-                .iter()
-                .filter(|&&r| {
-                    readers_left[&r] == 1 && !live_out.contains(r) && !writes[i].contains(&r)
-                })
-                .map(|&r| units(r))
-                .sum();
-            let added: u32 = writes[i]
-                .iter()
-                .filter(|&&r| !live.contains(&r) && !reads[i].contains(&r))
-                .map(|&r| units(r))
-                .sum();
-            i64::from(added) - i64::from(freed)
+        let cost = |seq: &[usize]| {
+            sequence_cost(seq, reads, writes, &readers_left, &live, live_out, units)
         };
-        let k = (0..ready.len())
-            .min_by_key(|&k| (cost(ready[k]), ready[k]))
-            .expect("ready is not empty");
+        let k = pick_sparing(&ready, graph, &issued, greedy, &cost);
         let i = ready.swap_remove(k);
         order.push(i);
+        issued[i] = true;
         for &r in &reads[i] {
             if let Some(c) = readers_left.get_mut(&r) {
                 *c -= 1;
@@ -201,12 +254,123 @@ fn pressure_block(
             }
         }
     }
-    if order.len() != n {
-        return insts.to_vec();
+    (order.len() == n).then_some(order)
+}
+
+/// How many unissued predecessors an instruction may wait on and still be weighed, with them,
+/// as one step of the pressure-first greedy ([`pick_sparing`]).
+const LOOKAHEAD_PREDS: usize = 6;
+
+/// The position in `ready` the pressure-first greedy issues next. Each ready instruction is
+/// weighed alone (units added); with a lookahead weighing ([`Greedy`]), so is each instruction
+/// whose unissued ancestors (at most [`LOOKAHEAD_PREDS`]) would be issued just before it, in
+/// position order, by the units the whole sequence adds (`cost`), per instruction issued
+/// (`Lookahead`) or in all (`LookaheadTotal`). The least wins, ties to the earliest position;
+/// a sequence issues its first instruction and is weighed again next step. So the load, and its
+/// guarded defaults, that lets a product free one operand from each of two pointers comes before
+/// a second load from the first pointer (Triton's layer norm: ptxas pairs the two pointers'
+/// loads; its epilogue peak falls from 42 to 32 units).
+fn pick_sparing(
+    ready: &[usize],
+    graph: &BlockGraph,
+    issued: &[bool],
+    greedy: Greedy,
+    cost: &impl Fn(&[usize]) -> i64,
+) -> usize {
+    // (cost, length, tie, position in `ready`); compared by cost per instruction.
+    let mut best: Option<(i64, i64, usize, usize)> = None;
+    let mut consider = |c: i64, len: usize, tie: usize, first: usize| {
+        let len = if greedy == Greedy::LookaheadTotal {
+            1
+        } else {
+            len as i64
+        };
+        let better =
+            best.is_none_or(|(bc, bl, bt, _)| (c * bl).cmp(&(bc * len)).then(tie.cmp(&bt)).is_lt());
+        if better {
+            best = Some((c, len, tie, first));
+        }
+    };
+    for (k, &i) in ready.iter().enumerate() {
+        consider(cost(&[i]), 1, i, k);
     }
-    let free: Vec<bool> = effects.iter().map(|e| order_of(e) == Order::Free).collect();
-    sink_arithmetic(&mut order, &free, &succs, &reads, &writes, &units, live_out);
-    order.into_iter().map(|k| insts[k]).collect()
+    if greedy == Greedy::Step {
+        return best.expect("ready is not empty").3;
+    }
+    let (preds, succs) = (&graph.preds, &graph.succs);
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut frontier: Vec<usize> = ready.to_vec();
+    while let Some(i) = frontier.pop() {
+        for &j in &succs[i] {
+            if !seen.insert(j) {
+                continue;
+            }
+            let Some(mut seq) = unissued_ancestors(j, preds, issued) else {
+                continue;
+            };
+            frontier.push(j);
+            seq.sort_unstable();
+            let first = seq[0];
+            seq.push(j);
+            let k = ready
+                .iter()
+                .position(|&x| x == first)
+                .expect("first is ready");
+            consider(cost(&seq), seq.len(), j, k);
+        }
+    }
+    best.expect("ready is not empty").3
+}
+
+/// The unissued instructions `j` waits on, directly or through others (positions), when there
+/// are at most [`LOOKAHEAD_PREDS`].
+fn unissued_ancestors(j: usize, preds: &[Vec<usize>], issued: &[bool]) -> Option<Vec<usize>> {
+    let mut found: Vec<usize> = Vec::new();
+    let mut stack = vec![j];
+    while let Some(x) = stack.pop() {
+        for &p in &preds[x] {
+            if !issued[p] && !found.contains(&p) {
+                if found.len() == LOOKAHEAD_PREDS {
+                    return None;
+                }
+                found.push(p);
+                stack.push(p);
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The register units live after issuing `seq` (positions, in order) less those live before:
+/// each instruction adds the units it defines that are not live and frees the units of the
+/// sources whose last remaining reader it is.
+fn sequence_cost(
+    seq: &[usize],
+    reads: &[Vec<usize>],
+    writes: &[Vec<usize>],
+    readers_left: &HashMap<usize, u32>,
+    live: &HashSet<usize>,
+    live_out: &BitSet,
+    units: &impl Fn(usize) -> u32,
+) -> i64 {
+    let mut taken: HashMap<usize, u32> = HashMap::new();
+    let mut defined: HashSet<usize> = HashSet::new();
+    let mut total = 0i64;
+    for &i in seq {
+        for &r in &reads[i] {
+            let left = readers_left[&r] - taken.get(&r).copied().unwrap_or(0);
+            *taken.entry(r).or_default() += 1;
+            if left == 1 && !live_out.contains(r) && !writes[i].contains(&r) {
+                total -= i64::from(units(r));
+            }
+        }
+        for &r in &writes[i] {
+            if !live.contains(&r) && !reads[i].contains(&r) && defined.insert(r) {
+                total += i64::from(units(r));
+            }
+        }
+    }
+    total
 }
 
 /// Moves each register-only instruction of `order` (positions into the block), from the last
@@ -218,12 +382,11 @@ fn pressure_block(
 fn sink_arithmetic(
     order: &mut Vec<usize>,
     free: &[bool],
-    succs: &[Vec<usize>],
-    reads: &[Vec<usize>],
-    writes: &[Vec<usize>],
+    graph: &BlockGraph,
     units: &impl Fn(usize) -> u32,
     live_out: &BitSet,
 ) {
+    let (succs, reads, writes) = (&graph.succs, &graph.reads, &graph.writes);
     let mut k = order.len();
     while k > 0 {
         k -= 1;
@@ -527,10 +690,15 @@ mod tests {
 
     /// The same in pressure-first order, every register counted at its natural units.
     fn sparing(text: &str) -> Vec<String> {
+        sparing_with(text, Greedy::Step)
+    }
+
+    /// [`sparing`] with the greedy weighing its steps as `greedy` says.
+    fn sparing_with(text: &str, greedy: Greedy) -> Vec<String> {
         let body = ptx(text);
         let cfg = Cfg::compute(&body);
         let liveness = Liveness::compute(&body, &cfg);
-        printed(&pressure_first(&body, &cfg, &liveness, &|_, u| u))
+        printed(&pressure_first(&body, &cfg, &liveness, &|_, u| u, greedy))
     }
 
     fn printed(out: &Body) -> Vec<String> {
@@ -591,19 +759,28 @@ mod tests {
     fn arithmetic_sinks_to_its_first_use_when_no_point_grows() {
         // 0: r10 (2 units) from r1, which 2 reads again; 1, 2: other work; 3 reads r10.
         let units = |r: usize| if r >= 10 { 2 } else { 1 };
-        let succs = vec![vec![3], vec![], vec![], vec![]];
-        let reads = vec![vec![1], vec![2], vec![1], vec![10]];
-        let writes = vec![vec![10], vec![3], vec![4], vec![]];
+        let graph = |reads: Vec<Vec<usize>>, writes: Vec<Vec<usize>>| BlockGraph {
+            preds: vec![vec![], vec![], vec![], vec![0]],
+            succs: vec![vec![3], vec![], vec![], vec![]],
+            reads,
+            writes,
+        };
         let free = vec![true; 4];
         let mut order = vec![0, 1, 2, 3];
         let none = BitSet::new(16);
-        sink_arithmetic(&mut order, &free, &succs, &reads, &writes, &units, &none);
+        let g = graph(
+            vec![vec![1], vec![2], vec![1], vec![10]],
+            vec![vec![10], vec![3], vec![4], vec![]],
+        );
+        sink_arithmetic(&mut order, &free, &g, &units, &none);
         assert_eq!(order, vec![1, 2, 0, 3]);
         // 0 now reads r11 (2 units) last and defines r5 (1 unit): sinking would hold r11 longer.
-        let reads = vec![vec![11], vec![2], vec![1], vec![5]];
-        let writes = vec![vec![5], vec![3], vec![4], vec![]];
+        let g = graph(
+            vec![vec![11], vec![2], vec![1], vec![5]],
+            vec![vec![5], vec![3], vec![4], vec![]],
+        );
         let mut order = vec![0, 1, 2, 3];
-        sink_arithmetic(&mut order, &free, &succs, &reads, &writes, &units, &none);
+        sink_arithmetic(&mut order, &free, &g, &units, &none);
         assert_eq!(order, vec![0, 1, 2, 3]);
     }
 
@@ -641,6 +818,49 @@ mod tests {
     /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
     /// so pressure-first order does not issue the second load's defaults before the first
     /// load's sum.
+    #[test]
+    fn lookahead_pairs_the_loads_that_one_product_frees() {
+        // Two rows of x, then two of w; each product reads one of each. One step at a time,
+        // every load adds 4 units and the PTX order breaks the tie: both x rows load first.
+        // Weighed with what it waits on, the first product (w0's load, then the multiply:
+        // 4 + 1 - 2 units over 2 instructions) beats x1's load (4 over 1).
+        let text = "
+            .reg .f32 %f<40>;
+            .reg .b64 %rd<4>;
+            ld.param.u64 %rd1, [p0];
+            ld.param.u64 %rd2, [p1];
+            ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];
+            ld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd1+16];
+            ld.global.v4.f32 {%f9, %f10, %f11, %f12}, [%rd2];
+            ld.global.v4.f32 {%f13, %f14, %f15, %f16}, [%rd2+16];
+            mul.f32 %f20, %f1, %f9;
+            fma.rn.f32 %f21, %f2, %f10, %f20;
+            fma.rn.f32 %f22, %f3, %f11, %f21;
+            fma.rn.f32 %f23, %f4, %f12, %f22;
+            fma.rn.f32 %f24, %f5, %f13, %f23;
+            fma.rn.f32 %f25, %f6, %f14, %f24;
+            fma.rn.f32 %f26, %f7, %f15, %f25;
+            fma.rn.f32 %f27, %f8, %f16, %f26;
+            st.global.f32 [%rd1], %f27;
+            ret;
+        ";
+        let x1 = "ld.global.v4.f32 {%f5";
+        let w0 = "ld.global.v4.f32 {%f9";
+        let step = sparing_with(text, Greedy::Step);
+        assert!(position(&step, x1) < position(&step, w0), "{step:#?}");
+        for greedy in [Greedy::Lookahead, Greedy::LookaheadTotal] {
+            let order = sparing_with(text, greedy);
+            assert!(
+                position(&order, w0) < position(&order, x1),
+                "{greedy:?}: {order:#?}"
+            );
+            assert!(
+                position(&order, "mul.f32 %f20") < position(&order, x1),
+                "{order:#?}"
+            );
+        }
+    }
+
     #[test]
     fn a_guarded_loads_default_waits_for_its_address() {
         let order = sparing(

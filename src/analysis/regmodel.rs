@@ -364,7 +364,8 @@ fn full_occupancy_regs(arch: &ArchLimits) -> u32 {
 /// (`ptx_order_peak`), the peak counts as the PTX order's plus the slack and the assignment is
 /// made on the PTX order. Where the pressure-first order's figures are lower and
 /// `more_warps(latency-first need, pressure-first need)` says they let more warps be resident,
-/// they are the pressure-first order's ([`issue_order::pressure_first`]).
+/// they are the pressure-first order's ([`issue_order::pressure_first`]): of the orders its
+/// greedy weighings give ([`issue_order::Greedy`]), the one that needs the fewest registers.
 fn per_thread_figures(
     body: &Body,
     cfg: &Cfg,
@@ -431,17 +432,26 @@ fn figures_on(
         numbers.saturating_sub(1),
     );
     let liveness = Liveness::compute(body, cfg);
-    let sparing = issue_order::pressure_first(body, cfg, &liveness, weight);
-    let sparing_cfg = Cfg::compute(&sparing);
-    let sparing_liveness = Liveness::compute(&sparing, &sparing_cfg);
-    let sparing_peak =
-        Pressure::compute_weighted(&sparing, &sparing_cfg, &sparing_liveness, weight).max_units();
-    if sparing_peak >= latency.0 {
-        return latency;
-    }
-    let numbers = reg_assign::registers_used(&sparing, &sparing_cfg, weight, held, bank_room);
-    let pressure_first = (sparing_peak, numbers.saturating_sub(1));
     let need = |(peak, numbers): (u32, u32)| peak.max(numbers);
+    let Some(pressure_first) = issue_order::Greedy::ALL
+        .into_iter()
+        .filter_map(|greedy| {
+            let sparing = issue_order::pressure_first(body, cfg, &liveness, weight, greedy);
+            let sparing_cfg = Cfg::compute(&sparing);
+            let sparing_liveness = Liveness::compute(&sparing, &sparing_cfg);
+            let peak =
+                Pressure::compute_weighted(&sparing, &sparing_cfg, &sparing_liveness, weight)
+                    .max_units();
+            (peak < latency.0).then(|| {
+                let numbers =
+                    reg_assign::registers_used(&sparing, &sparing_cfg, weight, held, bank_room);
+                (peak, numbers.saturating_sub(1))
+            })
+        })
+        .min_by_key(|&figures| need(figures))
+    else {
+        return latency;
+    };
     if more_warps(need(latency), need(pressure_first)) {
         pressure_first
     } else {
