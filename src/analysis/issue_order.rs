@@ -9,8 +9,9 @@
 //!
 //! Dependencies kept (the PTX semantics, not ptxas's exact rules): registers (read after write,
 //! write after read, write after write, through [`slots`]); memory (a load is ordered with stores,
-//! atomics and anything else that writes memory or has side effects; loads pass loads); the carry
-//! flag (its readers and writers keep their order); and fences — control flow, calls, barriers and
+//! atomics and anything else that writes memory or has side effects, unless the two name
+//! different state spaces among shared, global and local, which never alias; loads pass loads);
+//! the carry flag (its readers and writers keep their order); and fences — control flow, calls, barriers and
 //! other block-level synchronisation, asynchronous results, instructions [`roles`] does not
 //! understand — which nothing crosses (except that in the pressure-first order register-only
 //! arithmetic may sink past a barrier or memory fence: Triton's int8 matmul computes its 32 output
@@ -538,6 +539,24 @@ fn dag(
     (effects, preds, succs)
 }
 
+/// The memory regions [`regions`] tells apart: shared, global, local, and the read-only
+/// parameter and constant spaces.
+const REGIONS: usize = 4;
+
+/// The regions a memory instruction may touch: its state space's when it names one (shared,
+/// global and local memory never alias: a global address cannot reach a block's shared memory),
+/// every region when it is generic or unknown. ptxas moves a Triton kernel's `LDG`s past the
+/// `STS.U8`s that stage the previous load's bytes.
+fn regions(effects: &roles::Effects) -> std::ops::Range<usize> {
+    match effects.space {
+        Some(StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster) => 0..1,
+        Some(StateSpace::Global) => 1..2,
+        Some(StateSpace::Local) => 2..3,
+        Some(StateSpace::Const | StateSpace::Param | StateSpace::ParamEntry) => 3..4,
+        _ => 0..REGIONS,
+    }
+}
+
 /// Per instruction of the block (by position), the earlier positions it must follow
 /// (`effects`: the instructions' effects, by position). With `sink_past_barriers`, a barrier
 /// or memory fence orders memory instructions only, and register-only arithmetic before it may
@@ -552,8 +571,10 @@ fn dependencies(
     // Per register: the last writer and the readers since.
     let mut last_def: HashMap<usize, usize> = HashMap::new();
     let mut reads_since: HashMap<usize, Vec<usize>> = HashMap::new();
-    let (mut last_fence, mut last_store, mut last_cc) = (None, None, None);
-    let mut loads_since_store: Vec<usize> = Vec::new();
+    let (mut last_fence, mut last_cc) = (None, None);
+    // Per memory region: the last store that may touch it, and the loads since.
+    let mut last_store: [Option<usize>; REGIONS] = [None; REGIONS];
+    let mut loads_since_store: [Vec<usize>; REGIONS] = Default::default();
     // Every instruction since the last full fence, and every memory instruction since the last
     // fence or barrier (a fence or barrier follows them; earlier ones precede them through it).
     let mut since_full: Vec<usize> = Vec::new();
@@ -579,12 +600,16 @@ fn dependencies(
             Order::Free => deps.extend(last_fence),
             Order::Load => {
                 deps.extend(last_fence);
-                deps.extend(last_store);
+                for r in regions(effects) {
+                    deps.extend(last_store[r]);
+                }
             }
             Order::Store => {
                 deps.extend(last_fence);
-                deps.extend(last_store);
-                deps.extend(loads_since_store.iter().copied());
+                for r in regions(effects) {
+                    deps.extend(last_store[r]);
+                    deps.extend(loads_since_store[r].iter().copied());
+                }
             }
             Order::Barrier => {
                 deps.extend(last_fence);
@@ -616,18 +641,22 @@ fn dependencies(
         match order {
             Order::Free => {}
             Order::Load => {
-                loads_since_store.push(j);
+                for r in regions(effects) {
+                    loads_since_store[r].push(j);
+                }
                 since_fence.push(j);
             }
             Order::Store => {
-                last_store = Some(j);
-                loads_since_store.clear();
+                for r in regions(effects) {
+                    last_store[r] = Some(j);
+                    loads_since_store[r].clear();
+                }
                 since_fence.push(j);
             }
             Order::Barrier | Order::Fence => {
                 last_fence = Some(j);
-                last_store = None;
-                loads_since_store.clear();
+                last_store = [None; REGIONS];
+                loads_since_store = Default::default();
                 since_fence.clear();
                 if order == Order::Fence {
                     since_full.clear();
@@ -939,6 +968,36 @@ mod tests {
         let bar = position(&order, "bar.sync");
         assert!(position(&order, "mul.f32 %f5") < bar);
         assert!(position(&order, "ld.global.f32 %f6") > bar);
+    }
+
+    /// A global load passes a shared store (the two spaces never alias), but not a global or
+    /// a generic one.
+    #[test]
+    fn loads_pass_stores_to_other_spaces_only() {
+        let order = scheduled(
+            "
+            .reg .b32 %r<4>;
+            .reg .b64 %rd<4>;
+            .reg .f32 %f<8>;
+            mov.b64 %rd1, 0;
+            mov.b32 %r1, 0;
+            ld.global.f32 %f1, [%rd1];
+            mul.f32 %f2, %f1, %f1;
+            st.shared.f32 [%r1], %f2;
+            ld.global.f32 %f3, [%rd1+4];
+            st.global.f32 [%rd1+8], %f3;
+            ld.global.f32 %f4, [%rd1+12];
+            st.f32 [%rd1+16], %f4;
+            ld.shared.f32 %f5, [%r1+4];
+            st.global.f32 [%rd1+20], %f5;
+            ret;
+        ",
+        );
+        // Up past the shared store, to the first load.
+        assert!(position(&order, "ld.global.f32 %f3") < position(&order, "st.shared.f32"));
+        // Not past the global store, nor a shared load past the generic store.
+        assert!(position(&order, "ld.global.f32 %f4") > position(&order, "st.global.f32 [%rd1+8]"));
+        assert!(position(&order, "ld.shared.f32 %f5") > position(&order, "st.f32"));
     }
 
     #[test]
