@@ -211,7 +211,11 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     };
     let lv = Liveness::compute(body, &cfg);
     let kinds = &kinds;
-    let narrow = narrow_addresses(body);
+    let narrow: Vec<bool> = narrow_addresses(body)
+        .into_iter()
+        .zip(extended_offsets(body))
+        .map(|(a, b)| a || b)
+        .collect();
     let narrow = &narrow;
     let weigh = |want: Kind| {
         move |r: usize, u: u32| {
@@ -614,6 +618,47 @@ fn descriptor_arithmetic(body: &Body) -> Vec<bool> {
     descriptor
 }
 
+/// Per register, whether it is a 32-bit value widened to 64 bits only to be added to 64-bit
+/// addresses, which ptxas keeps in 32 bits: every definition is a `cvt` from a 32-bit integer to
+/// a 64-bit one, and every reader an `add` of 64-bit integers. SASS adds the 32-bit register
+/// to a pair directly, the high half sign- or zero-extended (`IADD3 R8, P1, R155, R152, RZ;
+/// LEA.HI.X.SX32 R9, R155, R20, 0x1, P1` in Triton's int8 matmul, whose PTX holds four row
+/// offsets as `cvt.s64.s32 %rd6, %r77` through its main loop).
+fn extended_offsets(body: &Body) -> Vec<bool> {
+    use crate::machine::pressure::{reg_class, RegClass};
+    let is_wide_int =
+        |t: Option<crate::ptx::ir::Type>| t.is_some_and(|t| t.bits() == 64 && !t.is_float());
+    let mut offset: Vec<bool> = body
+        .regs
+        .iter()
+        .map(|reg| reg_class(reg.ty) == RegClass::General(2))
+        .collect();
+    let mut defined = vec![false; body.regs.len()];
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        let types: Vec<crate::ptx::ir::Type> = inst.types().collect();
+        let widens = inst.opcode == Opcode::Cvt
+            && types.len() == 2
+            && types[0].bits() == 64
+            && types[1].bits() == 32
+            && !types[0].is_float()
+            && !types[1].is_float();
+        let adds = inst.opcode == Opcode::Add && is_wide_int(inst.ty());
+        for d in roles::defs(inst) {
+            defined[d.index()] = true;
+            if !widens {
+                offset[d.index()] = false;
+            }
+        }
+        if !adds {
+            for r in roles::uses(inst) {
+                offset[r.index()] = false;
+            }
+        }
+    }
+    offset.iter().zip(&defined).map(|(&o, &d)| o && d).collect()
+}
+
 /// Per register, whether it is a 64-bit address ptxas keeps in 32 bits: every use is the
 /// address of a shared- or local-memory access (`LDS`/`STS`/`LDL`/`STL` take a 32-bit address)
 /// or a source of an `add`, `sub` or `mov` whose result is such an address too. clang's PTX
@@ -944,6 +989,33 @@ mod tests {
             ("%rd7", true),
         ] {
             assert_eq!(narrow[reg(name)], is_narrow, "{name}");
+        }
+    }
+
+    /// A sign- or zero-extended offset that only `add.s64`s read is held in 32 bits; one that
+    /// a shift or a memory access reads, or that something else defines, is not.
+    #[test]
+    fn extended_offsets_added_to_addresses_are_narrow() {
+        let text = ".reg .b32 %r<4>;\n.reg .b64 %rd<12>;\n\
+                    ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\n\
+                    cvt.s64.s32 %rd2, %r1;\nadd.s64 %rd3, %rd1, %rd2;\n\
+                    cvt.u64.u32 %rd4, %r1;\nshl.b64 %rd5, %rd4, 2;\nadd.s64 %rd6, %rd1, %rd5;\n\
+                    cvt.s64.s32 %rd7, %r1;\nld.global.u32 %r2, [%rd7];\n\
+                    mul.wide.s32 %rd8, %r1, 4;\nadd.s64 %rd9, %rd1, %rd8;\n\
+                    add.s64 %rd10, %rd3, %rd6;\nadd.s64 %rd11, %rd10, %rd9;\n\
+                    st.global.u32 [%rd11], %r2;\nret;";
+        let m = kernel("", text);
+        let body = m.functions().next().and_then(|f| f.body.as_ref()).unwrap();
+        let offsets = extended_offsets(body);
+        let reg = |name: &str| crate::machine::testutil::reg_named(body, name).index();
+        for (name, is_offset) in [
+            ("%rd2", true),
+            ("%rd4", false),
+            ("%rd7", false),
+            ("%rd8", false),
+            ("%rd3", false),
+        ] {
+            assert_eq!(offsets[reg(name)], is_offset, "{name}");
         }
     }
 
