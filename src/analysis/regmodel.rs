@@ -193,7 +193,7 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
         },
     )
     .map_err(|e| e.to_string())?;
-    let kinds = classify(f, &div);
+    let kinds = classify(f, &div, arch);
     let cfg = Cfg::compute(body);
     let all = Pressure::compute(body, &cfg, &Liveness::compute(body, &cfg)).max_units();
     // Constant offsets folded into the addresses that use them, as SASS encodes them.
@@ -512,7 +512,7 @@ pub fn expansion_need(inst: &InstData) -> Option<u32> {
 /// Counting every uniform value per-thread gives 83; only the 64-bit ones that feed no uniform
 /// value, 86. `wgmma` descriptors are the exception ([`descriptor_arithmetic`]): `IGMMA` reads
 /// them from uniform registers (29 Nov evening: 4 Triton rows on sm_90a closer, none further).
-fn classify(f: &Function, div: &divergence::FunctionDivergence) -> Vec<Kind> {
+fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimits) -> Vec<Kind> {
     let body = f.body.as_ref().expect("checked by the caller");
     let n = body.regs.len();
     // Parameter-derived: every definition an `ld.param`, or a copy/conversion of such a value.
@@ -557,12 +557,17 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence) -> Vec<Kind> {
         }
     }
     let descriptor = descriptor_arithmetic(body);
+    let loaded_pointer = if arch.cc >= LDC_POINTER_CC {
+        wide_addends(body)
+    } else {
+        vec![false; n]
+    };
     (0..n)
         .map(|r| {
             let reg = crate::ptx::Reg::new(r);
             match div.class(reg) {
                 Class::Constant(_) | Class::Undefined => Kind::Free,
-                _ if defined[r] && param[r] => Kind::Free,
+                _ if defined[r] && param[r] && !loaded_pointer[r] => Kind::Free,
                 c if c.is_uniform()
                     && uniform_op[r]
                     && (body.regs[r].ty.bits() <= 32 || descriptor[r]) =>
@@ -616,6 +621,55 @@ fn descriptor_arithmetic(body: &Body) -> Vec<bool> {
         }
     }
     descriptor
+}
+
+/// From this compute capability on, ptxas loads a kernel parameter that is added to a
+/// `mul.wide` product into a per-thread register pair (`LDC.64 R12, c[0x0][0x220]`, issued at
+/// the kernel's start with the other constant loads) and fuses the two into
+/// `IMAD.WIDE R2, R17, 0x4, R12`; on sm_80 the same `IMAD.WIDE` reads the parameter from the
+/// constant bank (`c[0x0][0x160]`) and holds the multiplier in a register instead
+/// ([`held_constants`]). A parameter added to anything else stays in the constant bank or a
+/// uniform register on both (`IADD3 R4, P0, R8, UR6, RZ`). Measured with ptxas 12.9 on sm_80 and sm_90: Black-Scholes
+/// (bench/regmodel_holdout) 21 and 31 registers, its six pointers in `LDC.64`s on sm_90 only;
+/// every Triton kernel of the suite has 6 to 12 `LDC.64`s on sm_90a, 1 to 9 on sm_80. Newer
+/// architectures are assumed to do as sm_90 does (not measured).
+const LDC_POINTER_CC: u32 = 90;
+
+/// Per register, whether an `add` of 64-bit integers adds it to a `mul.wide` product: the pair
+/// SASS fuses into one `IMAD.WIDE`.
+fn wide_addends(body: &Body) -> Vec<bool> {
+    let mut product = vec![false; body.regs.len()];
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        if inst.opcode == Opcode::Mul && inst.has_word("wide") {
+            for d in roles::defs(inst) {
+                product[d.index()] = true;
+            }
+        }
+    }
+    let mut addend = vec![false; body.regs.len()];
+    for i in body.inst_order() {
+        let inst = body.inst(i);
+        let adds = inst.opcode == Opcode::Add
+            && inst.ty().is_some_and(|t| t.bits() == 64 && !t.is_float());
+        if !adds {
+            continue;
+        }
+        let sources: Vec<usize> = inst
+            .operands
+            .iter()
+            .skip(1)
+            .filter_map(|o| match o {
+                Operand::Reg(r) => Some(r.index()),
+                _ => None,
+            })
+            .collect();
+        if let [x, y] = sources[..] {
+            addend[x] |= product[y];
+            addend[y] |= product[x];
+        }
+    }
+    addend
 }
 
 /// Per register, whether it is a 32-bit value widened to 64 bits only to be added to 64-bit
@@ -811,18 +865,22 @@ mod tests {
         assert!(d[reg("%rd4")] && d[reg("%rd3")] && d[reg("%rd2")]);
         assert!(d[reg("%rd5")], "a descriptor operand itself");
         assert!(!d[reg("%rd1")], "%rd1 also feeds the global address %rd6");
-        let k = classify(m.functions().next().expect("one kernel"), &{
-            let f = m.functions().next().expect("one kernel");
-            divergence::analyze_function(
-                f,
-                &divergence::Options {
-                    block_dim: None,
-                    assume_1d: false,
-                    assume_no_wrap: false,
-                },
-            )
-            .expect("analysis runs")
-        });
+        let k = classify(
+            m.functions().next().expect("one kernel"),
+            &{
+                let f = m.functions().next().expect("one kernel");
+                divergence::analyze_function(
+                    f,
+                    &divergence::Options {
+                        block_dim: None,
+                        assume_1d: false,
+                        assume_no_wrap: false,
+                    },
+                )
+                .expect("analysis runs")
+            },
+            crate::analysis::occupancy::arch("sm_90").expect("sm_90 is known"),
+        );
         assert_eq!(k[reg("%rd4")], Kind::Uniform);
         assert!(!d[reg("%rd6")]);
     }
@@ -1019,6 +1077,48 @@ mod tests {
         }
     }
 
+    /// On sm_90 a parameter pointer added to a `mul.wide` product takes a register pair (the
+    /// `LDC.64` that `IMAD.WIDE` reads); on sm_80 it stays in the constant bank and the
+    /// multiplier is held instead. A parameter added to anything else is free on both.
+    #[test]
+    fn pointers_for_imad_wide_are_loaded_on_sm_90() {
+        let text = ".reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n\
+                    ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\n\
+                    mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\n\
+                    add.s64 %rd4, %rd2, %rd3;\nld.global.u32 %r2, [%rd4];\n\
+                    ld.param.u64 %rd5, [p];\ncvt.u64.u32 %rd6, %r2;\nadd.s64 %rd7, %rd5, %rd6;\n\
+                    st.global.u32 [%rd7], %r2;\nret;";
+        let m = kernel("", text);
+        let f = m.functions().next().expect("one kernel");
+        let div = divergence::analyze_function(
+            f,
+            &divergence::Options {
+                block_dim: None,
+                assume_1d: false,
+                assume_no_wrap: false,
+            },
+        )
+        .expect("divergence runs");
+        let body = f.body.as_ref().expect("a body");
+        let reg = |name: &str| body.reg_by_name(name).expect("declared").index();
+        let sm_90 = crate::analysis::occupancy::arch("sm_90").expect("sm_90 is known");
+        let on_80 = classify(f, &div, sm_80());
+        let on_90 = classify(f, &div, sm_90);
+        assert_eq!(on_80[reg("%rd2")], Kind::Free);
+        assert_eq!(on_90[reg("%rd2")], Kind::PerThread);
+        assert_eq!(on_80[reg("%rd5")], Kind::Free);
+        assert_eq!(on_90[reg("%rd5")], Kind::Free);
+        assert_eq!(
+            held_constants(body, &on_80).len(),
+            1,
+            "the multiplier 4 on sm_80"
+        );
+        assert!(
+            held_constants(body, &on_90).is_empty(),
+            "an immediate on sm_90"
+        );
+    }
+
     /// The spread applies below the full-occupancy count only (32 on sm_80).
     #[test]
     fn the_spread_applies_to_small_kernels_only() {
@@ -1157,7 +1257,7 @@ mod tests {
         )
         .expect("divergence runs");
         let body = f.body.as_ref().expect("a body");
-        let held = held_constants(body, &classify(f, &div));
+        let held = held_constants(body, &classify(f, &div, sm_80()));
         let order: Vec<Inst> = body.inst_order().collect();
         // 1 (the atom at 6 and the red at 10), 4 (the mul.wide at 4).
         assert_eq!(held, vec![vec![order[6], order[10]], vec![order[4]]]);
