@@ -128,7 +128,7 @@ pub enum Greedy {
     /// Each ready instruction alone: the fewest units added.
     Step,
     /// Also each instruction together with the few unissued ones it waits on, by units added
-    /// per instruction issued ([`pick_sparing`]).
+    /// per instruction issued (`pick_sparing`).
     Lookahead,
     /// As `Lookahead`, by units added in all.
     LookaheadTotal,
@@ -202,9 +202,9 @@ struct BlockGraph {
 }
 
 /// The pressure-first greedy over one block's graph: each step issues the ready instruction
-/// that adds the fewest register units; with `lookahead`, [`pick_sparing`] also weighs an
-/// instruction together with the few unissued ones it waits on, per instruction issued. `None`
-/// when some instruction never became ready.
+/// that adds the fewest register units; with a lookahead `greedy`, [`pick_sparing`] also weighs
+/// an instruction together with the few unissued ones it waits on. `None` when some instruction
+/// never became ready.
 fn greedy_sparing(
     graph: &BlockGraph,
     live_out: &BitSet,

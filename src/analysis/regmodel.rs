@@ -6,7 +6,8 @@
 //!   use them, or rematerialised next to them;
 //! - kernel parameters and what is only copied or converted from them (`ld.param`, `mov`,
 //!   `cvta.to.global`): operands in constant bank 0 (`c[0x0][…]`) until combined with a
-//!   per-thread value;
+//!   per-thread value — except, from sm_90 on, a pointer added to a `mul.wide` product, which
+//!   ptxas loads into a register pair for `IMAD.WIDE` (`LDC_POINTER_CC`);
 //! - warp-uniform values (the affine divergence analysis' uniform class): on sm_75 and later
 //!   ptxas's uniform datapath keeps them in the 63 uniform registers (`UR`), which are shared by
 //!   the warp and are not part of the per-thread count, as long as they fit.
@@ -20,6 +21,10 @@
 //! A parameter or uniform pointer that a global load, store or atomic reads directly is copied
 //! into a per-thread register pair, which `LDG`/`STG`/`ATOMG` take their address from
 //! ([`address_regs`]).
+//!
+//! 64-bit values that SASS keeps in 32 bits count one unit: shared and local addresses
+//! (`narrow_addresses`), and 32-bit values widened only to be added to an address
+//! (`extended_offsets`).
 //!
 //! Some PTX instructions are one instruction in PTX and a long sequence or a subroutine in SASS
 //! (IEEE division, square root and reciprocal, integer division and remainder): at such an
