@@ -1040,18 +1040,27 @@ mod tests {
                     mov.u64 %rd5, s;\nadd.s64 %rd6, %rd5, %rd3;\n\
                     st.shared.u32 [%rd6], %r2;\nadd.s64 %rd7, %rd6, 4;\n\
                     ld.shared.u32 %r3, [%rd7+8];\nst.global.u32 [%rd4], %r3;\nret;";
+        assert_flags(
+            text,
+            narrow_addresses,
+            &[
+                ("%rd3", false),
+                ("%rd4", false),
+                ("%rd5", true),
+                ("%rd6", true),
+                ("%rd7", true),
+            ],
+        );
+    }
+
+    /// Asserts the per-register flags `flags` computes on the kernel body `text`.
+    fn assert_flags(text: &str, flags: fn(&Body) -> Vec<bool>, expected: &[(&str, bool)]) {
         let m = kernel("", text);
         let body = m.functions().next().and_then(|f| f.body.as_ref()).unwrap();
-        let narrow = narrow_addresses(body);
+        let got = flags(body);
         let reg = |name: &str| crate::machine::testutil::reg_named(body, name).index();
-        for (name, is_narrow) in [
-            ("%rd3", false),
-            ("%rd4", false),
-            ("%rd5", true),
-            ("%rd6", true),
-            ("%rd7", true),
-        ] {
-            assert_eq!(narrow[reg(name)], is_narrow, "{name}");
+        for &(name, want) in expected {
+            assert_eq!(got[reg(name)], want, "{name}");
         }
     }
 
@@ -1067,19 +1076,17 @@ mod tests {
                     mul.wide.s32 %rd8, %r1, 4;\nadd.s64 %rd9, %rd1, %rd8;\n\
                     add.s64 %rd10, %rd3, %rd6;\nadd.s64 %rd11, %rd10, %rd9;\n\
                     st.global.u32 [%rd11], %r2;\nret;";
-        let m = kernel("", text);
-        let body = m.functions().next().and_then(|f| f.body.as_ref()).unwrap();
-        let offsets = extended_offsets(body);
-        let reg = |name: &str| crate::machine::testutil::reg_named(body, name).index();
-        for (name, is_offset) in [
-            ("%rd2", true),
-            ("%rd4", false),
-            ("%rd7", false),
-            ("%rd8", false),
-            ("%rd3", false),
-        ] {
-            assert_eq!(offsets[reg(name)], is_offset, "{name}");
-        }
+        assert_flags(
+            text,
+            extended_offsets,
+            &[
+                ("%rd2", true),
+                ("%rd4", false),
+                ("%rd7", false),
+                ("%rd8", false),
+                ("%rd3", false),
+            ],
+        );
     }
 
     /// On sm_90 a parameter pointer added to a `mul.wide` product takes a register pair (the
