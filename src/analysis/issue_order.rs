@@ -11,8 +11,9 @@
 //! write after read, write after write, through [`slots`]); memory (a load is ordered with stores,
 //! atomics and anything else that writes memory or has side effects, unless the two name
 //! different state spaces among shared, global and local, which never alias; loads pass loads);
-//! the carry flag (its readers and writers keep their order); and fences — control flow, calls, barriers and
-//! other block-level synchronisation, asynchronous results, instructions [`roles`] does not
+//! the carry flag (its readers and writers keep their order); and fences — control flow, calls,
+//! barriers and other block-level synchronisation, asynchronous results, instructions [`roles`]
+//! does not
 //! understand — which nothing crosses (except that in the pressure-first order register-only
 //! arithmetic may sink past a barrier or memory fence: Triton's int8 matmul computes its 32 output
 //! pointers before the epilogue's `bar.sync`s and stores through them after; that order's epilogue
@@ -36,12 +37,12 @@
 //! instruction as soon as it costs nothing and may then hold its result far from its use, so a
 //! last pass sinks register-only arithmetic to its first dependent wherever no point's pressure
 //! grows (Triton's 64×64×32 matmul on sm_80: 87 → 82 units; the register model 97 → 99 of 144
-//! kernels within ±10 %, docs/benchmarks.md). One instruction at a time, the greedy cannot see that
-//! a load which adds 4 units lets a product free 2 (Triton's layer norm issues both rows of one
-//! pointer before either of the other, where ptxas pairs them), so it also weighs each
-//! instruction with the few it waits on ([`Greedy`]); the register model takes, of the orders the
-//! weighings give, the one that needs the fewest registers (99 → 101 of 144 kernels), and takes it
-//! where it lets more warps be resident.
+//! kernels within ±10 %, docs/benchmarks.md). One instruction at a time, the greedy cannot see
+//! that a load which adds 4 units lets a product free 2 (Triton's layer norm issues both rows of
+//! one pointer before either of the other, where ptxas pairs them), so it also weighs each
+//! instruction with the few it waits on ([`Greedy`]); the register model takes, of the orders
+//! the weighings give, the one that needs the fewest registers (99 → 101 of 144 kernels), and
+//! takes it where it lets more warps be resident.
 
 use crate::machine::bitset::BitSet;
 use crate::machine::cfg::{Block, Cfg};
@@ -354,19 +355,23 @@ fn sequence_cost(
     live_out: &BitSet,
     units: &impl Fn(usize) -> u32,
 ) -> i64 {
-    let mut taken: HashMap<usize, u32> = HashMap::new();
-    let mut defined: HashSet<usize> = HashSet::new();
+    // A sequence is a few instructions (at most LOOKAHEAD_PREDS + 1), one at every step of the
+    // plain greedy: what the earlier ones read and defined is looked up in them, not collected.
     let mut total = 0i64;
-    for &i in seq {
+    for (k, &i) in seq.iter().enumerate() {
+        let earlier = &seq[..k];
         for &r in &reads[i] {
-            let left = readers_left[&r] - taken.get(&r).copied().unwrap_or(0);
-            *taken.entry(r).or_default() += 1;
-            if left == 1 && !live_out.contains(r) && !writes[i].contains(&r) {
+            let read_before = earlier.iter().filter(|&&e| reads[e].contains(&r)).count() as u32;
+            if readers_left[&r] - read_before == 1
+                && !live_out.contains(r)
+                && !writes[i].contains(&r)
+            {
                 total -= i64::from(units(r));
             }
         }
         for &r in &writes[i] {
-            if !live.contains(&r) && !reads[i].contains(&r) && defined.insert(r) {
+            let defined_before = earlier.iter().any(|&e| writes[e].contains(&r));
+            if !live.contains(&r) && !reads[i].contains(&r) && !defined_before {
                 total += i64::from(units(r));
             }
         }
@@ -844,9 +849,6 @@ mod tests {
         assert!(position(&latency, "ld.global.f32 %f4") < position(&latency, "add.f32 %f5"));
     }
 
-    /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
-    /// so pressure-first order does not issue the second load's defaults before the first
-    /// load's sum.
     #[test]
     fn lookahead_pairs_the_loads_that_one_product_frees() {
         // Two rows of x, then two of w; each product reads one of each. One step at a time,
@@ -890,6 +892,9 @@ mod tests {
         }
     }
 
+    /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
+    /// so pressure-first order does not issue the second load's defaults before the first
+    /// load's sum.
     #[test]
     fn a_guarded_loads_default_waits_for_its_address() {
         let order = sparing(
