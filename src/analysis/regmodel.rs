@@ -186,10 +186,9 @@ enum Kind {
     Uniform,
 }
 
-/// Runs the model on kernel `f` compiled for `arch`.
-pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String> {
-    let body = f.body.as_ref().ok_or("a declaration has no body")?;
-    let div = divergence::analyze_function(
+/// The divergence of kernel `f` as the model reads it: no block shape assumed.
+fn kernel_divergence(f: &Function) -> Result<divergence::FunctionDivergence, String> {
+    divergence::analyze_function(
         f,
         &divergence::Options {
             block_dim: None,
@@ -197,7 +196,13 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
             assume_no_wrap: false,
         },
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())
+}
+
+/// Runs the model on kernel `f` compiled for `arch`.
+pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String> {
+    let body = f.body.as_ref().ok_or("a declaration has no body")?;
+    let div = kernel_divergence(f)?;
     let kinds = classify(f, &div, arch);
     let cfg = Cfg::compute(body);
     let all = Pressure::compute(body, &cfg, &Liveness::compute(body, &cfg)).max_units();
@@ -634,11 +639,16 @@ fn descriptor_arithmetic(body: &Body) -> Vec<bool> {
 /// `IMAD.WIDE R2, R17, 0x4, R12`; on sm_80 the same `IMAD.WIDE` reads the parameter from the
 /// constant bank (`c[0x0][0x160]`) and holds the multiplier in a register instead
 /// ([`held_constants`]). A parameter added to anything else stays in the constant bank or a
-/// uniform register on both (`IADD3 R4, P0, R8, UR6, RZ`). Measured with ptxas 12.9 on sm_80 and sm_90: Black-Scholes
-/// (bench/regmodel_holdout) 21 and 31 registers, its six pointers in `LDC.64`s on sm_90 only;
-/// every Triton kernel of the suite has 6 to 12 `LDC.64`s on sm_90a, 1 to 9 on sm_80. Newer
-/// architectures are assumed to do as sm_90 does (not measured).
+/// uniform register on both (`IADD3 R4, P0, R8, UR6, RZ`). Measured with ptxas 12.9 on sm_80
+/// and sm_90: Black-Scholes (bench/regmodel_holdout) 21 and 31 registers, its six pointers in
+/// `LDC.64`s on sm_90 only; every Triton kernel of the suite has 6 to 12 `LDC.64`s on sm_90a, 1
+/// to 9 on sm_80. Newer architectures are assumed to do as sm_90 does (not measured).
 const LDC_POINTER_CC: u32 = 90;
+
+/// Whether `inst` is an `add` of 64-bit integers (an address computation).
+fn adds_wide_integers(inst: &InstData) -> bool {
+    inst.opcode == Opcode::Add && inst.ty().is_some_and(|t| t.bits() == 64 && !t.is_float())
+}
 
 /// Per register, whether an `add` of 64-bit integers adds it to a `mul.wide` product: the pair
 /// SASS fuses into one `IMAD.WIDE`.
@@ -655,9 +665,7 @@ fn wide_addends(body: &Body) -> Vec<bool> {
     let mut addend = vec![false; body.regs.len()];
     for i in body.inst_order() {
         let inst = body.inst(i);
-        let adds = inst.opcode == Opcode::Add
-            && inst.ty().is_some_and(|t| t.bits() == 64 && !t.is_float());
-        if !adds {
+        if !adds_wide_integers(inst) {
             continue;
         }
         let sources: Vec<usize> = inst
@@ -685,8 +693,6 @@ fn wide_addends(body: &Body) -> Vec<bool> {
 /// offsets as `cvt.s64.s32 %rd6, %r77` through its main loop).
 fn extended_offsets(body: &Body) -> Vec<bool> {
     use crate::machine::pressure::{reg_class, RegClass};
-    let is_wide_int =
-        |t: Option<crate::ptx::ir::Type>| t.is_some_and(|t| t.bits() == 64 && !t.is_float());
     let mut offset: Vec<bool> = body
         .regs
         .iter()
@@ -695,14 +701,14 @@ fn extended_offsets(body: &Body) -> Vec<bool> {
     let mut defined = vec![false; body.regs.len()];
     for i in body.inst_order() {
         let inst = body.inst(i);
-        let types: Vec<crate::ptx::ir::Type> = inst.types().collect();
-        let widens = inst.opcode == Opcode::Cvt
-            && types.len() == 2
-            && types[0].bits() == 64
-            && types[1].bits() == 32
-            && !types[0].is_float()
-            && !types[1].is_float();
-        let adds = inst.opcode == Opcode::Add && is_wide_int(inst.ty());
+        let widens = inst.opcode == Opcode::Cvt && {
+            let mut types = inst.types();
+            let integer = |t: Option<crate::ptx::ir::Type>, bits: u32| {
+                t.is_some_and(|t| t.bits() == bits && !t.is_float())
+            };
+            integer(types.next(), 64) && integer(types.next(), 32) && types.next().is_none()
+        };
+        let adds = adds_wide_integers(inst);
         for d in roles::defs(inst) {
             defined[d.index()] = true;
             if !widens {
@@ -872,18 +878,7 @@ mod tests {
         assert!(!d[reg("%rd1")], "%rd1 also feeds the global address %rd6");
         let k = classify(
             m.functions().next().expect("one kernel"),
-            &{
-                let f = m.functions().next().expect("one kernel");
-                divergence::analyze_function(
-                    f,
-                    &divergence::Options {
-                        block_dim: None,
-                        assume_1d: false,
-                        assume_no_wrap: false,
-                    },
-                )
-                .expect("analysis runs")
-            },
+            &kernel_divergence(m.functions().next().expect("one kernel")).expect("analysis runs"),
             crate::analysis::occupancy::arch("sm_90").expect("sm_90 is known"),
         );
         assert_eq!(k[reg("%rd4")], Kind::Uniform);
@@ -1102,15 +1097,7 @@ mod tests {
                     st.global.u32 [%rd7], %r2;\nret;";
         let m = kernel("", text);
         let f = m.functions().next().expect("one kernel");
-        let div = divergence::analyze_function(
-            f,
-            &divergence::Options {
-                block_dim: None,
-                assume_1d: false,
-                assume_no_wrap: false,
-            },
-        )
-        .expect("divergence runs");
+        let div = kernel_divergence(f).expect("divergence runs");
         let body = f.body.as_ref().expect("a body");
         let reg = |name: &str| body.reg_by_name(name).expect("declared").index();
         let sm_90 = crate::analysis::occupancy::arch("sm_90").expect("sm_90 is known");
@@ -1259,15 +1246,7 @@ mod tests {
              st.global.u32 [%rd6], 0;\nred.global.add.u32 [%rd6], 1;\nret;",
         );
         let f = m.functions().next().expect("one kernel");
-        let div = divergence::analyze_function(
-            f,
-            &divergence::Options {
-                block_dim: None,
-                assume_1d: false,
-                assume_no_wrap: false,
-            },
-        )
-        .expect("divergence runs");
+        let div = kernel_divergence(f).expect("divergence runs");
         let body = f.body.as_ref().expect("a body");
         let held = held_constants(body, &classify(f, &div, sm_80()));
         let order: Vec<Inst> = body.inst_order().collect();
