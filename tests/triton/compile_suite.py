@@ -41,13 +41,15 @@ def main():
     ap.add_argument("--ptxas", help="the ptxas Triton runs (TRITON_PTXAS_PATH); default Triton's own")
     ap.add_argument("--only", nargs="+", metavar="CASE", help="compile only these cases")
     ap.add_argument("--ci", action="store_true", help="only the cases of the CI subset")
+    ap.add_argument("--holdout", action="store_true",
+                    help="the register model's holdout cases (suite.HOLDOUT_CASES) instead")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     opts = ap.parse_args()
 
     sys.path.insert(0, HERE)
     import suite
 
-    cases = suite.cases_for(opts.arch, opts.only, opts.ci)
+    cases = suite.cases_for(opts.arch, opts.only, opts.ci, opts.holdout)
     if opts.list:
         for c in cases:
             print(f"{c.name:28} {c.kernel:18} warps={c.num_warps} stages={c.num_stages} "

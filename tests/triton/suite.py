@@ -95,12 +95,37 @@ CASES = [
          {"BLOCK": 8192, "STAGES": 2}, 8, 2),
 ]
 
+# The register model's Triton holdout (bench/pressure_model.rs, docs/benchmarks.md): other
+# tiles, warp counts and sizes of the same kernels, compiled with `compile_suite.py --holdout`.
+# The model's rules were chosen on CASES; these rows check them on configurations no rule was
+# tuned on. Not part of the CI subset or of the equivalence run.
+HOLDOUT_CASES = [
+    _attention("attn_d64_w8", 64, False, 128, 64, 8, 3, ci=()),
+    _attention("attn_d64_64x64", 64, False, 64, 64, 4, 2, ci=()),
+    _attention("attn_d128_w4", 128, False, 128, 64, 4, 3, ci=()),
+    _attention("attn_d128_causal_w8", 128, True, 128, 64, 8, 3, ci=()),
+    _matmul("matmul_fp16_256x128x32", "fp16", "fp16", 256, 128, 32, 8, 3, ci=()),
+    _matmul("matmul_fp16_128x64x64", "fp16", "fp16", 128, 64, 64, 4, 3, ci=()),
+    _matmul("matmul_fp16_64x128x64", "fp16", "fp16", 64, 128, 64, 4, 4, ci=()),
+    _matmul("matmul_int8_128x256x64", "i8", "i32", 128, 256, 64, 8, 3, ci=()),
+    _matmul("matmul_int8_64x64x64", "i8", "i32", 64, 64, 64, 4, 3, ci=()),
+    _matmul("matmul_fp8_128x128x64", "fp8e4nv", "fp16", 128, 128, 64, 4, 3, archs=("sm_90",),
+            ci=()),
+    Case("layer_norm_2048", "layer_norm_rows", CASES[-2].args, {"BLOCK": 2048}, 4, 1, ci=()),
+    Case("softmax_4096", "softmax_rows", CASES[-1].args, {"BLOCK": 4096, "STAGES": 2}, 4, 2,
+         ci=()),
+    Case("softmax_16384", "softmax_rows", CASES[-1].args, {"BLOCK": 16384, "STAGES": 2}, 8, 2,
+         ci=()),
+]
 
-def cases_for(arch: str, only=None, ci=False):
-    """The cases compiled for `arch`; `only`: names to keep (all when None); `ci`: the CI subset."""
-    out = [c for c in CASES if arch in c.archs and (not ci or arch in c.ci)]
+
+def cases_for(arch: str, only=None, ci=False, holdout=False):
+    """The cases compiled for `arch`; `only`: names to keep (all when None); `ci`: the CI subset;
+    `holdout`: the register model's holdout cases instead of the suite's."""
+    cases = HOLDOUT_CASES if holdout else CASES
+    out = [c for c in cases if arch in c.archs and (not ci or arch in c.ci)]
     if only:
-        unknown = set(only) - {c.name for c in CASES}
+        unknown = set(only) - {c.name for c in cases}
         if unknown:
             raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}")
         out = [c for c in out if c.name in only]
