@@ -414,14 +414,7 @@ fn per_thread_figures(
     let unrolled = loop_unroll::unroll_small_self_loops(body, cfg);
     let held = held_constants(body, kinds);
     match unrolled {
-        None => figures_on(
-            body,
-            cfg,
-            ptx_order_peak,
-            weight,
-            &held,
-            choice,
-        ),
+        None => figures_on(body, cfg, ptx_order_peak, weight, &held, choice),
         Some(u) => {
             let origin = &u.origin;
             let weight = |r: usize, units: u32| weight(origin.get(r).copied().unwrap_or(r), units);
