@@ -9,6 +9,9 @@ command line Triton ran with ptxas's log), and DIR/suite.json with every case, i
 that failed to compile (with the error). Exit status: 0 when every case compiled, 1 otherwise,
 2 for a usage or set-up error.
 
+--holdout compiles the register model's holdout configurations (suite.HOLDOUT_CASES) instead
+of the suite; bench/pressure_model.rs reads their PTX (docs/benchmarks.md, "Register model").
+
 --ptxas sets TRITON_PTXAS_PATH. Triton silently falls back to its bundled ptxas when the named one
 does not answer `--version` with a CUDA release; the script checks that Triton took the given
 path and stops otherwise. Triton's cache is a fresh folder under DIR (its key ignores which ptxas
