@@ -158,27 +158,7 @@ fn pressure_block(
         RegClass::General(u) => weight(r, u),
         _ => 0,
     };
-    let reads: Vec<Vec<usize>> = insts
-        .iter()
-        .map(|&i| {
-            let mut v: Vec<usize> = roles::uses(body.inst(i))
-                .iter()
-                .map(|r| r.index())
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
-        .collect();
-    let writes: Vec<Vec<usize>> = insts
-        .iter()
-        .map(|&i| {
-            roles::defs(body.inst(i))
-                .iter()
-                .map(|r| r.index())
-                .collect()
-        })
-        .collect();
+    let (reads, writes) = registers_by_position(body, insts);
     let free: Vec<bool> = effects.iter().map(|e| order_of(e) == Order::Free).collect();
     let graph = BlockGraph {
         preds,
@@ -203,6 +183,32 @@ struct BlockGraph {
     reads: Vec<Vec<usize>>,
     /// The registers each writes.
     writes: Vec<Vec<usize>>,
+}
+
+/// Per position of `insts`, the registers its instruction reads (deduplicated) and writes.
+fn registers_by_position(body: &Body, insts: &[Inst]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let reads = insts
+        .iter()
+        .map(|&i| {
+            let mut v: Vec<usize> = roles::uses(body.inst(i))
+                .iter()
+                .map(|r| r.index())
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    let writes = insts
+        .iter()
+        .map(|&i| {
+            roles::defs(body.inst(i))
+                .iter()
+                .map(|r| r.index())
+                .collect()
+        })
+        .collect();
+    (reads, writes)
 }
 
 /// The pressure-first greedy over one block's graph: each step issues the ready instruction
@@ -447,26 +453,7 @@ fn schedule_block(
     // A successor waits for an instruction's latency only where it reads a register the
     // instruction writes; an order edge (anti- and output dependences, memory order) only
     // orders the issue.
-    let writes: Vec<Vec<usize>> = insts
-        .iter()
-        .map(|&i| {
-            let sl = slots(body.inst(i)).slots;
-            sl.iter()
-                .filter(|s| s.writes())
-                .map(|s| s.reg.index())
-                .collect()
-        })
-        .collect();
-    let reads: Vec<Vec<usize>> = insts
-        .iter()
-        .map(|&i| {
-            let sl = slots(body.inst(i)).slots;
-            sl.iter()
-                .filter(|s| s.reads())
-                .map(|s| s.reg.index())
-                .collect()
-        })
-        .collect();
+    let (reads, writes) = registers_by_position(body, insts);
     let edge_latency = |i: usize, j: usize| {
         if writes[i].iter().any(|r| reads[j].contains(r)) {
             latency[i]
