@@ -27,10 +27,11 @@
 //! a chain of 64 ordered byte stores no longer holds its values back 4 cycles a store while the
 //! arithmetic feeding them runs ahead, as in Triton's fp8 matmul on sm_90a, +11 % → +3 %), and
 //! among the ready ones the one with the longest latency path to the block's end goes first (ties
-//! in PTX order); when none is ready the clock moves to the first that will be. So loads issue while a chain of dependent
-//! arithmetic waits on its latencies, as on the hardware (a scheduler without a clock issued an
-//! accumulation chain before the loads that feed its later links; the clock took the register model
-//! from 59 to 61 of 144 kernels within ±10 % of ptxas, docs/benchmarks.md).
+//! in PTX order); when none is ready the clock moves to the first that will be. So loads issue
+//! while a chain of dependent arithmetic waits on its latencies, as on the hardware (a scheduler
+//! without a clock issued an accumulation chain before the loads that feed its later links; the
+//! clock took the register model from 59 to 61 of 144 kernels within ±10 % of ptxas,
+//! docs/benchmarks.md).
 //!
 //! [`pressure_first`] is the other order ptxas's scheduler takes, when registers decide
 //! occupancy: among the ready instructions, the one that adds the fewest live register units

@@ -382,10 +382,10 @@ struct OrderChoice<'a> {
     /// [`RESERVED_REGS`]). Where the latency-first order needs more and the pressure-first order
     /// fits, ptxas reschedules rather than spill, and lands between the two: the figures are
     /// midway between the pressure-first need and the cap. An empirical rule, measured on the
-    /// Triton suite on sm_80 (30 Nov, docs/benchmarks.md): attention d=128 (ptxas 207,
+    /// Triton suite on sm_80 (29 Nov late, docs/benchmarks.md): attention d=128 (ptxas 207,
     /// pressure-first 193, latency-first 286 before the cap), attention d=64 with and without the
     /// causal mask (255 and 255; 226 and 242) and the int8 matmul (233; 214), each within 8 % of
-    /// midway; the pressure-first figure alone puts the first two rows 7 % and 11 % under.
+    /// midway; the pressure-first figure alone puts the first two rows 8 % and 11 % under.
     cap_values: u32,
     /// Whether the pressure-first order's need (second) lets more warps be resident than the
     /// latency-first order's (first).
