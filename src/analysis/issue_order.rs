@@ -13,24 +13,23 @@
 //! different state spaces among shared, global and local, which never alias; loads pass loads);
 //! the carry flag (its readers and writers keep their order); and fences — control flow, calls,
 //! barriers and other block-level synchronisation, asynchronous results, instructions [`roles`]
-//! does not
-//! understand — which nothing crosses (except that in the pressure-first order register-only
-//! arithmetic may sink past a barrier or memory fence: Triton's int8 matmul computes its 32 output
-//! pointers before the epilogue's `bar.sync`s and stores through them after; that order's epilogue
-//! peak falls from 198 to 138 units; the register-model table does not change, as its main loop's
-//! 184 still lets no more warps be resident than the latency-first order's 215). Warp-level
-//! instructions (`mma.sync`, `ldmatrix`, `shfl.sync`) are no fence: every lane of a warp meets them
-//! in one block's order, and ptxas interleaves a Triton matmul's `ldmatrix` with its `mma`s. The
-//! scheduler is a list scheduler with a clock, one instruction a cycle: an instruction is ready
-//! once its predecessors have issued and the latency of each whose register it reads has passed
-//! (an order edge — anti- and output dependences, memory order — only orders the issue, one cycle:
-//! a chain of 64 ordered byte stores no longer holds its values back 4 cycles a store while the
-//! arithmetic feeding them runs ahead, as in Triton's fp8 matmul on sm_90a, +11 % → +3 %), and
-//! among the ready ones the one with the longest latency path to the block's end goes first (ties
-//! in PTX order); when none is ready the clock moves to the first that will be. So loads issue
-//! while a chain of dependent arithmetic waits on its latencies, as on the hardware (a scheduler
-//! without a clock issued an accumulation chain before the loads that feed its later links; the
-//! clock took the register model from 59 to 61 of 144 kernels within ±10 % of ptxas,
+//! does not understand — which nothing crosses (except that in the pressure-first order
+//! register-only arithmetic may sink past a barrier or memory fence: Triton's int8 matmul computes
+//! its 32 output pointers before the epilogue's `bar.sync`s and stores through them after; that
+//! order's epilogue peak falls from 198 to 138 units; the register-model table does not change,
+//! as its main loop's 184 still lets no more warps be resident than the latency-first order's
+//! 215). Warp-level instructions (`mma.sync`, `ldmatrix`, `shfl.sync`) are no fence: every lane
+//! of a warp meets them in one block's order, and ptxas interleaves a Triton matmul's `ldmatrix`
+//! with its `mma`s. The scheduler is a list scheduler with a clock, one instruction a cycle: an
+//! instruction is ready once its predecessors have issued and the latency of each whose register it
+//! reads has passed (an order edge — anti- and output dependences, memory order — only orders the
+//! issue, one cycle: a chain of 64 ordered byte stores no longer holds its values back 4 cycles a
+//! store while the arithmetic feeding them runs ahead, as in Triton's fp8 matmul on sm_90a,
+//! +11 % → +3 %), and among the ready ones the one with the longest latency path to the block's end
+//! goes first (ties in PTX order); when none is ready the clock moves to the first that will be. So
+//! loads issue while a chain of dependent arithmetic waits on its latencies, as on the hardware (a
+//! scheduler without a clock issued an accumulation chain before the loads that feed its later
+//! links; the clock took the register model from 59 to 61 of 144 kernels within ±10 % of ptxas,
 //! docs/benchmarks.md).
 //!
 //! [`pressure_first`] is the other order ptxas's scheduler takes, when registers decide
