@@ -68,6 +68,17 @@ def _matmul(name, dtype, out, block_m, block_n, block_k, warps, stages, archs=("
                 warps, stages, archs=archs, ci=ci, note=note)
 
 
+# The runtime arguments of tests/triton/kernels.py's layer norm and softmax.
+_LAYER_NORM_ARGS = (
+    ("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("weight_ptr", "*fp32", True),
+    ("bias_ptr", "*fp32", True), ("mean_ptr", "*fp32", True), ("rstd_ptr", "*fp32", True),
+    ("stride_row", "i32", True), ("width", "i32", True), ("eps", "fp32", False),
+)
+_SOFTMAX_ARGS = (
+    ("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("stride_x_row", "i32", True),
+    ("stride_y_row", "i32", True), ("rows", "i32", False), ("width", "i32", True),
+)
+
 # The CI subset (`ci`, scripts/test.sh): per architecture one attention without and one with
 # spilling, the spilling matmul, the small matmul, int8 and fp8 on sm_90, layer norm and softmax —
 # about 70 s (sm_80) and 105 s (sm_90) through a debug build on the shared 2-core machine; the
@@ -84,15 +95,8 @@ CASES = [
     _matmul("matmul_fp16_64x64x32", "fp16", "fp16", 64, 64, 32, 4, 4),
     _matmul("matmul_int8_128x128x64", "i8", "i32", 128, 128, 64, 4, 3, ci=("sm_90",)),
     _matmul("matmul_fp8_128x256x64", "fp8e4nv", "fp16", 128, 256, 64, 8, 3, archs=("sm_90",)),
-    Case("layer_norm_4096", "layer_norm_rows",
-         (("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("weight_ptr", "*fp32", True),
-          ("bias_ptr", "*fp32", True), ("mean_ptr", "*fp32", True), ("rstd_ptr", "*fp32", True),
-          ("stride_row", "i32", True), ("width", "i32", True), ("eps", "fp32", False)),
-         {"BLOCK": 4096}, 8, 1),
-    Case("softmax_8192", "softmax_rows",
-         (("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("stride_x_row", "i32", True),
-          ("stride_y_row", "i32", True), ("rows", "i32", False), ("width", "i32", True)),
-         {"BLOCK": 8192, "STAGES": 2}, 8, 2),
+    Case("layer_norm_4096", "layer_norm_rows", _LAYER_NORM_ARGS, {"BLOCK": 4096}, 8, 1),
+    Case("softmax_8192", "softmax_rows", _SOFTMAX_ARGS, {"BLOCK": 8192, "STAGES": 2}, 8, 2),
 ]
 
 # The register model's Triton holdout (bench/pressure_model.rs, docs/benchmarks.md): other
@@ -111,10 +115,10 @@ HOLDOUT_CASES = [
     _matmul("matmul_int8_64x64x64", "i8", "i32", 64, 64, 64, 4, 3, ci=()),
     _matmul("matmul_fp8_128x128x64", "fp8e4nv", "fp16", 128, 128, 64, 4, 3, archs=("sm_90",),
             ci=()),
-    Case("layer_norm_2048", "layer_norm_rows", CASES[-2].args, {"BLOCK": 2048}, 4, 1, ci=()),
-    Case("softmax_4096", "softmax_rows", CASES[-1].args, {"BLOCK": 4096, "STAGES": 2}, 4, 2,
+    Case("layer_norm_2048", "layer_norm_rows", _LAYER_NORM_ARGS, {"BLOCK": 2048}, 4, 1, ci=()),
+    Case("softmax_4096", "softmax_rows", _SOFTMAX_ARGS, {"BLOCK": 4096, "STAGES": 2}, 4, 2,
          ci=()),
-    Case("softmax_16384", "softmax_rows", CASES[-1].args, {"BLOCK": 16384, "STAGES": 2}, 8, 2,
+    Case("softmax_16384", "softmax_rows", _SOFTMAX_ARGS, {"BLOCK": 16384, "STAGES": 2}, 8, 2,
          ci=()),
 ]
 
