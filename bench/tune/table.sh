@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs `warpsmith tune` on every bench kernel that has a launch spec (bench/tune/specs/*.spec.json)
+# Runs `warpsmith tune` on every kernel that has a launch spec (bench/tune/specs/*.spec.json;
+# the CUDA file each comes from is in bench/tune/specs/sources.txt, heavy.cu where not listed)
 # and prints the table of variants, predicted times and choices that docs/tune.md shows.
 #
 #   bench/tune/table.sh [ARCH] [OUTDIR]      ARCH: sm_80 (default) or sm_90
@@ -16,20 +17,29 @@ out="${2:-$root/bench/tune/out/$arch}"
 bin="${WARPSMITH_BIN:-$root/target/release/warpsmith}"
 clang="${WARPSMITH_CLANG:-/usr/lib/llvm-22/bin/clang}"
 mkdir -p "$out"
-ptx="$out/heavy.ptx"
-"$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch="$arch" --cuda-feature=+ptx80 \
-  -O3 -S -include "$root/bench/kernels/prelude.h" "$root/bench/kernels/heavy.cu" -o "$ptx"
+# Each kernel's CUDA file: bench/tune/specs/sources.txt, else bench/kernels/heavy.cu. Every file
+# is compiled once, to $out/<file>.ptx.
+sources="$root/bench/tune/specs/sources.txt"
+compile() {
+  "$clang" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch="$arch" \
+    --cuda-feature=+ptx80 -O3 -S -include "$root/bench/kernels/prelude.h" "$root/$1" \
+    -o "$out/$(basename "$1" .cu).ptx"
+}
+compile bench/kernels/heavy.cu
+for src in $(grep -v '^#' "$sources" | awk '{print $2}' | sort -u); do compile "$src"; done
 # JOBS kernels at a time (default: the machine's cores); PREDICTOR: tune's --predictor (cycle).
 tune_one() {
   local spec="$1" k
   k="$(basename "$spec" .spec.json)"
+  src="$(awk -v k="$k" '$1 == k {print $2}' "$sources")"
+  ptx="$out/$(basename "${src:-heavy.cu}" .cu).ptx"
   echo "== $k" >&2
   RUST_LOG="${RUST_LOG:-warpsmith::tune=info}" "$bin" tune "$ptx" --arch "$arch" --launch "$spec" \
     --predictor "${PREDICTOR:-cycle}" -o "$out/$k.tuned.cubin" \
     --emit-variants "$out/$k" >"$out/$k.log" 2>&1 || echo "FAILED: $k (see $out/$k.log)" >&2
 }
 export -f tune_one
-export bin ptx arch out
+export bin arch out sources
 printf '%s\n' "$root"/bench/tune/specs/*.spec.json |
   xargs -P "${JOBS:-$(nproc)}" -I{} bash -c 'tune_one "$1"' _ {}
 python3 - "$out" <<'PY'
