@@ -28,8 +28,12 @@ emulator's bytes) and every buffer read back:
   JIT of the PTX, is another ptxas release: a difference there is recorded, not a failure; its
   buffers are also compared with the PTX emulator's as `emu.ptx-vs-jit`);
 - `timed`: each variant that equals the reference is timed on the time spec (the spec itself when
-  none: same inputs), `--warmup` launches then `--runs` launches each between CUDA events, median
-  in µs; the reference is timed first and again last, so the table shows the run-to-run spread.
+  none: same inputs): after a warm-up (the first variant for at least 200 ms, so the clock has
+  left idle; every variant for `--warmup` launches), five rounds each launch every variant in turn
+  `--runs`/5 times between CUDA events; the median of its launches in µs (and each round's, so a
+  drift shows). The reference is timed once more at the end (`us_again`), so the table shows the
+  run-to-run spread. (Until 30 Nov 2026 each variant was timed in one block, the reference first,
+  the GPU's clock still ramping: a first-timed reference could read up to 13 % slow.)
 A time spec with "numpy": true gets its inputs from numpy's generator (seeded; same bytes for
 every variant), since pure-Python generation of tens of millions of elements takes too long.
 
@@ -101,12 +105,17 @@ class Gpu:
         self.cuda = crosscheck.Cuda()
         self.lib = self.cuda.lib
 
-    def load(self, path, kernel):
+    def load(self, path, kernel, spec=None):
+        """The kernel's function, its module's variables set from the spec's `globals` (once: the
+        launches that follow see them as the emulators do, provided the kernel does not write
+        them; a written `.global` would carry over from one launch to the next)."""
         data = open(path, "rb").read()
         if not data.startswith(b"\x7fELF"):
             data += b"\0"
         mod = ctypes.c_void_p()
         self.cuda.check(self.lib.cuModuleLoadData(ctypes.byref(mod), ctypes.c_char_p(data)), "cuModuleLoadData")
+        for j, name in enumerate(sorted((spec or {}).get("globals", {}))):
+            self.cuda.set_global(mod, name, crosscheck.buffer_bytes(spec["globals"][name], 1000 + j))
         return self.cuda.function(mod, kernel)
 
     def prepare(self, f, spec, inputs):
@@ -141,26 +150,81 @@ class Gpu:
             self.lib.cuMemFree_v2(p)
         return out
 
-    def time(self, f, spec, inputs, warmup, runs):
+    def timer(self, f, spec, inputs):
+        """A Timer: the launch's buffers set up once, samples taken on demand."""
         params, bufs = self.prepare(f, spec, inputs)
-        ev = [ctypes.c_void_p(), ctypes.c_void_p()]
-        for e in ev:
-            self.cuda.check(self.lib.cuEventCreate(ctypes.byref(e), 0), "cuEventCreate")
-        for _ in range(warmup):
-            self.launch(f, spec, params)
-        self.cuda.check(self.lib.cuCtxSynchronize(), "warm-up")
+        return Timer(self, f, spec, params, bufs)
+
+
+class Timer:
+    """One variant on one launch: its buffers stay allocated while the rounds run."""
+
+    def __init__(self, gpu, f, spec, params, bufs):
+        self.gpu, self.f, self.spec, self.params, self.bufs = gpu, f, spec, params, bufs
+        self.ev = [ctypes.c_void_p(), ctypes.c_void_p()]
+        for e in self.ev:
+            gpu.cuda.check(gpu.lib.cuEventCreate(ctypes.byref(e), 0), "cuEventCreate")
+
+    def warm(self, launches, min_ms):
+        """`launches` launches, and more until `min_ms` of wall time has passed (the clock ramps up
+        from idle over milliseconds; a few launches of a 10 µs kernel do not get it there)."""
+        start = time.monotonic()
+        n = 0
+        while n < launches or (time.monotonic() - start) * 1000.0 < min_ms:
+            self.gpu.launch(self.f, self.spec, self.params)
+            n += 1
+            if n % 64 == 0:
+                self.gpu.cuda.check(self.gpu.lib.cuCtxSynchronize(), "warm-up")
+        self.gpu.cuda.check(self.gpu.lib.cuCtxSynchronize(), "warm-up")
+
+    def sample(self, runs):
+        """`runs` launches, each between two CUDA events: their times in µs."""
+        lib = self.gpu.lib
         ts = []
         for _ in range(runs):
-            self.lib.cuEventRecord(ev[0], None)
-            self.launch(f, spec, params)
-            self.lib.cuEventRecord(ev[1], None)
-            self.cuda.check(self.lib.cuEventSynchronize(ev[1]), "kernel execution")
+            lib.cuEventRecord(self.ev[0], None)
+            self.gpu.launch(self.f, self.spec, self.params)
+            lib.cuEventRecord(self.ev[1], None)
+            self.gpu.cuda.check(lib.cuEventSynchronize(self.ev[1]), "kernel execution")
             ms = ctypes.c_float()
-            self.lib.cuEventElapsedTime(ctypes.byref(ms), ev[0], ev[1])
+            lib.cuEventElapsedTime(ctypes.byref(ms), self.ev[0], self.ev[1])
             ts.append(ms.value * 1000.0)
-        for p, _ in bufs:
-            self.lib.cuMemFree_v2(p)
-        return median(ts)
+        return ts
+
+    def free(self):
+        for p, _ in self.bufs:
+            self.gpu.lib.cuMemFree_v2(p)
+        for e in self.ev:
+            self.gpu.lib.cuEventDestroy_v2(e)
+
+
+# Timing: the first variant is warmed for at least WARM_MS, every variant for --warmup launches;
+# then ROUNDS rounds, each timing every variant for runs / ROUNDS launches in turn, so a drift of
+# the clock or the temperature during the case falls on every variant alike; then the reference
+# alone once more (its `us_again`: the run-to-run spread next to the differences).
+WARM_MS = 200
+ROUNDS = 5
+
+
+def time_variants(gpu, funcs, names, spec, inputs, warmup, runs):
+    """{variant: (median µs over its rounds, per-round medians)}; the reference's again."""
+    timers = {v: gpu.timer(funcs[v], spec, inputs) for v in names}
+    try:
+        for i, v in enumerate(names):
+            timers[v].warm(warmup, WARM_MS if i == 0 else 0)
+        per_round = max(1, runs // ROUNDS)
+        samples = {v: [] for v in names}
+        rounds = {v: [] for v in names}
+        for _ in range(ROUNDS):
+            for v in names:
+                ts = timers[v].sample(per_round)
+                samples[v] += ts
+                rounds[v].append(round(median(ts), 3))
+        again = median(timers[names[0]].sample(per_round))
+    finally:
+        for t in timers.values():
+            t.free()
+    return {v: (median(samples[v]), rounds[v]) for v in names}, again
 
 
 def buffer_types(inputs):
@@ -230,7 +294,7 @@ def run_case(d, warmup, runs, save=None):
         with open(os.path.join(d, c["variants"][v]), "rb") as fh:
             entry["sha256"] = hashlib.sha256(fh.read()).hexdigest()
         try:
-            funcs[v] = gpu.load(os.path.join(d, c["variants"][v]), c["kernel"])
+            funcs[v] = gpu.load(os.path.join(d, c["variants"][v]), c["kernel"], spec)
             out = gpu.run(funcs[v], spec, inputs)
         except RuntimeError as e:
             entry["error"] = str(e)
@@ -278,15 +342,16 @@ def run_case(d, warmup, runs, save=None):
                         res["variants"][v]["equal_to_reference"] = False
                         res["variants"][v]["difference"] = "time spec: " + why
         res["time_launch"] = {"grid": tspec["grid"], "block": tspec["block"]}
-        for v in order + ([ref] if ref in funcs else []):
-            e = res["variants"][v]
-            if v not in funcs or e.get("equal_to_reference") is False:
-                continue
-            us = gpu.time(funcs[v], tspec, tinputs, warmup, runs)
-            if "us" in e:
-                e["us_again"] = us
-            else:
-                e["us"] = us
+        res["timing"] = {"warm_ms": WARM_MS, "rounds": ROUNDS, "interleaved": True}
+        timed = [v for v in order
+                 if v in funcs and res["variants"][v].get("equal_to_reference") is not False]
+        if timed:
+            times, again = time_variants(gpu, funcs, timed, tspec, tinputs, warmup, runs)
+            for v, (us, per_round) in times.items():
+                res["variants"][v]["us"] = us
+                res["variants"][v]["us_rounds"] = per_round
+            if timed[0] == ref:
+                res["variants"][ref]["us_again"] = again
     return res
 
 

@@ -39,7 +39,7 @@ def main():
     except RuntimeError as e:
         print("profile_variant: %s" % e, file=sys.stderr)
         return 2
-    f = gpu.load(os.path.join(a.case, c["variants"][a.variant]), c["kernel"])
+    f = gpu.load(os.path.join(a.case, c["variants"][a.variant]), c["kernel"], spec)
     params, _bufs = gpu.prepare(f, spec, inputs)
     for _ in range(a.launches):
         gpu.launch(f, spec, params)
