@@ -55,6 +55,11 @@ pub fn timing_params(m: &MachineParams, mix: &Mix, blocks: u64) -> TimingParams 
         l2_bytes: m.l2_bytes_per_cycle,
         l2_store_bytes: m.l2_store_bytes_per_cycle,
         lsu_queue: m.lsu_queue_cycles,
+        local_store_l2: if m.local_stores_write_through {
+            1.0
+        } else {
+            0.0
+        },
         dram_bytes: m.dram_bytes_per_cycle() / busy_sms,
         dram_fraction: if global_bytes > 0.0 {
             (mix.dram_bytes / global_bytes).clamp(0.0, 1.0)

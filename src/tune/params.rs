@@ -48,6 +48,11 @@ pub struct MachineParams {
     /// Cycles of L1/LSU backlog before global and local memory instructions stop issuing (the
     /// hardware's `lg_throttle`; the cycle-level model). H100 only; elsewhere unbounded.
     pub lsu_queue_cycles: f64,
+    /// Local-memory stores are written through to L2 (at `l2_store_bytes_per_cycle`) rather
+    /// than held in the L1 until evicted (the cycle-level model). Measured on Hopper only
+    /// (Nsight Compute on an H200, 30 Nov 2026: every local store sector reached L2; docs/tune.md,
+    /// "Local stores reach L2"); elsewhere write-back, unmeasured.
+    pub local_stores_write_through: bool,
     /// Dependent-issue latency of integer and FP32 instructions, cycles.
     pub lat_alu: f64,
     /// FP64 latency, cycles.
@@ -90,6 +95,7 @@ const fn base(
         l2_bytes_per_cycle,
         l2_store_bytes_per_cycle: l2_bytes_per_cycle,
         lsu_queue_cycles: f64::INFINITY,
+        local_stores_write_through: false,
         lat_alu: 4.0,
         lat_fp64: 8.0,
         lat_sfu: 18.0,
@@ -133,6 +139,7 @@ pub const MACHINES: &[MachineParams] = &[
         lat_dram: 500.0,
         l2_store_bytes_per_cycle: 11.0,
         lsu_queue_cycles: 64.0,
+        local_stores_write_through: true,
         ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0, 256, 21.0)
     },
 ];

@@ -144,11 +144,14 @@ impl MemorySystem {
                     self.write_back(start, wb);
                 }
             } else if local {
-                let wb = self.l1.fill(line, mask, true);
+                // Written through whole: the line stays clean (nothing to write back later).
+                let dirty = self.p.local_store_l2 < 1.0;
+                let wb = self.l1.fill(line, mask, dirty);
                 self.write_back(start, wb);
                 let through = self.p.local_store_l2 * f64::from(mask.count_ones()) * 32.0;
                 if through > 0.0 {
-                    self.l2_free = self.l2_free.max(start) + through / self.p.l2_bytes;
+                    self.l2_free = self.l2_free.max(start) + through / self.p.l2_store_bytes;
+                    drained = drained.max(self.l2_free);
                 }
             } else {
                 self.l1.write_through(line, mask);
@@ -336,5 +339,24 @@ mod tests {
         // Missed (evicted), from L2 (local lines are never charged DRAM).
         assert!(c.done >= 10 + 200, "{c:?}");
         assert_eq!(m.counters.cold_sectors, 0);
+    }
+
+    #[test]
+    fn written_through_local_stores_drain_and_leave_nothing_to_write_back() {
+        let st = touch(Space::Local, 0, false);
+        let p = TimingParams {
+            local_store_l2: 1.0,
+            l2_store_bytes: 1.0,
+            ..params()
+        };
+        // The same two stores as above, through an L1 of one line.
+        let mut m = MemorySystem::new(p, 128);
+        let c = m.access(0, std::slice::from_ref(&st), 0, 3);
+        // 4 sectors (a warp's 128 bytes) leave at a byte a cycle, well after the L1's 30 cycles;
+        // the CTA's end waits for them.
+        assert!(c.drained >= 128, "{c:?}");
+        m.access(1, std::slice::from_ref(&st), 0, 4);
+        assert_eq!(m.counters.writebacks, 0, "a written-through line is clean");
+        assert!(m.backlog(1) >= 2.0 * 128.0 - 1.0);
     }
 }

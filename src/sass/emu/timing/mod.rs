@@ -71,8 +71,9 @@ pub struct TimingParams {
     /// Of the bytes of lines this SM touches first, the share that comes from DRAM (the launch's
     /// compulsory traffic over its global traffic; the rest hits in L2).
     pub dram_fraction: f64,
-    /// The share of local-memory store bytes that also go on to L2 (0: the L1 holds local
-    /// stores as a write-back cache; 1: write-through).
+    /// The share of local-memory store bytes that also go on to L2, at the store rate
+    /// `l2_store_bytes` (0: the L1 holds local stores as a write-back cache; 1: write-through,
+    /// the line kept clean, and a CTA's end waits for them as for global stores).
     pub local_store_l2: f64,
     /// The unified L1/shared array, bytes.
     pub l1_smem_bytes: u64,
