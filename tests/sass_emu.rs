@@ -650,3 +650,80 @@ DONE:
     assert!(String::from_utf8_lossy(&o.stdout).contains("DIFFERENT"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A launch spec's `globals` reach a cubin's `__constant__` variable (constant bank 3 on these
+/// architectures) as they reach the PTX: both emulators read the same generated table. A
+/// `.global` module variable is refused by name (its address comes from relocations).
+#[test]
+fn spec_globals_fill_a_cubins_constant_table() {
+    let (Ok(ptxas), Ok(_)) = (tools::find(Tool::Ptxas), tools::find(Tool::Nvdisasm)) else {
+        eprintln!("SKIPPED: ptxas or nvdisasm not found");
+        return;
+    };
+    let ptx = r#".version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .b8 table[64];
+.global .align 4 .b32 counter;
+.visible .entry lookup(.param .u64 out)
+{
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 15;
+	mul.wide.u32 %rd3, %r2, 4;
+	mov.u64 %rd4, table;
+	add.s64 %rd5, %rd4, %rd3;
+	ld.const.u32 %r3, [%rd5];
+	mul.wide.u32 %rd6, %r1, 4;
+	add.s64 %rd7, %rd2, %rd6;
+	st.global.u32 [%rd7], %r3;
+	ret;
+}
+"#;
+    let dir = std::env::temp_dir().join(format!("warpsmith-sass-globals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("lookup.ptx");
+    let c = dir.join("lookup.cubin");
+    std::fs::write(&p, ptx).unwrap();
+    let out = std::process::Command::new(&ptxas)
+        .args(["-arch", "sm_90", "-o"])
+        .arg(&c)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spec = |var: &str| -> LaunchSpec {
+        serde_json::from_str(&format!(
+            r#"{{"kernel":"lookup","grid":[1],"block":[64],
+                "args":[{{"buffer":{{"type":"u32","len":64,"init":"zero"}}}}],
+                "globals":{{"{var}":{{"type":"u32","len":16,"init":"random"}}}}}}"#
+        ))
+        .unwrap()
+    };
+    let module = warpsmith::ptx::parse_module(ptx, "lookup.ptx").unwrap();
+    let prog = Program::new(&module, "lookup.ptx").unwrap();
+    let want = run_program(&prog, &spec("table"), &RunOptions::default()).unwrap();
+    let cubin = SassProgram::from_cubin(&std::fs::read(&c).unwrap()).unwrap();
+    let got = warpsmith::sass::emu::run(&cubin, &spec("table"), &RunOptions::default()).unwrap();
+    assert_eq!(got.buffers[0].data, want.buffers[0].data);
+    assert!(
+        want.buffers[0].data.iter().any(|&b| b != 0),
+        "the table was generated"
+    );
+    let refused = warpsmith::sass::emu::run(&cubin, &spec("counter"), &RunOptions::default());
+    let why = refused
+        .expect_err("a .global variable is refused")
+        .to_string();
+    assert!(
+        why.contains("counter") && why.contains("relocations"),
+        "{why}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

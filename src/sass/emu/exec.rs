@@ -184,11 +184,12 @@ pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
 }
 
 impl<'a> Machine<'a> {
-    /// Prepares a launch: `cbank0` is constant bank 0 with the parameters and launch constants.
+    /// Prepares a launch: `cbanks` are the constant banks, bank 0 with the parameters and launch
+    /// constants.
     pub fn new(
         k: &'a Kernel,
         global: GlobalMem,
-        cbank0: Vec<u8>,
+        cbanks: HashMap<u8, Vec<u8>>,
         shape: Shape,
         limits: Limits,
         file: &str,
@@ -226,8 +227,6 @@ impl<'a> Machine<'a> {
                 },
             })
             .collect();
-        let mut cbanks = k.cbanks.clone();
-        cbanks.insert(0, cbank0);
         Machine {
             k,
             code,

@@ -83,13 +83,8 @@ pub(crate) fn prepare<'a>(
             limit / 1024
         )));
     }
-    if !spec.globals.is_empty() {
-        return Err(EmuError::Spec(
-            "`globals` are not supported for cubins yet (module variables need the cubin's \
-             relocations)"
-                .into(),
-        ));
-    }
+    let mut cbanks = k.cbanks.clone();
+    write_module_constants(prog, spec, &mut cbanks)?;
     if spec.args.len() != k.params.len() {
         return Err(EmuError::Spec(format!(
             "kernel `{}` has {} parameters, the spec gives {} arguments",
@@ -181,10 +176,11 @@ pub(crate) fn prepare<'a>(
     } else {
         &opts.file
     };
+    cbanks.insert(0, c0);
     let m = Machine::new(
         k,
         global,
-        c0,
+        cbanks,
         Shape {
             grid,
             block,
@@ -194,4 +190,49 @@ pub(crate) fn prepare<'a>(
         file,
     );
     Ok((m, outs))
+}
+
+/// Writes the spec's `globals` into the constant banks of the `__constant__` variables they
+/// name, generated as the PTX emulator generates them (seeds 1001, 1002, … in name order), so
+/// a `.ptx` and its cubin read the same tables. A module variable outside the constant banks
+/// (`.nv.global`: its address reaches the code through relocations) is refused, not guessed at.
+fn write_module_constants(
+    prog: &SassProgram,
+    spec: &LaunchSpec,
+    cbanks: &mut std::collections::HashMap<u8, Vec<u8>>,
+) -> EmuResult<()> {
+    for (j, (name, b)) in spec.globals.iter().enumerate() {
+        let what = format!("global `{name}`");
+        let var = prog.vars.iter().find(|v| &v.name == name).ok_or_else(|| {
+            EmuError::Spec(format!(
+                "{what}: the cubin has no module variable of that name"
+            ))
+        })?;
+        let Some(bank) = var.bank else {
+            return Err(EmuError::Spec(format!(
+                "{what}: a module variable outside the constant banks (`.global`) is not \
+                 supported in cubins yet (its address comes from relocations)"
+            )));
+        };
+        let bytes = buffer_bytes(b, 1000 + j as u64, &what)?;
+        if bytes.len() as u64 > var.size {
+            return Err(EmuError::Spec(format!(
+                "{what}: {} bytes given, the variable has {}",
+                bytes.len(),
+                var.size
+            )));
+        }
+        let data = cbanks.entry(bank).or_default();
+        let end = (var.offset + bytes.len() as u64) as usize;
+        if end > 0x10000 {
+            return Err(EmuError::Spec(format!(
+                "{what}: ends at byte {end} of constant bank {bank} (64 KiB)"
+            )));
+        }
+        if data.len() < end {
+            data.resize(end, 0);
+        }
+        data[var.offset as usize..end].copy_from_slice(&bytes);
+    }
+    Ok(())
 }

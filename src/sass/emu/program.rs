@@ -65,6 +65,21 @@ pub struct Kernel {
     pub nregs: u32,
 }
 
+/// A module-scope variable of the cubin (a data symbol).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleVar {
+    /// The variable's name.
+    pub name: String,
+    /// Where it lives: `Some(bank)` for a `__constant__` variable in `.nv.constant<bank>` (read
+    /// as `c[bank][offset]`); `None` for one in another section (`.nv.global`, …), whose address
+    /// the code gets through relocations the emulator does not apply.
+    pub bank: Option<u8>,
+    /// Offset in its section, bytes.
+    pub offset: u64,
+    /// Size, bytes.
+    pub size: u64,
+}
+
 /// A cubin's kernels.
 #[derive(Clone, Debug)]
 pub struct SassProgram {
@@ -72,6 +87,8 @@ pub struct SassProgram {
     pub sm: u32,
     /// Kernels by name.
     pub kernels: Vec<Kernel>,
+    /// Module-scope variables (launch specs' `globals` name them).
+    pub vars: Vec<ModuleVar>,
 }
 
 impl SassProgram {
@@ -203,11 +220,38 @@ impl SassProgram {
                 nregs: nregs.min(256),
             });
         }
-        Ok(SassProgram { sm, kernels })
+        let vars = module_vars(&cubin);
+        Ok(SassProgram { sm, kernels, vars })
     }
 
     /// The kernel called `name`.
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
     }
+}
+
+/// The cubin's data symbols (`STT_OBJECT`) with their section: a module-level
+/// `.nv.constant<N>` (no kernel suffix) gives the bank.
+fn module_vars(cubin: &Cubin) -> Vec<ModuleVar> {
+    const STT_OBJECT: u8 = 1;
+    let Ok(symbols) = cubin.symbols() else {
+        return Vec::new();
+    };
+    symbols
+        .iter()
+        .filter(|sym| sym.kind() == STT_OBJECT && !sym.name.is_empty())
+        .filter_map(|sym| {
+            let section = cubin.sections.get(usize::from(sym.st_shndx))?;
+            let bank = section
+                .name
+                .strip_prefix(".nv.constant")
+                .and_then(|n| n.parse::<u8>().ok());
+            Some(ModuleVar {
+                name: sym.name.clone(),
+                bank,
+                offset: sym.st_value,
+                size: sym.st_size,
+            })
+        })
+        .collect()
 }

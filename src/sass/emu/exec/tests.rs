@@ -44,7 +44,7 @@ fn machine(k: &Kernel, threads: u32) -> (Machine<'_>, Warp) {
     let m = Machine::new(
         k,
         GlobalMem::default(),
-        vec![0; 0x200],
+        HashMap::from([(0, vec![0; 0x200])]),
         shape,
         Limits::default(),
         "t.cubin",

@@ -538,7 +538,7 @@ mod tests {
         let mut m = Machine::new(
             k,
             GlobalMem::default(),
-            vec![0; 0x200],
+            HashMap::from([(0, vec![0; 0x200])]),
             shape,
             Limits::default(),
             "t.cubin",
