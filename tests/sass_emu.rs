@@ -573,14 +573,10 @@ DONE:
 	ret;
 }
 "#;
-    let dir = std::env::temp_dir().join(format!("warpsmith-sass-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("addk.ptx");
+    let (dir, p, c) = assemble(&found[0], ptx, "sass-cli", "addk", &["--fmad=false"]);
     let bad = dir.join("subk.ptx");
-    let c = dir.join("addk.cubin");
     let spec = dir.join("spec.json");
     let stats = dir.join("stats.json");
-    std::fs::write(&p, ptx).unwrap();
     std::fs::write(&bad, ptx.replace("add.rn.f32", "sub.rn.f32")).unwrap();
     std::fs::write(
         &spec,
@@ -590,13 +586,6 @@ DONE:
             {"scalar":{"type":"s32","value":100}}]}"#,
     )
     .unwrap();
-    let out = std::process::Command::new(&found[0])
-        .args(["--fmad=false", "-arch", "sm_90", "-o"])
-        .arg(&c)
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
     let bin = env!("CARGO_BIN_EXE_warpsmith");
     let run =
         |args: &[&std::ffi::OsStr]| std::process::Command::new(bin).args(args).output().unwrap();
@@ -683,22 +672,7 @@ fn spec_globals_fill_a_cubins_constant_table() {
 	ret;
 }
 "#;
-    let dir = std::env::temp_dir().join(format!("warpsmith-sass-globals-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("lookup.ptx");
-    let c = dir.join("lookup.cubin");
-    std::fs::write(&p, ptx).unwrap();
-    let out = std::process::Command::new(&ptxas)
-        .args(["-arch", "sm_90", "-o"])
-        .arg(&c)
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (dir, _ptx, c) = assemble(&ptxas, ptx, "sass-globals", "lookup", &[]);
     let spec = |var: &str| -> LaunchSpec {
         serde_json::from_str(&format!(
             r#"{{"kernel":"lookup","grid":[1],"block":[64],
@@ -726,4 +700,34 @@ fn spec_globals_fill_a_cubins_constant_table() {
         "{why}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes `ptx` as `<name>.ptx` in a fresh temporary folder (`warpsmith-<tag>-<pid>`) and
+/// assembles it for sm_90 with `ptxas` (and `extra` options) into `<name>.cubin`: the folder,
+/// the PTX and the cubin paths.
+fn assemble(
+    ptxas: &Path,
+    ptx: &str,
+    tag: &str,
+    name: &str,
+    extra: &[&str],
+) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("warpsmith-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(format!("{name}.ptx"));
+    let c = dir.join(format!("{name}.cubin"));
+    std::fs::write(&p, ptx).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(extra)
+        .args(["-arch", "sm_90", "-o"])
+        .arg(&c)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ptxas: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, p, c)
 }
