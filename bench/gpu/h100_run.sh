@@ -16,6 +16,9 @@ export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
+# The input generators (Python and, where installed, numpy) against each other and the reference
+# draws: if they disagree here, every emulator comparison below is void (the timings are not).
+python3 "$root/bench/gpu/crosscheck.py" selftest 2>&1 | tee -a "$out/gpu.txt"
 python3 "$root/bench/gpu/h100_checks.py" "$root/bench/gpu/cases" --out "$out/res" \
   --runs "${RUNS:-100}" --warmup "${WARMUP:-10}" --case-timeout "${CASE_TIMEOUT:-120}" ${ONLY:+--only "$ONLY"} \
   ${SAVE_OUTPUTS:+--save-outputs} \
