@@ -29,10 +29,11 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// occupancy), else a static count (the report's `model` and `predictor` say which). Without
 /// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) can
 /// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
-/// original on the launch. Predictions are not measurements: against the latest H100 run the
-/// choice was within 5 % of the fastest variant for 5 of 8 bench kernels, never the fastest for
-/// the two sgemm kernels, where warpsmith's spill at 80 registers wins by 6-10 % (docs/tune.md,
-/// "The cycle-level model").
+/// original on the launch. Predictions are not measurements: against the latest GPU run (an
+/// H200, 30 Nov 2026) the choice was within 5 % of the fastest variant for 11 of 15 kernels; it
+/// keeps ptxas alone where warpsmith's spill at 80 registers wins by 12 % (sgemm with dynamic
+/// shared memory) and where 32-register builds win by 6-7 % (docs/tune.md, "30 Nov 2026:
+/// fifteen kernels on an H200").
 ///
 /// With --launch, each ptxas build that uses local memory also gets a demote variant (`demote`,
 /// `demote-N`): its local-memory frame moved into shared memory in the cubin, as `warpsmith
