@@ -64,6 +64,11 @@ def kernel_entry(case):
              "sha256": {v: e["sha256"] for v, e in case.get("variants", {}).items() if "sha256" in e}}
     if case.get("predicted_us"):
         entry["predicted_us"] = case["predicted_us"]
+    rounds = {v: e["us_rounds"] for v, e in case.get("variants", {}).items() if "us_rounds" in e}
+    if rounds:
+        # Interleaved timing (h100_checks.py since 30 Nov 2026): each round's median, so the
+        # drift within the case is on record next to the differences.
+        entry["rounds_us"] = rounds
     return entry
 
 
