@@ -9,7 +9,8 @@
 //! window, `c[0x0][0x28]` = the initial stack pointer (the local stack size), `c[0x0][0x2c]` = the
 //! dynamic shared-memory size of the launch (`%dynamic_smem_size`), and the parameters
 //! at the offset `EIATTR_PARAM_CBANK` gives (0x160 on sm_80/86/89, 0x210 on sm_90 in practice),
-//! each at its `EIATTR_KPARAM_INFO` offset.
+//! each at its `EIATTR_KPARAM_INFO` offset. A spec's `globals` fill the `__constant__` variables
+//! they name, in the bank and at the offset the cubin's symbols give.
 
 use crate::emu::error::{EmuError, EmuResult};
 use crate::emu::launch::ElemType;

@@ -2,7 +2,8 @@
 //! the cubin, see [`super::operand`]), its parameter layout from the `.nv.info.<k>` EIATTR
 //! records (`PARAM_CBANK`, `KPARAM_INFO`), its constant banks (`.nv.constantN[.<k>]` sections),
 //! its static shared-memory size and its local-memory stack size (`FRAME_SIZE`,
-//! `MAX_STACK_SIZE`).
+//! `MAX_STACK_SIZE`); and the module's variables (data symbols: a `__constant__` one's bank and
+//! offset, which a launch spec's `globals` fill).
 //!
 //! RegDem §3 (the emulator is the oracle for a binary rewrite); `sass-and-cubin-format.md` §8
 //! (EIATTR records) and §7 (nvdisasm).
