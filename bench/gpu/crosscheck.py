@@ -224,6 +224,13 @@ def buffer_bytes(b, index):
     return bytes(out)
 
 
+def globals_bytes(spec):
+    """[(name, bytes)] of the spec's module variables, in name order (their default seeds are
+    1001, 1002, …, as the emulators', whose argument-index rule this passes 1000 + j to)."""
+    g = spec.get("globals", {})
+    return [(name, buffer_bytes(g[name], 1000 + j)) for j, name in enumerate(sorted(g))]
+
+
 def with_seed_offset(spec, offset):
     """The spec with every `random` seed s replaced by s + offset (as `warpsmith equiv --seeds`)."""
     spec = json.loads(json.dumps(spec))
@@ -325,8 +332,8 @@ def run_gpu(ptx_path, spec):
     with open(ptx_path) as fh:
         mod = cuda.load(fh.read())
     f = cuda.function(mod, spec["kernel"])
-    for j, name in enumerate(sorted(spec.get("globals", {}))):
-        cuda.set_global(mod, name, buffer_bytes(spec["globals"][name], 1000 + j))
+    for name, data in globals_bytes(spec):
+        cuda.set_global(mod, name, data)
     blobs, buffers = [], []
     for i, a in enumerate(spec["args"]):
         if "buffer" in a:
@@ -408,9 +415,9 @@ def cmd_gen_inputs(args):
             data = scalar_bytes(a["scalar"])
         with open(os.path.join(args.outdir, "arg%d.bin" % i), "wb") as fh:
             fh.write(data)
-    for j, name in enumerate(sorted(spec.get("globals", {}))):
+    for name, data in globals_bytes(spec):
         with open(os.path.join(args.outdir, "var_%s.bin" % name), "wb") as fh:
-            fh.write(buffer_bytes(spec["globals"][name], 1000 + j))
+            fh.write(data)
     return 0
 
 

@@ -105,17 +105,18 @@ class Gpu:
         self.cuda = crosscheck.Cuda()
         self.lib = self.cuda.lib
 
-    def load(self, path, kernel, spec=None):
-        """The kernel's function, its module's variables set from the spec's `globals` (once: the
-        launches that follow see them as the emulators do, provided the kernel does not write
-        them; a written `.global` would carry over from one launch to the next)."""
+    def load(self, path, kernel, module_vars=()):
+        """The kernel's function, its module's variables set to `module_vars`
+        (`crosscheck.globals_bytes` of the spec) once: the launches that follow see them as the
+        emulators do, provided the kernel does not write them (a written `.global` would carry
+        over from one launch to the next)."""
         data = open(path, "rb").read()
         if not data.startswith(b"\x7fELF"):
             data += b"\0"
         mod = ctypes.c_void_p()
         self.cuda.check(self.lib.cuModuleLoadData(ctypes.byref(mod), ctypes.c_char_p(data)), "cuModuleLoadData")
-        for j, name in enumerate(sorted((spec or {}).get("globals", {}))):
-            self.cuda.set_global(mod, name, crosscheck.buffer_bytes(spec["globals"][name], 1000 + j))
+        for name, data in module_vars:
+            self.cuda.set_global(mod, name, data)
         return self.cuda.function(mod, kernel)
 
     def prepare(self, f, spec, inputs):
@@ -285,6 +286,7 @@ def run_case(d, warmup, runs, save=None):
     gpu = Gpu()
     spec = json.load(open(os.path.join(d, c["spec"])))
     inputs = spec_inputs(spec, False)
+    module_vars = crosscheck.globals_bytes(spec)
     types = buffer_types(inputs)
     funcs, ref_out = {}, None
     ref = c.get("reference", "ptxas")
@@ -294,7 +296,7 @@ def run_case(d, warmup, runs, save=None):
         with open(os.path.join(d, c["variants"][v]), "rb") as fh:
             entry["sha256"] = hashlib.sha256(fh.read()).hexdigest()
         try:
-            funcs[v] = gpu.load(os.path.join(d, c["variants"][v]), c["kernel"], spec)
+            funcs[v] = gpu.load(os.path.join(d, c["variants"][v]), c["kernel"], module_vars)
             out = gpu.run(funcs[v], spec, inputs)
         except RuntimeError as e:
             entry["error"] = str(e)

@@ -18,6 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crosscheck  # noqa: E402
 import h100_checks  # noqa: E402
 
 
@@ -39,7 +40,8 @@ def main():
     except RuntimeError as e:
         print("profile_variant: %s" % e, file=sys.stderr)
         return 2
-    f = gpu.load(os.path.join(a.case, c["variants"][a.variant]), c["kernel"], spec)
+    f = gpu.load(os.path.join(a.case, c["variants"][a.variant]), c["kernel"],
+                 crosscheck.globals_bytes(spec))
     params, _bufs = gpu.prepare(f, spec, inputs)
     for _ in range(a.launches):
         gpu.launch(f, spec, params)
