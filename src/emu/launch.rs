@@ -351,6 +351,45 @@ fn elem_bits(ty: ElemType, v: &serde_json::Value, what: &str) -> EmuResult<u64> 
     }
 }
 
+/// The initial bytes of one module variable a spec's `globals` names.
+pub(crate) struct ModuleVarInit<'s> {
+    /// The variable's name.
+    pub name: &'s str,
+    /// How errors name it (`global `name``).
+    pub what: String,
+    /// Its bytes, generated as any buffer's.
+    pub bytes: Vec<u8>,
+}
+
+impl ModuleVarInit<'_> {
+    /// An error unless the bytes fit a variable of `size` bytes.
+    pub fn fits(&self, size: u64) -> EmuResult<()> {
+        if self.bytes.len() as u64 > size {
+            return Err(EmuError::Spec(format!(
+                "{}: {} bytes given, the variable has {size}",
+                self.what,
+                self.bytes.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The spec's module variables in name order with their bytes: their default seeds are 1001,
+/// 1002, … (the generator's argument-index rule given 1000 + j). The PTX and the SASS emulator
+/// both fill their variables from here, so a `.ptx` and its cubin read the same bytes.
+pub(crate) fn module_var_inits(spec: &LaunchSpec) -> EmuResult<Vec<ModuleVarInit<'_>>> {
+    spec.globals
+        .iter()
+        .enumerate()
+        .map(|(j, (name, b))| {
+            let what = format!("global `{name}`");
+            let bytes = buffer_bytes(b, 1000 + j as u64, &what)?;
+            Ok(ModuleVarInit { name, what, bytes })
+        })
+        .collect()
+}
+
 /// Generates the bytes of a buffer spec (`index` gives the default seed).
 pub fn buffer_bytes(b: &BufferSpec, index: u64, what: &str) -> EmuResult<Vec<u8>> {
     let list_len = match &b.init {
@@ -554,9 +593,8 @@ fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared
     }
     let mut global = prog.globals.clone();
     let mut const_bank = prog.const_bank.clone();
-    for (j, (name, b)) in spec.globals.iter().enumerate() {
-        let what = format!("global `{name}`");
-        let bytes = buffer_bytes(b, 1000 + j as u64, &what)?;
+    for init in module_var_inits(spec)? {
+        let name = init.name;
         let target: &mut [u8] =
             if let Some((_, idx)) = prog.global_vars.iter().find(|(n, _)| n == name) {
                 &mut global.allocs[*idx as usize].data
@@ -564,17 +602,12 @@ fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared
                 &mut const_bank[*off as usize..(*off + *size) as usize]
             } else {
                 return Err(EmuError::Spec(format!(
-                    "{what}: the module has no .global or .const variable of that name"
+                    "{}: the module has no .global or .const variable of that name",
+                    init.what
                 )));
             };
-        if bytes.len() > target.len() {
-            return Err(EmuError::Spec(format!(
-                "{what}: {} bytes given, the variable has {}",
-                bytes.len(),
-                target.len()
-            )));
-        }
-        target[..bytes.len()].copy_from_slice(&bytes);
+        init.fits(target.len() as u64)?;
+        target[..init.bytes.len()].copy_from_slice(&init.bytes);
     }
     let mut kparams = vec![0u8; kf.kparam_size as usize];
     let mut outs = Vec::new();

@@ -15,8 +15,8 @@
 use crate::emu::error::{EmuError, EmuResult};
 use crate::emu::launch::ElemType;
 use crate::emu::launch::{
-    buffer_argument, buffer_bytes, grid_and_block, output_buffers, scalar_bytes, ArgSpec,
-    LaunchSpec, OutBuffer,
+    buffer_argument, buffer_bytes, grid_and_block, module_var_inits, output_buffers, scalar_bytes,
+    ArgSpec, LaunchSpec, OutBuffer,
 };
 use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
 use crate::emu::RunOptions;
@@ -194,37 +194,34 @@ pub(crate) fn prepare<'a>(
 }
 
 /// Writes the spec's `globals` into the constant banks of the `__constant__` variables they
-/// name, generated as the PTX emulator generates them (seeds 1001, 1002, … in name order), so
-/// a `.ptx` and its cubin read the same tables. A module variable outside the constant banks
-/// (`.nv.global`: its address reaches the code through relocations) is refused, not guessed at.
+/// name, with the PTX emulator's bytes ([`module_var_inits`]), so a `.ptx` and its cubin read the
+/// same tables. A module variable outside the constant banks (`.nv.global`: its address reaches
+/// the code through relocations) is refused, not guessed at.
 fn write_module_constants(
     prog: &SassProgram,
     spec: &LaunchSpec,
     cbanks: &mut std::collections::HashMap<u8, Vec<u8>>,
 ) -> EmuResult<()> {
-    for (j, (name, b)) in spec.globals.iter().enumerate() {
-        let what = format!("global `{name}`");
-        let var = prog.vars.iter().find(|v| &v.name == name).ok_or_else(|| {
-            EmuError::Spec(format!(
-                "{what}: the cubin has no module variable of that name"
-            ))
-        })?;
+    for init in module_var_inits(spec)? {
+        let what = &init.what;
+        let var = prog
+            .vars
+            .iter()
+            .find(|v| v.name == init.name)
+            .ok_or_else(|| {
+                EmuError::Spec(format!(
+                    "{what}: the cubin has no module variable of that name"
+                ))
+            })?;
         let Some(bank) = var.bank else {
             return Err(EmuError::Spec(format!(
                 "{what}: a module variable outside the constant banks (`.global`) is not \
                  supported in cubins yet (its address comes from relocations)"
             )));
         };
-        let bytes = buffer_bytes(b, 1000 + j as u64, &what)?;
-        if bytes.len() as u64 > var.size {
-            return Err(EmuError::Spec(format!(
-                "{what}: {} bytes given, the variable has {}",
-                bytes.len(),
-                var.size
-            )));
-        }
+        init.fits(var.size)?;
         let data = cbanks.entry(bank).or_default();
-        let end = (var.offset + bytes.len() as u64) as usize;
+        let end = (var.offset + init.bytes.len() as u64) as usize;
         if end > 0x10000 {
             return Err(EmuError::Spec(format!(
                 "{what}: ends at byte {end} of constant bank {bank} (64 KiB)"
@@ -233,7 +230,7 @@ fn write_module_constants(
         if data.len() < end {
             data.resize(end, 0);
         }
-        data[var.offset as usize..end].copy_from_slice(&bytes);
+        data[var.offset as usize..end].copy_from_slice(&init.bytes);
     }
     Ok(())
 }
