@@ -702,6 +702,57 @@ fn spec_globals_fill_a_cubins_constant_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `run_ctas` (the sample `tune --predict-launch` and `demote`'s predictor take of a large
+/// launch) runs only the CTAs it names, in a grid that stays the whole one: `%nctaid` is the
+/// spec's, and the other CTAs leave their output bytes as initialised.
+#[test]
+fn a_sample_of_ctas_runs_in_the_whole_grid() {
+    let (Ok(ptxas), Ok(_)) = (tools::find(Tool::Ptxas), tools::find(Tool::Nvdisasm)) else {
+        eprintln!("SKIPPED: ptxas or nvdisasm not found");
+        return;
+    };
+    let ptx = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry stamp(.param .u64 out)
+{
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %nctaid.x;
+	mad.lo.s32 %r3, %r2, 100, %r1;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	st.global.u32 [%rd4], %r3;
+	ret;
+}
+"#;
+    let (dir, _ptx, c) = assemble(&ptxas, ptx, "sass-sample", "stamp", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"stamp","grid":[4],"block":[32],
+            "args":[{"buffer":{"type":"u32","len":4,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let cubin = SassProgram::from_cubin(&std::fs::read(&c).unwrap()).unwrap();
+    let opts = RunOptions::default();
+    let got = warpsmith::sass::emu::launch::run_ctas(&cubin, &spec, &opts, &[[3, 0, 0], [1, 0, 0]])
+        .unwrap();
+    let words: Vec<u32> = got.buffers[0]
+        .data
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    assert_eq!(words, [0, 401, 0, 403]);
+    let all = warpsmith::sass::emu::run(&cubin, &spec, &opts).unwrap();
+    assert_eq!(all.stats.warp_insts, 2 * got.stats.warp_insts);
+    let outside = warpsmith::sass::emu::launch::run_ctas(&cubin, &spec, &opts, &[[4, 0, 0]]);
+    let why = outside.expect_err("a CTA outside the grid").to_string();
+    assert!(why.contains("outside the grid"), "{why}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Writes `ptx` as `<name>.ptx` in a fresh temporary folder (`warpsmith-<tag>-<pid>`) and
 /// assembles it for sm_90 with `ptxas` (and `extra` options) into `<name>.cubin`: the folder,
 /// the PTX and the cubin paths.

@@ -272,6 +272,23 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
+    /// Runs only `ctas` (grid indices), in that order; the launch's grid (`%nctaid`) stays the
+    /// whole one, and the other CTAs leave memory as it was. A sample of a launch too large to
+    /// run whole (`crate::tune::cubin_time`).
+    pub fn run_ctas(&mut self, ctas: &[[u32; 3]]) -> EmuResult<()> {
+        let [gx, gy, gz] = self.shape.grid;
+        for &cta in ctas {
+            let [x, y, z] = cta;
+            if x >= gx || y >= gy || z >= gz {
+                return Err(EmuError::Spec(format!(
+                    "CTA ({x}, {y}, {z}) is outside the grid ({gx}, {gy}, {gz})"
+                )));
+            }
+            self.run_cta(cta)?;
+        }
+        Ok(())
+    }
+
     fn run_cta(&mut self, cta: [u32; 3]) -> EmuResult<()> {
         self.cur_cta = cta;
         let [bx, by, bz] = self.shape.block;

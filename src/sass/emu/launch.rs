@@ -41,9 +41,33 @@ pub(crate) type Outputs = Vec<(usize, u32, ElemType)>;
 
 /// Runs `spec` on the kernel of `prog` it names.
 pub fn run(prog: &SassProgram, spec: &LaunchSpec, opts: &RunOptions) -> EmuResult<SassRunOutput> {
+    run_selected(prog, spec, opts, None)
+}
+
+/// Runs only the CTAs `ctas` (grid indices) of `spec` on the kernel of `prog` it names; the grid
+/// (`%nctaid`) stays the spec's, and the other CTAs' outputs keep their initial bytes.
+pub fn run_ctas(
+    prog: &SassProgram,
+    spec: &LaunchSpec,
+    opts: &RunOptions,
+    ctas: &[[u32; 3]],
+) -> EmuResult<SassRunOutput> {
+    run_selected(prog, spec, opts, Some(ctas))
+}
+
+/// [`run`] (`ctas` absent) or [`run_ctas`].
+fn run_selected(
+    prog: &SassProgram,
+    spec: &LaunchSpec,
+    opts: &RunOptions,
+    ctas: Option<&[[u32; 3]]>,
+) -> EmuResult<SassRunOutput> {
     let (mut m, outs) = prepare(prog, spec, opts)?;
     let t0 = std::time::Instant::now();
-    m.run()?;
+    match ctas {
+        Some(list) => m.run_ctas(list)?,
+        None => m.run()?,
+    }
     let elapsed = t0.elapsed();
     let buffers = output_buffers(outs, &m.global);
     Ok(SassRunOutput {
