@@ -6,7 +6,8 @@
 
 Each DIR is a `warpsmith tune ... --launch SPEC --emit-variants DIR` folder (bench/tune/table.sh
 makes one per bench kernel): NAME.cubin per variant, report.json (the predictions and the
-choice) and launch.json (the spec). For every variant with a cubin the script loads it with the
+choice) and launch.json (the spec; with predict_launch.json, from `tune --predict-launch`,
+outputs are compared on launch.json and times taken on predict_launch.json). For every variant with a cubin the script loads it with the
 CUDA driver (libcuda through ctypes, as bench/gpu/crosscheck.py does: no toolkit needed), builds
 the arguments from the spec with crosscheck.py's generator (the emulator's bytes), runs it once on
 fresh inputs and compares every buffer with ptxas alone's bytes (a variant that differs is
@@ -77,6 +78,11 @@ def time_dir(timer, d, warmup, runs):
     spec = json.load(open(os.path.join(d, "launch.json")))
     measured, predicted, reference = {}, {}, None
     inputs = h100_checks.spec_inputs(spec, False)
+    # `tune --predict-launch`: outputs compared on launch.json, times taken on the launch the
+    # predictions were made for.
+    big = os.path.join(d, "predict_launch.json")
+    tspec = json.load(open(big)) if os.path.isfile(big) else spec
+    tinputs = h100_checks.spec_inputs(tspec, False) if tspec is not spec else inputs
     for v in report["variants"]:
         predicted[v["name"]] = v.get("predicted_us")
         path = os.path.join(d, v["name"] + ".cubin")
@@ -90,7 +96,7 @@ def time_dir(timer, d, warmup, runs):
         elif outs != reference:
             measured[v["name"]] = "differs from ptxas alone on the GPU"
             continue
-        measured[v["name"]] = timer.time(f, spec, inputs, warmup, runs)
+        measured[v["name"]] = timer.time(f, tspec, tinputs, warmup, runs)
     choice = next((v["name"] for v in report["variants"] if v["chosen"]), None)
     return report["kernel"], {"measured_us": measured, "predicted_choice": choice,
                               "predicted_us": predicted, "model": report["model"], "arch": report["arch"]}

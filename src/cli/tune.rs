@@ -74,7 +74,7 @@ pub struct TuneArgs {
     report: Option<PathBuf>,
     /// Also write every variant to this folder, for timing on a GPU
     /// (bench/gpu/time_variants.py): NAME.ptx and NAME.cubin per variant that assembled,
-    /// report.json, and launch.json (the spec).
+    /// report.json, launch.json (the spec) and predict_launch.json (--predict-launch's).
     #[arg(long, value_name = "DIR")]
     emit_variants: Option<PathBuf>,
     /// What turns each variant's profile into a time: `cycle` runs the variant's cubin on the
@@ -83,12 +83,21 @@ pub struct TuneArgs {
     /// `analytic` uses the bounds model of docs/tune.md.
     #[arg(long, value_enum, default_value_t = Predictor::Cycle)]
     predictor: Predictor,
+    /// Predict each variant's time on this launch spec instead of --launch's: same kernel, block
+    /// and dynamic shared memory, typically the real problem size where --launch is a small
+    /// one the emulator runs whole. Only the CTAs its busiest SM receives run on the SASS
+    /// emulator (their counts scaled to the grid, `%nctaid` the whole grid's), so a 4096³
+    /// matmul takes seconds a variant; outputs are still compared, and rewrites proved, on
+    /// --launch only.
+    #[arg(long, value_name = "SPEC", requires = "launch")]
+    predict_launch: Option<PathBuf>,
 }
 
 /// Runs the command.
 pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     let module = load_ptx(&a.input)?;
     let launch = a.launch.as_deref().map(load_spec).transpose()?;
+    let predict_launch = a.predict_launch.as_deref().map(load_spec).transpose()?;
     let opts = TuneOptions {
         kernel: a.kernel.clone(),
         arch: a.arch.clone(),
@@ -100,6 +109,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         skip_rewrites: false,
         cubin_out: a.output.extension().is_some_and(|e| e == "cubin"),
         predictor: a.predictor,
+        predict_launch,
     };
     let tuned = tune(&module, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
     summary(&tuned.report);
@@ -107,7 +117,11 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         write_json_report(p, &tuned.report)?;
     }
     if let Some(dir) = &a.emit_variants {
-        emit_variants(dir, &tuned, a.launch.as_deref())?;
+        let launches = [
+            (a.launch.as_deref(), "launch.json"),
+            (a.predict_launch.as_deref(), "predict_launch.json"),
+        ];
+        emit_variants(dir, &tuned, &launches)?;
     }
     if opts.cubin_out {
         let cubin = output_cubin(&tuned, &opts).map_err(|e| CliError::Tune(e.to_string()))?;
@@ -121,8 +135,13 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes every variant's PTX and cubin, the report and the launch spec into `dir`.
-fn emit_variants(dir: &Path, t: &Tuned, launch: Option<&Path>) -> Result<(), CliError> {
+/// Writes every variant's PTX and cubin, the report and the launch specs (each given one under
+/// its name) into `dir`.
+fn emit_variants(
+    dir: &Path,
+    t: &Tuned,
+    launches: &[(Option<&Path>, &str)],
+) -> Result<(), CliError> {
     let write_err = |path: PathBuf| move |source| CliError::Write { path, source };
     std::fs::create_dir_all(dir).map_err(write_err(dir.to_path_buf()))?;
     for b in &t.builds {
@@ -135,9 +154,11 @@ fn emit_variants(dir: &Path, t: &Tuned, launch: Option<&Path>) -> Result<(), Cli
         }
     }
     write_json_report(&dir.join("report.json"), &t.report)?;
-    if let Some(spec) = launch {
-        let text = crate::read_input(spec)?;
-        emit(Some(&dir.join("launch.json")), &text)?;
+    for (spec, name) in launches {
+        if let Some(spec) = spec {
+            let text = crate::read_input(spec)?;
+            emit(Some(&dir.join(name)), &text)?;
+        }
     }
     Ok(())
 }

@@ -5,14 +5,18 @@
 //! model ([`predict_cubin_cycles`]). `warpsmith demote` uses one of them to keep a register
 //! demotion only where it is predicted faster than the input.
 //!
-//! Large grids are sampled: at most [`SAMPLE_BLOCKS`] blocks run on the emulator (the grid cut
-//! in z, then y, then x) and their mix is scaled to the whole grid; the shape (waves, occupancy)
-//! is the whole launch's. Both sides of a comparison are sampled the same way.
+//! Large grids are sampled ([`Sample`]): at most [`SAMPLE_BLOCKS`] blocks run on the emulator
+//! (the grid cut in z, then y, then x), or only the CTAs the busiest SM receives with the whole
+//! grid's `%nctaid` (`tune --predict-launch`); the sample's mix is scaled to the whole grid, and
+//! the shape (waves, occupancy) is the whole launch's. Both sides of a comparison are sampled the
+//! same way.
 
 use crate::analysis::occupancy::{self, occupancy};
 use crate::emu::launch::{LaunchSpec, RunOptions};
 use crate::never_worse::{launch_resources, DynamicSmem};
 use crate::sass::elf::Cubin;
+use crate::sass::emu::launch::run_ctas;
+use crate::sass::emu::timing::SmLoad;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
 use super::cycle::{predict_cycles, timing_params};
@@ -22,6 +26,18 @@ use super::profile::{footprint, from_sass};
 
 /// Blocks the emulator runs at most for one prediction.
 pub const SAMPLE_BLOCKS: u32 = 64;
+
+/// Which CTAs of a launch the functional run behind a prediction executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sample {
+    /// At most [`SAMPLE_BLOCKS`] blocks, the grid cut in z, then y, then x (`%nctaid` shrinks
+    /// with it): `warpsmith demote`'s predictions.
+    CutGrid,
+    /// The CTAs the busiest SM receives (those the timing mode runs), with the whole grid's
+    /// `%nctaid`: a handful of CTAs however large the launch, for launches whose every CTA does
+    /// much work (a Triton matmul's K loop over 4096).
+    BusiestSm,
+}
 
 /// `spec` with its grid cut to at most [`SAMPLE_BLOCKS`] blocks, and the factor that scales the
 /// sample's counts to the whole grid.
@@ -85,7 +101,12 @@ struct CubinProfile {
     mix: Mix,
 }
 
-fn profile(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<CubinProfile, String> {
+fn profile(
+    cubin: &[u8],
+    kernel: &str,
+    spec: &LaunchSpec,
+    how: Sample,
+) -> Result<CubinProfile, String> {
     let c = Cubin::parse(cubin).map_err(|e| e.to_string())?;
     let (machine, shape) = cubin_launch(&c, kernel, spec)?;
     let prog = SassProgram::from_cubin(cubin).map_err(|e| e.to_string())?;
@@ -93,8 +114,18 @@ fn profile(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<CubinProfile
         file: format!("{kernel} (predictor)"),
         ..RunOptions::default()
     };
-    let (sample, scale) = sampled(spec);
-    let run = run_sass(&prog, &sample, &opts).map_err(|e| format!("SASS emulator: {e}"))?;
+    let (run, scale) = match how {
+        Sample::CutGrid => {
+            let (sample, scale) = sampled(spec);
+            (run_sass(&prog, &sample, &opts), scale)
+        }
+        Sample::BusiestSm => {
+            let ctas = SmLoad::busiest(&spec.grid, machine.sms, 1, 0).ctas;
+            let scale = shape.blocks as f64 / ctas.len().max(1) as f64;
+            (run_ctas(&prog, spec, &opts, &ctas), scale)
+        }
+    };
+    let run = run.map_err(|e| format!("SASS emulator: {e}"))?;
     let mix = scaled(
         from_sass(&run.stats, footprint(spec)),
         scale,
@@ -110,8 +141,34 @@ fn profile(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<CubinProfile
 
 /// Predicts `kernel` of `cubin` on `spec` (its grid, block and dynamic shared memory).
 pub fn predict_cubin(cubin: &[u8], kernel: &str, spec: &LaunchSpec) -> Result<Prediction, String> {
-    let p = profile(cubin, kernel, spec)?;
+    let p = profile(cubin, kernel, spec, Sample::CutGrid)?;
     Ok(predict(p.machine, &p.mix, &p.shape))
+}
+
+/// Both models' predictions of one cubin on one launch, from one sampled profile.
+#[derive(Clone, Debug)]
+pub struct CubinPredictions {
+    /// The analytic model's.
+    pub analytic: Prediction,
+    /// The cycle-level model's, or why its timing mode could not run.
+    pub cycle: Result<Prediction, String>,
+}
+
+/// Predicts `kernel` of `cubin` on `spec` with both models, the functional run sampled as `how`
+/// says.
+pub fn predict_cubin_both(
+    cubin: &[u8],
+    kernel: &str,
+    spec: &LaunchSpec,
+    how: Sample,
+) -> Result<CubinPredictions, String> {
+    let p = profile(cubin, kernel, spec, how)?;
+    let params = timing_params(p.machine, &p.mix, p.shape.blocks);
+    Ok(CubinPredictions {
+        analytic: predict(p.machine, &p.mix, &p.shape),
+        cycle: predict_cycles(p.machine, &p.prog, spec, &p.mix, &p.shape, &params)
+            .map(|(pred, _)| pred),
+    })
 }
 
 /// Predicts `kernel` of `cubin` on `spec` with the cycle-level model ([`super::cycle`]): the
@@ -123,9 +180,7 @@ pub fn predict_cubin_cycles(
     kernel: &str,
     spec: &LaunchSpec,
 ) -> Result<Prediction, String> {
-    let p = profile(cubin, kernel, spec)?;
-    let params = timing_params(p.machine, &p.mix, p.shape.blocks);
-    predict_cycles(p.machine, &p.prog, spec, &p.mix, &p.shape, &params).map(|(pred, _)| pred)
+    predict_cubin_both(cubin, kernel, spec, Sample::CutGrid)?.cycle
 }
 
 /// `m` (a sample's mix) scaled to the whole grid; DRAM bytes stay at most the footprint.

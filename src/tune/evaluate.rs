@@ -13,6 +13,7 @@ use crate::ptx::Module;
 use crate::sass::demote::RegisterTarget;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
+use super::cubin_time::{predict_cubin_both, Sample};
 use super::cycle::{predict_cycles, timing_params, Predictor};
 use super::demoted::{demote, DemoteInputs};
 use super::measure::{assemble, Launch, Measured};
@@ -103,11 +104,15 @@ impl<'a> Runner<'a> {
                             smem_per_block: m.res.shared + self.launch.dynamic.bytes_or_zero(),
                             ..shape
                         };
-                        e.analytic = Some(predict(self.machine, &mix, &sh));
-                        if let (Predictor::Cycle, Some(prog), Some(spec)) =
-                            (self.opts.predictor, &prog, &self.opts.launch)
-                        {
-                            e.cycle = Some(self.cycles(prog, spec, &mix, &sh));
+                        if let Some(big) = &self.opts.predict_launch {
+                            self.predict_elsewhere(&mut e, &m, big);
+                        } else {
+                            e.analytic = Some(predict(self.machine, &mix, &sh));
+                            if let (Predictor::Cycle, Some(prog), Some(spec)) =
+                                (self.opts.predictor, &prog, &self.opts.launch)
+                            {
+                                e.cycle = Some(self.cycles(prog, spec, &mix, &sh));
+                            }
                         }
                         check_outputs(&mut e, outs, &mut base_outputs, source);
                     }
@@ -123,13 +128,52 @@ impl<'a> Runner<'a> {
             out.push(e);
         }
         let predictor = settle_predictor(&mut out, self.opts.predictor, source, &mut notes);
+        let blocks = match &self.opts.predict_launch {
+            Some(big) => {
+                let blocks = big.grid.iter().map(|&g| u64::from(g)).product::<u64>();
+                let sampled = blocks.div_ceil(u64::from(self.machine.sms).max(1));
+                notes.push(format!(
+                    "times predicted on --predict-launch ({blocks} blocks): its busiest SM's \
+                     {sampled} CTAs ran on the SASS emulator, scaled to the grid; outputs \
+                     compared and rewrites proved on --launch"
+                ));
+                blocks
+            }
+            None => shape.blocks,
+        };
         (
             out,
             source.unwrap_or(Source::Static),
             predictor,
-            shape.blocks,
+            blocks,
             notes,
         )
+    }
+
+    /// Predicts variant `e` (measured as `m`) on `big` instead of the launch it was profiled on
+    /// (`--predict-launch`): both models from a run of the CTAs of `big`'s busiest SM.
+    fn predict_elsewhere(&self, e: &mut Evaluated, m: &Measured, big: &LaunchSpec) {
+        let t0 = std::time::Instant::now();
+        match predict_cubin_both(&m.cubin, self.kernel, big, Sample::BusiestSm) {
+            Ok(p) => {
+                log::info!(
+                    "tune: `{}` on --predict-launch: analytic {:.2} us, cycle {}, in {:.1?}",
+                    e.report.name,
+                    p.analytic.us,
+                    p.cycle
+                        .as_ref()
+                        .map_or_else(|w| w.clone(), |c| format!("{:.2} us", c.us)),
+                    t0.elapsed()
+                );
+                e.analytic = Some(p.analytic);
+                if self.opts.predictor == Predictor::Cycle {
+                    e.cycle = Some(p.cycle);
+                }
+            }
+            Err(why) => {
+                e.report.error = Some(format!("cannot predict on --predict-launch: {why}"));
+            }
+        }
     }
 
     /// The timing mode's prediction of one variant.

@@ -68,6 +68,10 @@ pub struct TuneOptions {
     pub cubin_out: bool,
     /// The predictor (the cycle-level one needs the SASS emulator's profile).
     pub predictor: Predictor,
+    /// Predict on this launch instead of `launch` (same kernel, block and dynamic shared
+    /// memory): only the CTAs of its busiest SM run ([`cubin_time::Sample::BusiestSm`]);
+    /// `launch` stays the one outputs are compared and rewrites proved on.
+    pub predict_launch: Option<LaunchSpec>,
 }
 
 /// Why tuning could not start.
@@ -96,6 +100,36 @@ pub enum TuneError {
     /// The original does not assemble or launch.
     #[error("the original kernel cannot be used: {0}")]
     Original(String),
+    /// The prediction launch does not match the launch.
+    #[error("--predict-launch: {0}")]
+    PredictLaunch(String),
+}
+
+/// Checks that `opts.predict_launch` launches what `opts.launch` does (kernel, block, dynamic
+/// shared memory): the variants are assembled and proved for the one and predicted on the other.
+fn check_predict_launch(opts: &TuneOptions, kernel: &str) -> Result<(), TuneError> {
+    let Some(p) = &opts.predict_launch else {
+        return Ok(());
+    };
+    let Some(l) = &opts.launch else {
+        return Err(TuneError::PredictLaunch(
+            "needs --launch too (the launch outputs are compared and rewrites proved on)".into(),
+        ));
+    };
+    let dims = |v: &[u32]| [0, 1, 2].map(|d| v.get(d).copied().unwrap_or(1));
+    let why = if p.kernel != kernel {
+        format!("it launches `{}`, not `{kernel}`", p.kernel)
+    } else if dims(&p.block) != dims(&l.block) {
+        format!("block {:?} differs from --launch's {:?}", p.block, l.block)
+    } else if p.dynamic_smem != l.dynamic_smem {
+        format!(
+            "{} B of dynamic shared memory differ from --launch's {} B",
+            p.dynamic_smem, l.dynamic_smem
+        )
+    } else {
+        return Ok(());
+    };
+    Err(TuneError::PredictLaunch(why))
 }
 
 /// One variant in the report.
@@ -170,6 +204,7 @@ pub struct Tuned {
 /// rules allow.
 pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
     let kernel = pick_kernel(full, opts)?.name.to_string();
+    check_predict_launch(opts, &kernel)?;
     let module = &scope::strip(full, &kernel);
     let f = pick_kernel(module, opts)?;
     let limits = occupancy::arch(&opts.arch)?;
