@@ -2,9 +2,9 @@
 """Builds, on a machine without a GPU, every case bench/gpu/h100_checks.py runs on one.
 
     PYTHONPATH=.tools/triton python3 bench/gpu/prepare.py [--cases bench/gpu/cases] [--arch sm_90]
-        [--reuse] [--only tune|triton|mma|regdem]
+        [--reuse] [--only tune|triton|tune-triton|mma|regdem]
 
-Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carries it):
+Case folders (bench/gpu/cases is git-ignored; the device tool carries it):
 
 - `tune/<kernel>`: `bench/tune/table.sh ARCH` (every `warpsmith tune` variant of every bench
   kernel with a launch spec: ptxas alone and at each cliff, the pragma, spill, shuffle, demote
@@ -18,6 +18,8 @@ Two groups of case folders (bench/gpu/cases is git-ignored; the device tool carr
   with Triton's dynamic size, and for every case `demote --occupancy auto` (register demotion,
   variant `regdem`), each proved on the SASS emulator here; attention and matmul cases also
   get a large launch (numpy inputs) for timing.
+- `tune-triton/<case>`: `warpsmith tune` on the same Triton PTX (see triton_tune_cases):
+  its variants proved on the small launch, predicted and timed on the large one.
 - `regdem/<kernel>`: register demotion's own kernels (see regdem_cases).
 - `mma/<kernel>`: bench/gpu/mma/*.ptx, one `mma.sync` per warp on random fragments (f16, bf16,
   tf32, e4m3 into f32): the emulators' tensor-core arithmetic against the hardware's, untimed.
@@ -104,8 +106,7 @@ def tune_cases(cases, arch, reuse):
             continue
         rep = json.load(open(rep_path))
         notes = []
-        variants = {v["name"]: v["name"] + ".cubin" for v in rep["variants"]
-                    if os.path.isfile(os.path.join(d, v["name"] + ".cubin"))}
+        variants = report_variants(d, rep)
         emu = {}
         if emulate(d, "ptxas.cubin", "launch.json", "emu-sass", notes):
             emu["sass"] = "emu-sass"
@@ -113,15 +114,24 @@ def tune_cases(cases, arch, reuse):
             variants["ptx-jit"] = "ptxas.ptx"
             if emulate(d, "ptxas.ptx", "launch.json", "emu-ptx", notes):
                 emu["ptx"] = "emu-ptx"
-        choice = next((v["name"] for v in rep["variants"] if v["chosen"]), None)
-        write_json(os.path.join(d, "case.json"), {
+        write_json(os.path.join(d, "case.json"), dict(predictions(rep), **{
             "name": "tune/" + rep["kernel"], "kernel": rep["kernel"], "group": "tune",
             "variants": variants, "reference": "ptxas", "spec": "launch.json", "emu": emu,
-            "timed": True, "arch": rep["arch"], "model": rep["model"],
-            "predicted_choice": choice,
-            "predicted_us": {v["name"]: v.get("predicted_us") for v in rep["variants"]},
-            "notes": notes})
+            "timed": True, "arch": rep["arch"], "notes": notes}))
         print("tune/%s: %d variants, emulators %s" % (k, len(variants), sorted(emu)), file=sys.stderr)
+
+
+def report_variants(d, rep):
+    """The variants of a `tune --emit-variants` folder d (report rep) that have a cubin."""
+    return {v["name"]: v["name"] + ".cubin" for v in rep["variants"]
+            if os.path.isfile(os.path.join(d, v["name"] + ".cubin"))}
+
+
+def predictions(rep):
+    """What case.json carries of a tune report: the model, the choice, every predicted time."""
+    return {"model": rep["model"],
+            "predicted_choice": next((v["name"] for v in rep["variants"] if v["chosen"]), None),
+            "predicted_us": {v["name"]: v.get("predicted_us") for v in rep["variants"]}}
 
 
 # ---- Triton -------------------------------------------------------------------------------------
@@ -257,6 +267,54 @@ def triton_cases(cases, arch, reuse):
             case, sorted(variants), sorted(emu), stack, "; ".join(notes)), file=sys.stderr)
 
 
+def triton_tune_cases(cases):
+    """`warpsmith tune` on the Triton suite's PTX (the build triton_cases made; the ptxas of
+    scripts/setup.sh, not Triton's): every variant proved and compared on the small emulator
+    launch, and where the case has a large timing launch, predicted on it (`--predict-launch`:
+    the CTAs of its busiest SM on the SASS emulator). Folders `tune-triton/<case>`, group
+    "tune", timed on the large launch."""
+    src = os.path.join(cases, "triton", "_build")
+    if not os.path.isfile(os.path.join(src, "suite.json")):
+        print("tune-triton: no Triton build in %s (run --only triton first)" % src, file=sys.stderr)
+        return
+    for f in sorted(os.listdir(src)):
+        if not f.endswith(".json") or f == "suite.json":
+            continue
+        case = f[:-5]
+        meta = json.load(open(os.path.join(src, f)))
+        spec, tspec = triton_specs(case, meta)
+        ptx = os.path.join(src, case + ".ptx")
+        if spec is None or not os.path.isfile(ptx):
+            continue
+        target = re.search(r"^\.target\s+(\w+)", open(ptx).read(), re.M).group(1)
+        d = os.path.join(cases, "tune-triton", case)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        write_json(os.path.join(d, "spec.json"), spec)
+        cmd = [BIN, "tune", ptx, "--arch", target, "--launch", os.path.join(d, "spec.json"),
+               "-o", os.path.join(d, "tuned.cubin"), "--emit-variants", d]
+        if tspec:
+            write_json(os.path.join(d, "time.json"), tspec)
+            # The emulator's spec format has no `numpy` (h100_checks' input generator flag).
+            write_json(os.path.join(d, "predict.json"), {k: v for k, v in tspec.items() if k != "numpy"})
+            cmd += ["--predict-launch", os.path.join(d, "predict.json")]
+        rc, out = run(cmd, timeout=3600)
+        if rc != 0:
+            print("tune-triton/%s: tune failed: %s" % (case, out[-500:]), file=sys.stderr)
+            continue
+        rep = json.load(open(os.path.join(d, "report.json")))
+        variants, notes, emu = report_variants(d, rep), [], {}
+        if emulate(d, "ptxas.cubin", "launch.json", "emu-sass", notes):
+            emu["sass"] = "emu-sass"
+        write_json(os.path.join(d, "case.json"), dict(predictions(rep), **{
+            "name": "tune-triton/" + case, "kernel": spec["kernel"], "group": "tune",
+            "arch": target, "variants": variants, "reference": "ptxas", "spec": "launch.json",
+            "emu": emu, "time_spec": "time.json" if tspec else None, "timed": True,
+            "notes": notes + rep["notes"]}))
+        print("tune-triton/%s: %d variants, choice %s" % (
+            case, len(variants), predictions(rep)["predicted_choice"]), file=sys.stderr)
+
+
 def mma_cases(cases, arch):
     """bench/gpu/mma: one matrix instruction per warp on random fragments (f16, bf16, tf32, e4m3
     into f32), to compare the emulators' tensor-core arithmetic with the hardware's element by element
@@ -313,8 +371,7 @@ def regdem_cases(cases, arch):
             print("regdem/%s: tune failed: %s" % (name, out[-500:]), file=sys.stderr)
             continue
         rep = json.load(open(os.path.join(d, "report.json")))
-        variants = {v["name"]: v["name"] + ".cubin" for v in rep["variants"]
-                    if os.path.isfile(os.path.join(d, v["name"] + ".cubin"))}
+        variants = report_variants(d, rep)
         notes = []
         rc, out = run([BIN, "demote", os.path.join(d, "ptxas.cubin"), "-o", os.path.join(d, "regdem-auto.cubin"),
                        "--occupancy", "auto", "--dynamic-smem", "0",
@@ -327,14 +384,10 @@ def regdem_cases(cases, arch):
         emu = {}
         if emulate(d, "ptxas.cubin", "launch.json", "emu-sass", notes):
             emu["sass"] = "emu-sass"
-        choice = next((v["name"] for v in rep["variants"] if v["chosen"]), None)
-        write_json(os.path.join(d, "case.json"), {
+        write_json(os.path.join(d, "case.json"), dict(predictions(rep), **{
             "name": "regdem/" + name, "kernel": name, "group": "regdem", "arch": arch,
             "variants": variants, "reference": "ptxas", "spec": "launch.json", "emu": emu,
-            "time_spec": "time.json", "timed": True, "model": rep["model"],
-            "predicted_choice": choice,
-            "predicted_us": {v["name"]: v.get("predicted_us") for v in rep["variants"]},
-            "notes": notes})
+            "time_spec": "time.json", "timed": True, "notes": notes}))
         print("regdem/%s: %d variants; %s" % (name, len(variants), "; ".join(notes)), file=sys.stderr)
 
 
@@ -343,7 +396,7 @@ def main():
     ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "gpu", "cases"))
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--reuse", action="store_true", help="keep tune/ and the Triton build if present")
-    ap.add_argument("--only", choices=["tune", "triton", "mma", "regdem"])
+    ap.add_argument("--only", choices=["tune", "triton", "tune-triton", "mma", "regdem"])
     a = ap.parse_args()
     if not os.path.isfile(BIN):
         print("prepare: %s is missing (cargo build --release)" % BIN, file=sys.stderr)
@@ -353,6 +406,8 @@ def main():
         tune_cases(a.cases, a.arch, a.reuse)
     if a.only in (None, "triton"):
         triton_cases(a.cases, a.arch, a.reuse)
+    if a.only in (None, "tune-triton"):
+        triton_tune_cases(a.cases)
     if a.only in (None, "mma"):
         mma_cases(a.cases, a.arch)
     if a.only in (None, "regdem"):
