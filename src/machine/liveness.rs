@@ -30,6 +30,49 @@ pub struct Liveness {
     num_regs: usize,
 }
 
+/// Solves the backward union problem `in(n) = gen(n) ∪ (out(n) − kill(n))`, `out(n) = ∪ in(s)`
+/// over the successors `s` of `n`, on any graph of nodes `0..gen.len()` given by successor and
+/// predecessor lists: round-robin passes over `order` (every node once; post-order converges
+/// fastest), each revisiting only nodes whose successors changed. Returns `(in, out)`. Liveness of
+/// PTX blocks ([`Liveness::compute`]) and of SASS instructions (`crate::sass::liveness`) both use
+/// it, and, on the reversed graph, what is written on some path from the entry.
+pub fn solve_backward(
+    order: &[usize],
+    succs: &[Vec<usize>],
+    preds: &[Vec<usize>],
+    gen: Vec<BitSet>,
+    kill: &[BitSet],
+) -> (Vec<BitSet>, Vec<BitSet>) {
+    let n = gen.len();
+    let width = gen.first().map_or(0, BitSet::capacity);
+    let mut live_in = gen;
+    let mut live_out = vec![BitSet::new(width); n];
+    let mut dirty = vec![true; n];
+    let mut scratch = BitSet::new(width);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order {
+            if !std::mem::replace(&mut dirty[b], false) {
+                continue;
+            }
+            let out = &mut live_out[b];
+            for &s in &succs[b] {
+                out.union_with(&live_in[s]);
+            }
+            scratch.copy_from(out);
+            scratch.subtract(&kill[b]);
+            if live_in[b].union_with(&scratch) {
+                for &p in &preds[b] {
+                    dirty[p] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    (live_in, live_out)
+}
+
 /// Applies `inst` backwards: turns the set live after it into the set live before it.
 pub fn step_backward(inst: &InstData, live: &mut BitSet) {
     let s = slots(inst).slots;
@@ -62,38 +105,21 @@ impl Liveness {
             }
         }
 
-        let mut live_in = gen.clone();
-        let mut live_out = vec![BitSet::new(num_regs); n];
         // Round-robin passes in post-order (unreachable blocks first), visiting only blocks whose
         // successors changed: about loop-connectedness + 2 passes.
-        let order: Vec<Block> = cfg
+        let order: Vec<usize> = cfg
             .blocks()
             .filter(|&b| !cfg.is_reachable(b))
             .chain(cfg.rpo().iter().rev().copied())
+            .map(Block::index)
             .collect();
-        let mut dirty = vec![true; n];
-        let mut scratch = BitSet::new(num_regs);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in &order {
-                if !std::mem::replace(&mut dirty[b.index()], false) {
-                    continue;
-                }
-                let out = &mut live_out[b.index()];
-                for &s in cfg.succs(b) {
-                    out.union_with(&live_in[s.index()]);
-                }
-                scratch.copy_from(out);
-                scratch.subtract(&kill[b.index()]);
-                if live_in[b.index()].union_with(&scratch) {
-                    for &p in cfg.preds(b) {
-                        dirty[p.index()] = true;
-                        changed = true;
-                    }
-                }
-            }
-        }
+        let edges = |f: fn(&Cfg, Block) -> &[Block]| -> Vec<Vec<usize>> {
+            cfg.blocks()
+                .map(|b| f(cfg, b).iter().map(|s| s.index()).collect())
+                .collect()
+        };
+        let (live_in, live_out) =
+            solve_backward(&order, &edges(Cfg::succs), &edges(Cfg::preds), gen, &kill);
         Liveness {
             live_in,
             live_out,
