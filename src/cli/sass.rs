@@ -11,7 +11,8 @@ use warpsmith::fsutil::write_atomic;
 use warpsmith::sass::elf::nvinfo::{self, NvInfo};
 use warpsmith::sass::elf::Cubin;
 use warpsmith::sass::isa::abi::CallConvention;
-use warpsmith::sass::isa::{decode_all, print, Arch};
+use warpsmith::sass::isa::{decode_all, print, Arch, RegFile};
+use warpsmith::sass::liveness::{gpr_liveness, Liveness};
 use warpsmith::sass::{nop_test, nvdisasm, SassError};
 
 use super::{emit, CliError};
@@ -38,6 +39,11 @@ pub enum SassCommand {
         /// Where to write; standard output when absent. Written atomically.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Also print, per instruction, how many general-purpose registers are live before it
+        /// (a dataflow over the listing's def/use and branches), and per function the peak: how
+        /// many values ptxas keeps at once, against the register count it reports.
+        #[arg(long)]
+        liveness: bool,
     },
     /// Compare our decode of every instruction with nvdisasm (raw words, decode→encode, opcode,
     /// registers read and written in every register file, branch targets). Exit status 1 on any
@@ -84,7 +90,8 @@ pub fn run(cmd: &SassCommand) -> Result<ExitCode, CliError> {
             input,
             kernel,
             output,
-        } => dis(input, kernel.as_deref(), output.as_deref()),
+            liveness,
+        } => dis(input, kernel.as_deref(), output.as_deref(), *liveness),
         SassCommand::Check { input, all } => check(input, *all),
         SassCommand::NopTest {
             input,
@@ -94,7 +101,12 @@ pub fn run(cmd: &SassCommand) -> Result<ExitCode, CliError> {
     }
 }
 
-fn dis(input: &Path, kernel: Option<&str>, output: Option<&Path>) -> Result<ExitCode, CliError> {
+fn dis(
+    input: &Path,
+    kernel: Option<&str>,
+    output: Option<&Path>,
+    liveness: bool,
+) -> Result<ExitCode, CliError> {
     let (_, cubin) = load(input)?;
     let arch = arch_of(&cubin)?;
     let mut out = String::new();
@@ -149,17 +161,32 @@ fn dis(input: &Path, kernel: Option<&str>, output: Option<&Path>) -> Result<Exit
             .map(|s| (s.st_value, s.name.as_str()))
             .collect();
         let conv = CallConvention::of(cubin.register_count(&f));
-        for (k, i) in decode_all(arch, &cubin.sections[f.text].data)
-            .iter()
-            .enumerate()
-        {
+        let insts = decode_all(arch, &cubin.sections[f.text].data);
+        let live = liveness.then(|| gpr_liveness(&insts, &conv));
+        if let Some(l) = &live {
+            write_peak(&mut out, l);
+        }
+        for (k, i) in insts.iter().enumerate() {
             let pc = k as u64 * 16;
             for (v, n) in &labels {
                 if *v == pc {
                     let _ = writeln!(out, "{n}:");
                 }
             }
-            let _ = writeln!(out, "        {}", print::line_in(i, pc, &conv));
+            let line = print::line_in(i, pc, &conv);
+            match &live {
+                Some(l) => {
+                    let _ = writeln!(out, "        live {:>3}  {line}", l.count(k));
+                    log::debug!(
+                        "{} /*{pc:04x}*/ live: {}",
+                        f.name,
+                        l.live_in[k].render(RegFile::Gpr).join(" ")
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "        {line}");
+                }
+            }
         }
     }
     if let Some(k) = kernel {
@@ -171,6 +198,20 @@ fn dis(input: &Path, kernel: Option<&str>, output: Option<&Path>) -> Result<Exit
     }
     emit(output, &out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--liveness` header of one function: its peak and where the analysis guessed.
+fn write_peak(out: &mut String, l: &Liveness) {
+    if let Some((k, n)) = l.peak() {
+        let _ = writeln!(
+            out,
+            "//   liveness: at most {n} registers live at once (first before /*{:04x}*/)",
+            k * 16
+        );
+    }
+    for a in &l.approximate {
+        let _ = writeln!(out, "//   liveness approximate: {a}");
+    }
 }
 
 fn check(input: &Path, all: bool) -> Result<ExitCode, CliError> {

@@ -10,6 +10,7 @@
 //! - [`demote`]: `warpsmith demote` — moving ptxas's local-memory frame to shared memory.
 //! - [`emu`]: the SASS emulator (cubins on the CPU; the oracle for binary rewrites).
 //! - [`lmem`]: the local-memory report (`warpsmith lmem-report`).
+//! - [`liveness`]: live registers before each instruction (`warpsmith sass dis --liveness`).
 //! - [`nop_test`]: NOPs at every basic-block start, and the nvdisasm listing comparison.
 
 pub mod check;
@@ -19,6 +20,7 @@ pub mod elf;
 pub mod emu;
 pub mod hazard;
 pub mod isa;
+pub mod liveness;
 pub mod lmem;
 pub mod nop_test;
 pub mod nvdisasm;
