@@ -645,14 +645,11 @@ DONE:
 /// `.global` module variable is refused by name (its address comes from relocations).
 #[test]
 fn spec_globals_fill_a_cubins_constant_table() {
-    let (Ok(ptxas), Ok(_)) = (tools::find(Tool::Ptxas), tools::find(Tool::Nvdisasm)) else {
-        eprintln!("SKIPPED: ptxas or nvdisasm not found");
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
         return;
     };
-    let ptx = r#".version 8.0
-.target sm_90
-.address_size 64
-.const .align 4 .b8 table[64];
+    let ptx = &sm90_ptx(
+        r#".const .align 4 .b8 table[64];
 .global .align 4 .b32 counter;
 .visible .entry lookup(.param .u64 out)
 {
@@ -671,7 +668,8 @@ fn spec_globals_fill_a_cubins_constant_table() {
 	st.global.u32 [%rd7], %r3;
 	ret;
 }
-"#;
+"#,
+    );
     let (dir, _ptx, c) = assemble(&ptxas, ptx, "sass-globals", "lookup", &[]);
     let spec = |var: &str| -> LaunchSpec {
         serde_json::from_str(&format!(
@@ -707,14 +705,11 @@ fn spec_globals_fill_a_cubins_constant_table() {
 /// spec's, and the other CTAs leave their output bytes as initialised.
 #[test]
 fn a_sample_of_ctas_runs_in_the_whole_grid() {
-    let (Ok(ptxas), Ok(_)) = (tools::find(Tool::Ptxas), tools::find(Tool::Nvdisasm)) else {
-        eprintln!("SKIPPED: ptxas or nvdisasm not found");
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
         return;
     };
-    let ptx = r#".version 8.0
-.target sm_90
-.address_size 64
-.visible .entry stamp(.param .u64 out)
+    let ptx = &sm90_ptx(
+        r#".visible .entry stamp(.param .u64 out)
 {
 	.reg .b32 %r<6>;
 	.reg .b64 %rd<5>;
@@ -728,7 +723,8 @@ fn a_sample_of_ctas_runs_in_the_whole_grid() {
 	st.global.u32 [%rd4], %r3;
 	ret;
 }
-"#;
+"#,
+    );
     let (dir, _ptx, c) = assemble(&ptxas, ptx, "sass-sample", "stamp", &[]);
     let spec: LaunchSpec = serde_json::from_str(
         r#"{"kernel":"stamp","grid":[4],"block":[32],
@@ -751,6 +747,22 @@ fn a_sample_of_ctas_runs_in_the_whole_grid() {
     let why = outside.expect_err("a CTA outside the grid").to_string();
     assert!(why.contains("outside the grid"), "{why}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// ptxas's path where both ptxas and nvdisasm are found; otherwise says the test is skipped.
+fn ptxas_and_nvdisasm() -> Option<PathBuf> {
+    match (tools::find(Tool::Ptxas), tools::find(Tool::Nvdisasm)) {
+        (Ok(ptxas), Ok(_)) => Some(ptxas),
+        _ => {
+            eprintln!("SKIPPED: ptxas or nvdisasm not found");
+            None
+        }
+    }
+}
+
+/// A PTX module for sm_90 (version 8.0, 64-bit addresses) holding `items`.
+fn sm90_ptx(items: &str) -> String {
+    format!(".version 8.0\n.target sm_90\n.address_size 64\n{items}")
 }
 
 /// Writes `ptx` as `<name>.ptx` in a fresh temporary folder (`warpsmith-<tag>-<pid>`) and

@@ -202,6 +202,19 @@ def triton_specs(case, meta):
     return None, None
 
 
+def suite_builds(src):
+    """(case, Triton's metadata, emulator spec, timing spec or None) of every case of a
+    compile_suite.py build folder that has a spec."""
+    for f in sorted(os.listdir(src)):
+        if not f.endswith(".json") or f == "suite.json":
+            continue
+        case = f[:-5]
+        meta = json.load(open(os.path.join(src, f)))
+        spec, tspec = triton_specs(case, meta)
+        if spec is not None:
+            yield case, meta, spec, tspec
+
+
 def stack_bytes(cubin):
     rc, text = run([CUOBJDUMP, "-res-usage", cubin])
     m = re.search(r"STACK:(\d+)", text)
@@ -233,13 +246,8 @@ def triton_cases(cases, arch, reuse):
         if rc != 0:
             print("compile_suite failed:\n" + text, file=sys.stderr)
             return
-    for f in sorted(os.listdir(src)):
-        if not f.endswith(".json") or f == "suite.json":
-            continue
-        case = f[:-5]
-        meta = json.load(open(os.path.join(src, f)))
-        spec, tspec = triton_specs(case, meta)
-        if spec is None or not os.path.isfile(os.path.join(src, case + ".cubin")):
+    for case, meta, spec, tspec in suite_builds(src):
+        if not os.path.isfile(os.path.join(src, case + ".cubin")):
             continue
         d = os.path.join(out, case)
         os.makedirs(d, exist_ok=True)
@@ -277,14 +285,9 @@ def triton_tune_cases(cases):
     if not os.path.isfile(os.path.join(src, "suite.json")):
         print("tune-triton: no Triton build in %s (run --only triton first)" % src, file=sys.stderr)
         return
-    for f in sorted(os.listdir(src)):
-        if not f.endswith(".json") or f == "suite.json":
-            continue
-        case = f[:-5]
-        meta = json.load(open(os.path.join(src, f)))
-        spec, tspec = triton_specs(case, meta)
+    for case, meta, spec, tspec in suite_builds(src):
         ptx = os.path.join(src, case + ".ptx")
-        if spec is None or not os.path.isfile(ptx):
+        if not os.path.isfile(ptx):
             continue
         target = re.search(r"^\.target\s+(\w+)", open(ptx).read(), re.M).group(1)
         d = os.path.join(cases, "tune-triton", case)
