@@ -11,7 +11,7 @@ use warpsmith::fsutil::write_atomic;
 use warpsmith::sass::elf::nvinfo::{self, NvInfo};
 use warpsmith::sass::elf::Cubin;
 use warpsmith::sass::isa::abi::CallConvention;
-use warpsmith::sass::isa::{decode_all, print, Arch, RegFile};
+use warpsmith::sass::isa::{decode_all, print, Arch};
 use warpsmith::sass::liveness::{gpr_liveness, Liveness};
 use warpsmith::sass::{nop_test, nvdisasm, SassError};
 
@@ -180,7 +180,11 @@ fn dis(
                     log::debug!(
                         "{} /*{pc:04x}*/ live: {}",
                         f.name,
-                        l.live_in[k].render(RegFile::Gpr).join(" ")
+                        l.live_in[k]
+                            .iter()
+                            .map(|r| format!("R{r}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     );
                 }
                 None => {

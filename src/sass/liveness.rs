@@ -23,8 +23,8 @@ use crate::machine::liveness::solve_backward;
 /// The live registers before each instruction of one function.
 #[derive(Clone, Debug)]
 pub struct Liveness {
-    /// GPRs live and defined before instruction `k` (`RZ` never counts).
-    pub live_in: Vec<RegSet>,
+    /// GPRs live and defined before instruction `k`, by register number (`RZ` never counts).
+    pub live_in: Vec<BitSet>,
     /// Where the analysis had to guess, one line per kind.
     pub approximate: Vec<String>,
 }
@@ -32,9 +32,7 @@ pub struct Liveness {
 impl Liveness {
     /// GPRs live before instruction `k`.
     pub fn count(&self, k: usize) -> u32 {
-        self.live_in
-            .get(k)
-            .map_or(0, |s| s.iter(RegFile::Gpr).count() as u32)
+        self.live_in.get(k).map_or(0, |s| s.len() as u32)
     }
 
     /// The most GPRs live at once and the first instruction before which that many are.
@@ -58,15 +56,18 @@ fn base(i: &Instruction) -> String {
         .to_string()
 }
 
+/// The index of instruction `k`'s branch or call target when it lies in `insts`.
+fn target_in(insts: &[Instruction], k: usize) -> Option<usize> {
+    insts[k]
+        .branch_target(k as u64 * 16)
+        .filter(|t| t % 16 == 0 && ((t / 16) as usize) < insts.len())
+        .map(|t| (t / 16) as usize)
+}
+
 /// Control flow of the function `insts`: the successors of each instruction.
 fn successors(insts: &[Instruction], approximate: &mut Vec<String>) -> Vec<Vec<usize>> {
     let n = insts.len();
-    let target_of = |k: usize| {
-        insts[k]
-            .branch_target(k as u64 * 16)
-            .filter(|t| t % 16 == 0 && ((t / 16) as usize) < n)
-            .map(|t| (t / 16) as usize)
-    };
+    let target_of = |k: usize| target_in(insts, k);
     // Where an internal subroutine's `RET` may go back to: after every call into the section.
     let returns: Vec<usize> = (0..n)
         .filter(|&k| insts[k].is_call() && target_of(k).is_some() && k + 1 < n)
@@ -82,6 +83,7 @@ fn successors(insts: &[Instruction], approximate: &mut Vec<String>) -> Vec<Vec<u
                 || i.mnemonic().contains(".DIV");
             let mut s: Vec<usize> = match base(i).as_str() {
                 "EXIT" | "KILL" if !conditional => Vec::new(),
+                "RET" if conditional => returns.iter().copied().chain(next).collect(),
                 "RET" => returns.clone(),
                 "BRA" | "JMP" => {
                     let mut v: Vec<usize> = target_of(k).into_iter().collect();
@@ -97,9 +99,6 @@ fn successors(insts: &[Instruction], approximate: &mut Vec<String>) -> Vec<Vec<u
                 _ if i.is_call() => target_of(k).into_iter().chain(next).collect(),
                 _ => next.into_iter().collect(),
             };
-            if base(i) == "RET" && conditional {
-                s.extend(next);
-            }
             s.sort_unstable();
             s.dedup();
             s
@@ -164,13 +163,7 @@ pub fn gpr_liveness(insts: &[Instruction], conv: &CallConvention) -> Liveness {
         ));
     }
     let (gen, kill): (Vec<BitSet>, Vec<BitSet>) = (0..n)
-        .map(|k| {
-            let internal = insts[k].is_call()
-                && insts[k]
-                    .branch_target(k as u64 * 16)
-                    .is_some_and(|t| ((t / 16) as usize) < n);
-            gen_kill(&insts[k], internal, conv)
-        })
+        .map(|k| gen_kill(&insts[k], target_in(insts, k).is_some(), conv))
         .unzip();
     let backward: Vec<usize> = (0..n).rev().collect();
     let (live, _) = solve_backward(&backward, &succ, &preds, gen, &kill);
@@ -188,7 +181,7 @@ pub fn gpr_liveness(insts: &[Instruction], conv: &CallConvention) -> Liveness {
         .zip(&defined)
         .map(|(mut l, d)| {
             l.intersect_with(d);
-            RegSet::from_gprs(l.iter().map(|r| r as u32))
+            l
         })
         .collect();
     Liveness {

@@ -117,15 +117,6 @@ impl RegSet {
         }
     }
 
-    /// The set of the GPRs `rs`.
-    pub fn from_gprs(rs: impl IntoIterator<Item = u32>) -> RegSet {
-        let mut s = RegSet::default();
-        for r in rs {
-            s.insert(RegFile::Gpr, r);
-        }
-        s
-    }
-
     /// Whether register `r` of `file` is in the set.
     pub fn contains(&self, file: RegFile, r: u32) -> bool {
         if r >= file.zero() as u32 {
