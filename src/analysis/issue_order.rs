@@ -321,12 +321,21 @@ fn pick_sparing(
             };
             frontier.push(j);
             seq.sort_unstable();
-            let first = seq[0];
-            seq.push(j);
-            let k = ready
+            // The sequence starts with its earliest ancestor that is ready. Positions need not
+            // be a topological order (a guarded load's default waits on its address), so that
+            // is not always the earliest one; a set of unissued ancestors always holds one
+            // whose own predecessors are all issued.
+            let Some((k, first)) = seq
                 .iter()
-                .position(|&x| x == first)
-                .expect("first is ready");
+                .find_map(|a| ready.iter().position(|x| x == a).map(|k| (k, *a)))
+            else {
+                continue;
+            };
+            if let Some(at) = seq.iter().position(|&a| a == first) {
+                seq.remove(at);
+            }
+            seq.insert(0, first);
+            seq.push(j);
             consider(cost(&seq), seq.len(), j, k);
         }
     }
@@ -976,6 +985,36 @@ mod tests {
         assert!(position(&order, "mov.u32 %r3") > position(&order, "add.s64 %rd2"));
         assert!(position(&order, "mov.u32 %r3") > position(&order, "add.f32 %r5"));
         assert!(position(&order, "mov.u32 %r1") < position(&order, "@%p1 ld.global.v2.b32 {%r1"));
+    }
+
+    /// A guarded load's defaults come before its address in PTX order, and wait for it
+    /// (`hold_defaults_back`), so positions are not a topological order: once the guard is
+    /// issued, the load's earliest unissued ancestor (a default) is not ready while its address
+    /// is. The lookahead weighings start the sequence at the address (they used to panic).
+    #[test]
+    fn lookahead_starts_at_a_ready_ancestor_when_a_default_precedes_its_address() {
+        let text = "
+            .reg .pred %p1;
+            .reg .b32 %r<12>;
+            .reg .b64 %rd<4>;
+            mov.b64 %rd0, 0;
+            mov.u32 %r10, %tid.x;
+            setp.ne.u32 %p1, %r10, 0;
+            mov.u32 %r3, 0;
+            mov.u32 %r4, 0;
+            add.s64 %rd2, %rd0, 128;
+            @%p1 ld.global.v2.b32 {%r3, %r4}, [%rd2];
+            add.f32 %r6, %r3, %r4;
+            st.global.f32 [%rd0], %r6;
+            ret;
+        ";
+        for greedy in Greedy::ALL {
+            let order = sparing_with(text, greedy);
+            assert_eq!(order.len(), 10, "{greedy:?}: every instruction issued");
+            let address = position(&order, "add.s64 %rd2");
+            assert!(position(&order, "mov.u32 %r3") > address, "{greedy:?}");
+            assert!(position(&order, "@%p1 ld.global") > position(&order, "mov.u32 %r4"));
+        }
     }
 
     /// Eight loads feeding one accumulation chain, each link after its load in PTX order: with
