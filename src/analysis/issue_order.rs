@@ -958,16 +958,19 @@ mod tests {
     /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
     /// so pressure-first order does not issue the second load's defaults before the first
     /// load's sum.
+    /// A kernel whose lanes other than 0 take guarded loads (`%p1`) from `%rd0`: the
+    /// declarations and the guard, then `rest`.
+    fn guarded_loads(rest: &str) -> String {
+        format!(
+            ".reg .pred %p1;\n.reg .b32 %r<12>;\n.reg .b64 %rd<4>;\nmov.b64 %rd0, 0;\n\
+             mov.u32 %r10, %tid.x;\nsetp.ne.u32 %p1, %r10, 0;\n{rest}"
+        )
+    }
+
     #[test]
     fn a_guarded_loads_default_waits_for_its_address() {
-        let order = sparing(
+        let order = sparing(&guarded_loads(
             "
-            .reg .pred %p1;
-            .reg .b32 %r<12>;
-            .reg .b64 %rd<4>;
-            mov.b64 %rd0, 0;
-            mov.u32 %r10, %tid.x;
-            setp.ne.u32 %p1, %r10, 0;
             mov.u32 %r1, 0;
             mov.u32 %r2, 0;
             mov.u32 %r3, 0;
@@ -981,7 +984,7 @@ mod tests {
             st.global.f32 [%rd0], %r7;
             ret;
         ",
-        );
+        ));
         assert!(position(&order, "mov.u32 %r3") > position(&order, "add.s64 %rd2"));
         assert!(position(&order, "mov.u32 %r3") > position(&order, "add.f32 %r5"));
         assert!(position(&order, "mov.u32 %r1") < position(&order, "@%p1 ld.global.v2.b32 {%r1"));
@@ -993,13 +996,8 @@ mod tests {
     /// is. The lookahead weighings start the sequence at the address (they used to panic).
     #[test]
     fn lookahead_starts_at_a_ready_ancestor_when_a_default_precedes_its_address() {
-        let text = "
-            .reg .pred %p1;
-            .reg .b32 %r<12>;
-            .reg .b64 %rd<4>;
-            mov.b64 %rd0, 0;
-            mov.u32 %r10, %tid.x;
-            setp.ne.u32 %p1, %r10, 0;
+        let text = guarded_loads(
+            "
             mov.u32 %r3, 0;
             mov.u32 %r4, 0;
             add.s64 %rd2, %rd0, 128;
@@ -1007,9 +1005,10 @@ mod tests {
             add.f32 %r6, %r3, %r4;
             st.global.f32 [%rd0], %r6;
             ret;
-        ";
+        ",
+        );
         for greedy in Greedy::ALL {
-            let order = sparing_with(text, greedy);
+            let order = sparing_with(&text, greedy);
             assert_eq!(order.len(), 10, "{greedy:?}: every instruction issued");
             let address = position(&order, "add.s64 %rd2");
             assert!(position(&order, "mov.u32 %r3") > address, "{greedy:?}");
