@@ -325,15 +325,14 @@ fn pick_sparing(
             // be a topological order (a guarded load's default waits on its address), so that
             // is not always the earliest one; a set of unissued ancestors always holds one
             // whose own predecessors are all issued.
-            let Some((k, first)) = seq
+            let Some((at, k)) = seq
                 .iter()
-                .find_map(|a| ready.iter().position(|x| x == a).map(|k| (k, *a)))
+                .enumerate()
+                .find_map(|(at, a)| ready.iter().position(|x| x == a).map(|k| (at, k)))
             else {
                 continue;
             };
-            if let Some(at) = seq.iter().position(|&a| a == first) {
-                seq.remove(at);
-            }
+            let first = seq.remove(at);
             seq.insert(0, first);
             seq.push(j);
             consider(cost(&seq), seq.len(), j, k);
@@ -955,9 +954,6 @@ mod tests {
         }
     }
 
-    /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
-    /// so pressure-first order does not issue the second load's defaults before the first
-    /// load's sum.
     /// A kernel whose lanes other than 0 take guarded loads (`%p1`) from `%rd0`: the
     /// declarations and the guard, then `rest`.
     fn guarded_loads(rest: &str) -> String {
@@ -967,6 +963,9 @@ mod tests {
         )
     }
 
+    /// Triton's guarded loads with defaults: each `mov` default waits for its load's address,
+    /// so pressure-first order does not issue the second load's defaults before the first
+    /// load's sum.
     #[test]
     fn a_guarded_loads_default_waits_for_its_address() {
         let order = sparing(&guarded_loads(
