@@ -39,6 +39,12 @@ pub enum Sample {
     BusiestSm,
 }
 
+/// The CTAs of `spec`'s grid that the busiest of `sms` SMs receives: [`Sample::BusiestSm`]'s
+/// sample.
+pub(crate) fn busiest_sm_ctas(spec: &LaunchSpec, sms: u32) -> Vec<[u32; 3]> {
+    SmLoad::busiest(&spec.grid, sms, 1, 0).ctas
+}
+
 /// `spec` with its grid cut to at most [`SAMPLE_BLOCKS`] blocks, and the factor that scales the
 /// sample's counts to the whole grid.
 fn sampled(spec: &LaunchSpec) -> (LaunchSpec, f64) {
@@ -120,7 +126,7 @@ fn profile(
             (run_sass(&prog, &sample, &opts), scale)
         }
         Sample::BusiestSm => {
-            let ctas = SmLoad::busiest(&spec.grid, machine.sms, 1, 0).ctas;
+            let ctas = busiest_sm_ctas(spec, machine.sms);
             let scale = shape.blocks as f64 / ctas.len().max(1) as f64;
             (run_ctas(&prog, spec, &opts, &ctas), scale)
         }

@@ -13,7 +13,7 @@ use crate::ptx::Module;
 use crate::sass::demote::RegisterTarget;
 use crate::sass::emu::{run as run_sass, SassProgram};
 
-use super::cubin_time::{predict_cubin_both, Sample};
+use super::cubin_time::{busiest_sm_ctas, predict_cubin_both, Sample};
 use super::cycle::{predict_cycles, timing_params, Predictor};
 use super::demoted::{demote, DemoteInputs};
 use super::measure::{assemble, Launch, Measured};
@@ -131,7 +131,7 @@ impl<'a> Runner<'a> {
         let blocks = match &self.opts.predict_launch {
             Some(big) => {
                 let blocks = big.grid.iter().map(|&g| u64::from(g)).product::<u64>();
-                let sampled = blocks.div_ceil(u64::from(self.machine.sms).max(1));
+                let sampled = busiest_sm_ctas(big, self.machine.sms).len();
                 notes.push(format!(
                     "times predicted on --predict-launch ({blocks} blocks): its busiest SM's \
                      {sampled} CTAs ran on the SASS emulator, scaled to the grid; outputs \
