@@ -841,6 +841,51 @@ $L_done:
 }
 
 #[test]
+fn printf_is_ignored_returns_zero_and_the_kernel_goes_on() {
+    // clang's form of `printf("%d", x)`: a `.extern .func vprintf` called with a format pointer and
+    // an argument buffer; the emulator prints nothing, returns 0 and continues after the call.
+    let text = r#".version 8.0
+.target sm_80
+.address_size 64
+.extern .func  (.param .b32 func_retval0) vprintf(.param .b64 fmt, .param .b64 args);
+.global .align 1 .b8 fmt[3] = {37, 100, 0};
+.visible .entry k(.param .u64 out, .param .u64 inp)
+{
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<8>;
+	ld.param.u64 	%rd0, [out];
+	cvta.to.global.u64 	%rd0, %rd0;
+	mov.u32 	%r0, %tid.x;
+	mov.u64 	%rd1, fmt;
+	cvta.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, 7;
+	{
+	.param .b64 p0;
+	.param .b64 p1;
+	.param .b32 rv;
+	st.param.b64 	[p0], %rd2;
+	st.param.b64 	[p1], 0;
+	st.param.b32 	[rv], 99;
+	call.uni (rv), vprintf, (p0, p1);
+	ld.param.b32 	%r1, [rv];
+	}
+	mul.wide.u32 	%rd3, %r0, 4;
+	add.s64 	%rd4, %rd0, %rd3;
+	add.u32 	%r2, %r1, %r0;
+	st.global.u32 	[%rd4], %r2;
+	ret;
+}
+"#;
+    let outs = exec(text, &launch(4, 4, "\"iota\"")).expect("runs");
+    let w: Vec<u32> = outs[0]
+        .data
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(w, vec![0, 1, 2, 3]);
+}
+
+#[test]
 fn special_registers() {
     let body = "mov.u32 %r1, %laneid;\n mov.u32 %r2, %warpid;\n mov.u32 %r3, %lanemask_lt;\n mov.u32 %r4, %nwarpid;\n mad.lo.u32 %r10, %r2, 1000, %r1;\n st.global.u32 [%rd3], %r10;\n st.global.u32 [%rd3+256], %r3;\n st.global.u32 [%rd3+512], %r4;\n mov.u64 %rd6, %clock64;\n mov.u64 %rd7, %clock64;\n setp.gt.u64 %p1, %rd7, %rd6;\n selp.u32 %r5, 1, 0, %p1;\n st.global.u32 [%rd3+768], %r5;";
     let w = words(body, 48, 256);
