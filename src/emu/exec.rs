@@ -32,17 +32,29 @@
 //!
 //! The register file of a frame is laid out register-major (`regs[r * 32 + lane]`), so one warp
 //! register is contiguous and an instruction is a tight loop over the active lanes.
+//!
+//! # Where each instruction is executed
+//!
+//! This module schedules warps and CTAs, keeps the SIMT stacks and executes moves, one-operation
+//! arithmetic and branches; `step` routes the rest by family: per-lane arithmetic forms to
+//! `arith`, memory accesses to `access` (which also holds the view of the memory an instruction
+//! can reach), warp collectives to `collective`, CTA barriers to `barrier`, calls to `call`,
+//! matrix instructions to `matrix` (and `wgmma`), and the asynchronous copies and `mbarrier`s to
+//! `async_ops` (with `mbarrier`).
 
-use super::decode::{
-    ABase, Addr, AtomKind, BarOp, CallArg, CallRet, Callee, DInst, Program, ReduxOp, ShflMode, Src,
-    Sreg, VoteMode, NO_RPC,
-};
+use super::decode::{ABase, Addr, BarOp, CallRet, DInst, Program, Src, Sreg, NO_RPC};
 use super::domain::{Domain, DomainError, MemAt, Op, Space};
 use super::error::{EmuError, EmuResult, Where};
 use super::memory::{
     self, check_range, classify_generic, Fault, GlobalMem, Region, CODE_BASE, WINDOW_SHIFT,
 };
 
+mod access;
+mod arith;
+mod async_ops;
+mod barrier;
+mod call;
+mod collective;
 mod matrix;
 mod mbarrier;
 mod wgmma;
@@ -240,6 +252,20 @@ impl Env<'_> {
             Sreg::Const(v) => v,
         }
     }
+}
+
+/// The lanes one warp-instruction executes on, and the state its per-lane forms read and write.
+struct Lanes<'a, 'e, D: Domain> {
+    dom: &'a mut D,
+    regs: &'a mut [D::Val],
+    scratch: &'a mut [D::Val],
+    env: &'a Env<'e>,
+    /// The lanes whose guard holds.
+    active: u32,
+    /// The lanes of the current SIMT stack entry that have not exited.
+    live: u32,
+    /// The warp's lanes that exist and have not exited.
+    alive: u32,
 }
 
 /// Reads an operand for one lane.
@@ -624,16 +650,19 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         }
     }
 
-    /// Executes one instruction (or one stack/frame bookkeeping step) of warp `w`.
-    fn step(&mut self, cta: &mut Cta<D::Val>, w: usize) -> Step<()> {
-        let prog = self.prog;
+    /// The entry of warp `w`'s SIMT stack that runs next and its live lanes, or `None` when this
+    /// turn was a bookkeeping step: popping an entry that reached its reconvergence point or has
+    /// no live lanes, switching to a sibling path or waiting at a barrier, returning from a frame
+    /// with no entries left, or finding the warp done.
+    fn runnable_entry(&mut self, cta: &mut Cta<D::Val>, w: usize) -> Step<Option<(Entry, u32)>> {
         let warp = &mut cta.warps[w];
         let Some(frame) = warp.frames.last_mut() else {
             warp.state = WState::Done;
-            return Ok(());
+            return Ok(None);
         };
         let Some(&top) = frame.stack.last() else {
-            return self.finish_frame(cta, w);
+            self.finish_frame(cta, w)?;
+            return Ok(None);
         };
         let live = top.mask & !warp.exited;
         // An entry whose lanes wait at a barrier stays, even when its pc (already past the
@@ -641,7 +670,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         // completes.
         if live == 0 || (top.pc == top.rpc && (top.blocked == 0 || top.blocked == WARP_WAIT)) {
             frame.stack.pop();
-            return Ok(());
+            return Ok(None);
         }
         if top.blocked == WARP_WAIT {
             // Waited for sibling paths at a warp collective: try again.
@@ -659,13 +688,28 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 }
                 None => warp.state = WState::Blocked(top.blocked - 1),
             }
-            return Ok(());
+            return Ok(None);
         }
         if top.pc == NO_RPC {
             return Err(Stop::Limit(
                 "internal: a waiting SIMT stack entry still has live lanes".into(),
             ));
         }
+        Ok(Some((top, live)))
+    }
+
+    /// Executes one instruction (or one stack/frame bookkeeping step) of warp `w`.
+    fn step(&mut self, cta: &mut Cta<D::Val>, w: usize) -> Step<()> {
+        let prog = self.prog;
+        let Some((top, live)) = self.runnable_entry(cta, w)? else {
+            return Ok(());
+        };
+        let warp = &mut cta.warps[w];
+        let Some(frame) = warp.frames.last_mut() else {
+            return Err(Stop::Limit(
+                "internal: a runnable entry without a frame".into(),
+            ));
+        };
         let func = &prog.funcs[frame.func as usize];
         let Some(di) = func.code.get(top.pc as usize) else {
             // Falling off the end of the body is a return.
@@ -674,30 +718,11 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         warp.clock += 1;
         self.stats.warp_insts += 1;
         self.stats.lane_insts += u64::from(live.count_ones());
-        let active = match di.guard {
-            None => live,
-            Some((g, neg)) => {
-                let mut m = 0u32;
-                for lane in lanes(live) {
-                    let v = self
-                        .dom
-                        .concrete(&frame.regs[g as usize * 32 + lane])
-                        .ok_or(Stop::Domain(
-                            DomainError::Symbolic("guard predicate"),
-                            Some(lane),
-                        ))?;
-                    if (v & 1 != 0) != neg {
-                        m |= 1 << lane;
-                    }
-                }
-                m
-            }
-        };
+        let active = guarded_lanes(&self.dom, &frame.regs, di.guard, live)?;
         let nwarps = cta.warps.len() as u32;
         let warp = &mut cta.warps[w];
         let alive = warp.exists & !warp.exited;
         let exited = warp.exited;
-        let depth = warp.frames.len() as u32;
         let Warp {
             frames,
             tid,
@@ -730,11 +755,11 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         let scratch = &mut self.scratch;
         let regs = &mut frame.regs;
         let mut next = top.pc + 1;
-        // The memory an instruction can reach, for the tensor-core and asynchronous-copy
-        // instructions (exec/matrix.rs).
+        // The memory an instruction can reach, for the memory, matrix and asynchronous
+        // instructions (exec/access.rs).
         macro_rules! mem_view {
             () => {
-                matrix::MemView {
+                access::MemView {
                     global: &mut self.global,
                     shared: &mut cta.shared,
                     local,
@@ -743,6 +768,20 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                     kparams: &mut self.kparams,
                     fparams: &mut frame.params,
                     psize: frame.psize,
+                }
+            };
+        }
+        // The executing lanes and their registers, for the modules `step` routes to.
+        macro_rules! lanes {
+            () => {
+                Lanes {
+                    dom: &mut *dom,
+                    regs: &mut regs[..],
+                    scratch: &mut scratch[..],
+                    env: &env,
+                    active,
+                    live,
+                    alive,
                 }
             };
         }
@@ -771,39 +810,8 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         };
         if let (Some(mk), true) = (sync_mask, active != 0) {
             let m = uniform_mask(dom, regs, mk, active, &env)?;
-            if m & alive & !live != 0 {
-                let stack = &mut frame.stack;
-                let n = stack.len();
-                let mut same_pc = Vec::new();
-                for i in (0..n - 1).rev() {
-                    let e = stack[i];
-                    if e.rpc != top.rpc || (e.pc == e.rpc && e.blocked == 0) {
-                        break;
-                    }
-                    if e.pc == top.pc && (e.blocked == 0 || e.blocked == WARP_WAIT) {
-                        same_pc.push(i);
-                    }
-                }
-                if !same_pc.is_empty() {
-                    // Sibling paths at this same instruction reconverge here.
-                    let mut mask = top.mask;
-                    for &i in &same_pc {
-                        mask |= stack[i].mask;
-                        stack.remove(i);
-                    }
-                    if let Some(e) = stack.last_mut() {
-                        e.mask = mask;
-                        e.blocked = 0;
-                    }
-                    return Ok(());
-                }
-                if let Some(i) = runnable_sibling(stack, exited) {
-                    if let Some(e) = stack.last_mut() {
-                        e.blocked = WARP_WAIT;
-                    }
-                    stack.swap(i, n - 1);
-                    return Ok(());
-                }
+            if m & alive & !live != 0 && meet_siblings(&mut frame.stack, top, exited) {
+                return Ok(());
             }
         }
         match &di.kind {
@@ -827,510 +835,18 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             DInst::Op4 { op, d, args } => {
                 alu(dom, regs, scratch, *op, args, *d, active, &env)?;
             }
-            DInst::Mad {
-                mul,
-                add,
-                cout,
-                cin,
-                d,
-                a,
-                b,
-                c,
-            } => {
-                if let (false, None, Op::AddC { bits }) = (*cin, cout, add) {
-                    // No carry: a whole-warp multiply, then a whole-warp add.
-                    for (k, src) in [*a, *b, *c].into_iter().enumerate() {
-                        gather(
-                            dom,
-                            regs,
-                            &mut scratch[k * 32..(k + 1) * 32],
-                            src,
-                            active,
-                            &env,
-                        )?;
-                    }
-                    let (ins, rest) = scratch.split_at_mut(96);
-                    dom.apply_lanes(*mul, active, &[&ins[..32], &ins[32..64]], &mut rest[..32])
-                        .map_err(|(e, lane)| Stop::Domain(e, Some(lane)))?;
-                    let dd = *d as usize * 32;
-                    let plain = Op::Add {
-                        bits: *bits,
-                        sat: false,
-                    };
-                    dom.apply_lanes(
-                        plain,
-                        active,
-                        &[&rest[..32], &ins[64..96]],
-                        &mut regs[dd..dd + 32],
-                    )
-                    .map_err(|(e, lane)| Stop::Domain(e, Some(lane)))?;
-                    set_pc!(next);
-                    return Ok(());
-                }
-                let cc = func.cc_reg as usize * 32;
-                for lane in lanes(active) {
-                    let x = rd(dom, regs, *a, lane, &env)?;
-                    let y = rd(dom, regs, *b, lane, &env)?;
-                    let z = rd(dom, regs, *c, lane, &env)?;
-                    let p = dom.apply(*mul, &[x, y])?;
-                    let ci = if *cin {
-                        regs[cc + lane].clone()
-                    } else {
-                        dom.lit(0)
-                    };
-                    let r = dom.apply(*add, &[p.clone(), z.clone(), ci.clone()])?;
-                    if let Some(co) = cout {
-                        regs[cc + lane] = dom.apply(*co, &[p, z, ci])?;
-                    }
-                    regs[*d as usize * 32 + lane] = r;
-                }
-            }
-            DInst::Carry {
-                op,
-                cout,
-                cin,
-                c0,
-                d,
-                a,
-                b,
-            } => {
-                // Whole warp: gather a, b and the carry-in, then the result and the carry-out.
-                let cc = func.cc_reg;
-                let cin_src = if *cin { Src::Reg(cc) } else { Src::Imm(*c0) };
-                for (k, src) in [*a, *b, cin_src].into_iter().enumerate() {
-                    gather(
-                        dom,
-                        regs,
-                        &mut scratch[k * 32..(k + 1) * 32],
-                        src,
-                        active,
-                        &env,
-                    )?;
-                }
-                let (ins, rest) = scratch.split_at_mut(96);
-                let args = [&ins[..32], &ins[32..64], &ins[64..96]];
-                dom.apply_lanes(*op, active, &args, &mut rest[..32])
-                    .map_err(|(e, lane)| Stop::Domain(e, Some(lane)))?;
-                if let Some(co) = cout {
-                    let c = cc as usize * 32;
-                    dom.apply_lanes(*co, active, &args, &mut regs[c..c + 32])
-                        .map_err(|(e, lane)| Stop::Domain(e, Some(lane)))?;
-                }
-                let dd = *d as usize * 32;
-                for lane in lanes(active) {
-                    regs[dd + lane] = rest[lane].clone();
-                }
-            }
-            DInst::Setp {
-                cmp,
-                p,
-                q,
-                a,
-                b,
-                comb,
-                set_true,
-            } => {
-                if let (Some(p), None, None, None) = (p, q, comb, set_true) {
-                    let srcs = [*a, *b];
-                    alu(dom, regs, scratch, *cmp, &srcs, *p, active, &env)?;
-                    set_pc!(next);
-                    return Ok(());
-                }
-                if set_true.is_none() {
-                    // t = cmp(a, b) in slot 2, !t in slot 3, c in slot 0; then p and q.
-                    for (k, src) in [*a, *b].into_iter().enumerate() {
-                        gather(
-                            dom,
-                            regs,
-                            &mut scratch[k * 32..(k + 1) * 32],
-                            src,
-                            active,
-                            &env,
-                        )?;
-                    }
-                    let lane_err = |(e, lane)| Stop::Domain(e, Some(lane));
-                    {
-                        let (ins, rest) = scratch.split_at_mut(64);
-                        dom.apply_lanes(*cmp, active, &[&ins[..32], &ins[32..64]], &mut rest[..32])
-                            .map_err(lane_err)?;
-                        let (t, nt) = rest.split_at_mut(32);
-                        if q.is_some() {
-                            dom.apply_lanes(
-                                Op::Not { bits: 1 },
-                                active,
-                                &[&t[..32]],
-                                &mut nt[..32],
-                            )
-                            .map_err(lane_err)?;
-                        }
-                    }
-                    if let Some((_, c)) = comb {
-                        gather(dom, regs, &mut scratch[..32], *c, active, &env)?;
-                    }
-                    let (c_lanes, rest) = scratch.split_at_mut(64);
-                    let (t, nt) = rest.split_at_mut(32);
-                    for (dst, val) in [(p, &*t), (q, &*nt)] {
-                        let Some(dst) = dst else { continue };
-                        let dd = *dst as usize * 32;
-                        match comb {
-                            Some((bop, _)) => dom
-                                .apply_lanes(
-                                    *bop,
-                                    active,
-                                    &[&val[..32], &c_lanes[..32]],
-                                    &mut regs[dd..dd + 32],
-                                )
-                                .map_err(lane_err)?,
-                            None => {
-                                for lane in lanes(active) {
-                                    regs[dd + lane] = val[lane].clone();
-                                }
-                            }
-                        }
-                    }
-                    set_pc!(next);
-                    return Ok(());
-                }
-                for lane in lanes(active) {
-                    let x = rd(dom, regs, *a, lane, &env)?;
-                    let y = rd(dom, regs, *b, lane, &env)?;
-                    let t = dom.apply(*cmp, &[x, y])?;
-                    let (mut pv, mut qv) = (t.clone(), None);
-                    if q.is_some() {
-                        qv = Some(dom.apply(Op::Not { bits: 1 }, &[t])?);
-                    }
-                    if let Some((bop, c)) = comb {
-                        let cv = rd(dom, regs, *c, lane, &env)?;
-                        pv = dom.apply(*bop, &[pv, cv.clone()])?;
-                        if let Some(qq) = qv {
-                            qv = Some(dom.apply(*bop, &[qq, cv])?);
-                        }
-                    }
-                    if let Some(tv) = set_true {
-                        let one = dom.lit(*tv);
-                        let zero = dom.lit(0);
-                        pv = dom.apply(Op::Select, &[one, zero, pv])?;
-                    }
-                    if let Some(p) = p {
-                        regs[*p as usize * 32 + lane] = pv;
-                    }
-                    if let (Some(q), Some(qv)) = (q, qv) {
-                        regs[*q as usize * 32 + lane] = qv;
-                    }
-                }
-            }
-            DInst::SetpX2 {
-                lo,
-                hi,
-                p,
-                q,
-                a,
-                b,
-                comb,
-                set_one,
-            } => {
-                for lane in lanes(active) {
-                    let x = rd(dom, regs, *a, lane, &env)?;
-                    let y = rd(dom, regs, *b, lane, &env)?;
-                    let mut t0 = dom.apply(*lo, &[x.clone(), y.clone()])?;
-                    let mut t1 = dom.apply(*hi, &[x, y])?;
-                    if let Some((bop, c)) = comb {
-                        let cv = rd(dom, regs, *c, lane, &env)?;
-                        t0 = dom.apply(*bop, &[t0, cv.clone()])?;
-                        t1 = dom.apply(*bop, &[t1, cv])?;
-                    }
-                    match set_one {
-                        Some(one) => {
-                            let (o, z) = (dom.lit(*one), dom.lit(0));
-                            let l = dom.apply(Op::Select, &[o.clone(), z.clone(), t0])?;
-                            let h = dom.apply(Op::Select, &[o, z, t1])?;
-                            let sh = dom.lit(16);
-                            let h = dom.apply(Op::Shl { bits: 32 }, &[h, sh])?;
-                            if let Some(p) = p {
-                                regs[*p as usize * 32 + lane] =
-                                    dom.apply(Op::Or { bits: 32 }, &[l, h])?;
-                            }
-                        }
-                        None => {
-                            if let Some(p) = p {
-                                regs[*p as usize * 32 + lane] = t0;
-                            }
-                            if let Some(q) = q {
-                                regs[*q as usize * 32 + lane] = t1;
-                            }
-                        }
-                    }
-                }
-            }
-            DInst::Slct { cmp, d, a, b, c } => {
-                for lane in lanes(active) {
-                    let x = rd(dom, regs, *a, lane, &env)?;
-                    let y = rd(dom, regs, *b, lane, &env)?;
-                    let z = rd(dom, regs, *c, lane, &env)?;
-                    let zero = dom.lit(0);
-                    let t = dom.apply(*cmp, &[z, zero])?;
-                    regs[*d as usize * 32 + lane] = dom.apply(Op::Select, &[x, y, t])?;
-                }
-            }
-            DInst::Pack { d, parts, part } => {
-                for lane in lanes(active) {
-                    let mut acc = dom.lit(0);
-                    for (i, p) in parts.iter().enumerate() {
-                        let v = rd(dom, regs, *p, lane, &env)?;
-                        let v = dom.apply(
-                            Op::Ext {
-                                from: *part,
-                                to: 64,
-                                signed: false,
-                            },
-                            &[v],
-                        )?;
-                        let sh = dom.lit(u64::from(*part) * i as u64);
-                        let v = dom.apply(Op::Shl { bits: 64 }, &[v, sh])?;
-                        acc = dom.apply(Op::Or { bits: 64 }, &[acc, v])?;
-                    }
-                    regs[*d as usize * 32 + lane] = acc;
-                }
-            }
-            DInst::Unpack { ds, a, part } => {
-                for lane in lanes(active) {
-                    let v = rd(dom, regs, *a, lane, &env)?;
-                    for (i, dst) in ds.iter().enumerate() {
-                        let Some(dst) = dst else { continue };
-                        let sh = dom.lit(u64::from(*part) * i as u64);
-                        let x = dom.apply(
-                            Op::Shr {
-                                bits: 64,
-                                signed: false,
-                            },
-                            &[v.clone(), sh],
-                        )?;
-                        let x = dom.apply(
-                            Op::Ext {
-                                from: *part,
-                                to: *part,
-                                signed: false,
-                            },
-                            &[x],
-                        )?;
-                        regs[*dst as usize * 32 + lane] = x;
-                    }
-                }
-            }
-            DInst::Cvta {
-                to,
-                space,
-                bits,
-                d,
-                a,
-            } => {
-                let base = memory::window_base(*space);
-                for lane in lanes(active) {
-                    let x = rd(dom, regs, *a, lane, &env)?;
-                    let b = dom.lit(base);
-                    let r = if *to {
-                        dom.apply(
-                            Op::Sub {
-                                bits: *bits,
-                                sat: false,
-                            },
-                            &[x, b],
-                        )?
-                    } else {
-                        dom.apply(
-                            Op::Add {
-                                bits: *bits,
-                                sat: false,
-                            },
-                            &[x, b],
-                        )?
-                    };
-                    regs[*d as usize * 32 + lane] = r;
-                }
-            }
-            DInst::Isspacep { space, d, a } => {
-                for lane in lanes(active) {
-                    let x = rd(dom, regs, *a, lane, &env)?;
-                    let x = concrete(dom, &x, "address")?;
-                    let r = match classify_generic(x) {
-                        Some((s, _)) => s == *space,
-                        None => false,
-                    };
-                    regs[*d as usize * 32 + lane] = dom.lit(u64::from(r));
-                }
-            }
-            DInst::Ld {
-                size,
-                ext,
-                dsts,
-                addr,
-            } => {
-                let n = dsts.len() as u32;
-                for lane in lanes(active) {
-                    let a0 = self::addr_value(dom, regs, addr, lane, &env)?;
-                    for (k, dst) in dsts.iter().enumerate() {
-                        let at = a0.wrapping_add(k as u64 * u64::from(*size));
-                        let align = if k == 0 { size * n } else { *size };
-                        let (region, off) = locate(
-                            &self.global,
-                            &cta.shared,
-                            local,
-                            *local_top,
-                            &self.const_bank,
-                            &self.kparams,
-                            frame.psize,
-                            addr,
-                            at,
-                            *size,
-                            align,
-                            lane,
-                        )
-                        .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
-                        let bytes = region_bytes(
-                            &mut self.global,
-                            &mut cta.shared,
-                            local,
-                            &mut self.const_bank,
-                            &mut self.kparams,
-                            &mut frame.params,
-                            frame.psize,
-                            region,
-                            off,
-                            *size,
-                        );
-                        let memat = MemAt {
-                            region,
-                            offset: off,
-                            size: *size,
-                        };
-                        if matches!(region, Region::Global(_)) {
-                            self.stats.global_loads += 1;
-                        }
-                        let mut v = dom.load(memat, bytes);
-                        if let Some(e) = ext {
-                            v = dom.apply(*e, &[v])?;
-                        }
-                        if let Some(dst) = dst {
-                            regs[*dst as usize * 32 + lane] = v;
-                        }
-                    }
-                }
-            }
-            DInst::St { size, srcs, addr } => {
-                let n = srcs.len() as u32;
-                for lane in lanes(active) {
-                    let a0 = self::addr_value(dom, regs, addr, lane, &env)?;
-                    for (k, src) in srcs.iter().enumerate() {
-                        let v = rd(dom, regs, *src, lane, &env)?;
-                        let at = a0.wrapping_add(k as u64 * u64::from(*size));
-                        let align = if k == 0 { size * n } else { *size };
-                        let (region, off) = locate(
-                            &self.global,
-                            &cta.shared,
-                            local,
-                            *local_top,
-                            &self.const_bank,
-                            &self.kparams,
-                            frame.psize,
-                            addr,
-                            at,
-                            *size,
-                            align,
-                            lane,
-                        )
-                        .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
-                        check_writable(region, addr.space, at)
-                            .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
-                        let bytes = region_bytes(
-                            &mut self.global,
-                            &mut cta.shared,
-                            local,
-                            &mut self.const_bank,
-                            &mut self.kparams,
-                            &mut frame.params,
-                            frame.psize,
-                            region,
-                            off,
-                            *size,
-                        );
-                        let memat = MemAt {
-                            region,
-                            offset: off,
-                            size: *size,
-                        };
-                        dom.store(memat, &v, bytes)
-                            .map_err(|e| Stop::Domain(e, Some(lane)))?;
-                    }
-                }
-            }
-            DInst::Atom {
-                kind,
-                size,
-                d,
-                addr,
-                b,
-                c,
-            } => {
-                for lane in lanes(active) {
-                    let at = self::addr_value(dom, regs, addr, lane, &env)?;
-                    let (region, off) = locate(
-                        &self.global,
-                        &cta.shared,
-                        local,
-                        *local_top,
-                        &self.const_bank,
-                        &self.kparams,
-                        frame.psize,
-                        addr,
-                        at,
-                        *size,
-                        *size,
-                        lane,
-                    )
-                    .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
-                    check_writable(region, addr.space, at)
-                        .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
-                    let bytes = region_bytes(
-                        &mut self.global,
-                        &mut cta.shared,
-                        local,
-                        &mut self.const_bank,
-                        &mut self.kparams,
-                        &mut frame.params,
-                        frame.psize,
-                        region,
-                        off,
-                        *size,
-                    );
-                    let memat = MemAt {
-                        region,
-                        offset: off,
-                        size: *size,
-                    };
-                    let old = dom.load(memat, bytes);
-                    let bv = rd(dom, regs, *b, lane, &env)?;
-                    let new = match kind {
-                        AtomKind::Op(op) => dom.apply(*op, &[old.clone(), bv])?,
-                        AtomKind::Exch => bv,
-                        AtomKind::Cas => {
-                            let cv = rd(dom, regs, c.unwrap_or(Src::Imm(0)), lane, &env)?;
-                            let eq = dom.apply(
-                                Op::CmpI {
-                                    cmp: super::domain::Cmp::Eq,
-                                    bits: size * 8,
-                                    signed: false,
-                                },
-                                &[old.clone(), bv],
-                            )?;
-                            dom.apply(Op::Select, &[cv, old.clone(), eq])?
-                        }
-                    };
-                    dom.store(memat, &new, bytes)
-                        .map_err(|e| Stop::Domain(e, Some(lane)))?;
-                    if let Some(d) = d {
-                        regs[*d as usize * 32 + lane] = old;
-                    }
-                }
+            kind @ (DInst::Mad { .. }
+            | DInst::Carry { .. }
+            | DInst::Setp { .. }
+            | DInst::SetpX2 { .. }
+            | DInst::Slct { .. }
+            | DInst::Pack { .. }
+            | DInst::Unpack { .. }
+            | DInst::Cvta { .. }
+            | DInst::Isspacep { .. }) => arith::exec(lanes!(), func.cc_reg, kind)?,
+            kind @ (DInst::Ld { .. } | DInst::St { .. } | DInst::Atom { .. }) => {
+                let mut mem = mem_view!();
+                self.stats.global_loads += access::exec(lanes!(), &mut mem, kind)?;
             }
             DInst::Bra { target, rpc } => {
                 let taken = active;
@@ -1377,143 +893,17 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 }
             }
             DInst::Call { callee, args, rets } => {
-                if active == 0 {
-                    set_pc!(next);
-                    return Ok(());
-                }
-                // Group lanes by target function.
-                let mut groups: Vec<(u32, u32)> = Vec::new();
-                match callee {
-                    Callee::Direct(f) => groups.push((*f, active)),
-                    Callee::Indirect(src) => {
-                        for lane in lanes(active) {
-                            let v = rd(dom, regs, *src, lane, &env)?;
-                            let a = concrete(dom, &v, "call target")?;
-                            let fi = a.wrapping_sub(CODE_BASE) / 16;
-                            if a >> WINDOW_SHIFT != CODE_BASE >> WINDOW_SHIFT
-                                || a % 16 != 0
-                                || fi as usize >= prog.funcs.len()
-                            {
-                                return Err(Stop::Fault(
-                                    format!("indirect call to {a:#x}, which is no function"),
-                                    Some(lane),
-                                ));
-                            }
-                            let fi = fi as u32;
-                            match groups.iter_mut().find(|g| g.0 == fi) {
-                                Some(g) => g.1 |= 1 << lane,
-                                None => groups.push((fi, 1 << lane)),
-                            }
-                        }
-                    }
-                }
-                if groups.len() > 1 {
-                    // Serialise the targets: one entry per target re-executes this call with a
-                    // uniform callee; all reconverge after the call.
-                    let paths: Vec<(u32, u32)> =
-                        groups.iter().rev().map(|g| (top.pc, g.1)).collect();
-                    diverge(&mut frame.stack, &paths, top.pc + 1, live);
-                    return Ok(());
-                }
-                let (target, mask) = groups[0];
-                let callee_f = &prog.funcs[target as usize];
-                if !callee_f.has_body {
-                    if callee_f.name == "vprintf" {
-                        // printf: ignored, returns 0.
-                        for r in rets {
-                            if let CallRet::Slot(off, size) = r {
-                                for lane in lanes(mask) {
-                                    let s = lane * frame.psize as usize + *off as usize;
-                                    if let Some(b) = frame.params.get_mut(s..s + *size as usize) {
-                                        b.fill(0);
-                                    }
-                                }
-                            }
-                        }
-                        set_pc!(next);
-                        return Ok(());
-                    }
-                    return Err(Stop::Unsupported(format!(
-                        "call to external function `{}` (no body in the module)",
-                        callee_f.name
-                    )));
-                }
-                if depth >= self.limits.max_call_depth {
-                    return Err(Stop::Limit(format!(
-                        "call depth limit of {} frames reached (unbounded recursion?)",
-                        self.limits.max_call_depth
-                    )));
-                }
-                let new_top = *local_top + callee_f.local_size;
-                if new_top > self.limits.max_local_bytes {
-                    return Err(Stop::Limit(format!(
-                        "local memory limit of {} bytes per thread reached",
-                        self.limits.max_local_bytes
-                    )));
-                }
-                for lane in lanes(mask) {
-                    if local[lane].len() < new_top as usize {
-                        local[lane].resize(new_top as usize, 0);
-                    }
-                }
-                let psize = callee_f.param_size;
-                let mut params = vec![0u8; psize as usize * 32];
-                let undef = dom.undef();
-                let mut cregs = vec![undef; callee_f.nregs as usize * 32];
-                for (i, slot) in callee_f.params.iter().enumerate() {
-                    let Some(arg) = args.get(i) else { break };
-                    for lane in lanes(mask) {
-                        let dst = lane * psize as usize + slot.offset as usize;
-                        let n = (slot.size as usize).min(8);
-                        let at = MemAt {
-                            region: Region::FrameParam(lane as u8),
-                            offset: u64::from(slot.offset),
-                            size: n as u32,
-                        };
-                        match (arg, slot.reg) {
-                            (CallArg::Slot(off, size), None) => {
-                                let n = (*size).min(slot.size) as usize;
-                                let src = lane * frame.psize as usize + *off as usize;
-                                if let (Some(s), true) =
-                                    (frame.params.get(src..src + n), dst + n <= params.len())
-                                {
-                                    params[dst..dst + n].copy_from_slice(s);
-                                }
-                            }
-                            (CallArg::Value(src), None) => {
-                                let v = rd(dom, regs, *src, lane, &env)?;
-                                dom.store(at, &v, &mut params[dst..dst + n])?;
-                            }
-                            (CallArg::Value(src), Some(r)) => {
-                                cregs[r as usize * 32 + lane] = rd(dom, regs, *src, lane, &env)?;
-                            }
-                            (CallArg::Slot(off, size), Some(r)) => {
-                                let src = lane * frame.psize as usize + *off as usize;
-                                let n = (*size as usize).min(8);
-                                if let Some(b) = frame.params.get(src..src + n) {
-                                    cregs[r as usize * 32 + lane] = dom.load(at, b);
-                                }
-                            }
-                        }
-                    }
-                }
-                let callee_frame = Frame {
-                    func: target,
-                    regs: cregs,
-                    stack: vec![Entry {
-                        pc: 0,
-                        rpc: NO_RPC,
-                        mask,
-                        blocked: 0,
-                    }],
-                    params,
-                    psize,
-                    local_base: *local_top,
-                    call_mask: mask,
+                let caller = call::Caller {
+                    dom: &mut *dom,
+                    frames,
+                    local,
+                    local_top,
+                    env: &env,
+                    top,
+                    active,
+                    live,
                 };
-                *local_top = new_top;
-                frames.push(callee_frame);
-                return Ok(());
+                return call::call(caller, prog, &self.limits, (callee, args, rets));
             }
             DInst::Ret => {
                 return self.do_ret(cta, w, active);
@@ -1535,130 +925,27 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                     return Err(Stop::Unsupported(why.clone()));
                 }
             }
-            DInst::Ldmatrix { trans, dsts, addr } => {
-                if active != 0 {
-                    matrix::require_full_warp(active, "ldmatrix")?;
-                    let mut mem = mem_view!();
-                    matrix::ldmatrix(dom, regs, &mut mem, &env, *trans, dsts, addr)?;
-                }
-            }
-            DInst::Stmatrix { trans, srcs, addr } => {
-                if active != 0 {
-                    matrix::require_full_warp(active, "stmatrix")?;
-                    let mut mem = mem_view!();
-                    matrix::stmatrix(dom, regs, &mut mem, &env, *trans, srcs, addr)?;
-                }
-            }
-            DInst::Mma { spec, d, a, b, c } => {
-                if active != 0 {
-                    matrix::require_full_warp(active, "mma")?;
-                    matrix::mma(dom, regs, &env, spec, d, a, b, c)?;
-                }
-            }
-            DInst::Wgmma {
-                spec,
-                d,
-                a,
-                b,
-                scale_d,
-                neg,
-                trans,
-            } => {
-                if active != 0 {
-                    matrix::require_full_warp(active, "wgmma.mma_async")?;
-                    let mut mem = mem_view!();
-                    wgmma::wgmma(
-                        dom,
-                        regs,
-                        &mut mem,
-                        &env,
-                        spec,
-                        d,
-                        (a, *b),
-                        *scale_d,
-                        *neg,
-                        *trans,
-                    )?;
-                }
-            }
-            DInst::CpAsync {
-                size,
-                fill,
-                dst,
-                src,
-            } => {
-                let mem = mem_view!();
-                self.stats.global_loads += matrix::cp_async_issue(
-                    dom,
-                    regs,
-                    &mem,
-                    &env,
-                    active,
-                    async_copies,
-                    (*size, *fill),
-                    dst,
-                    src,
-                )?;
-            }
-            DInst::CpAsyncCommit => matrix::cp_async_commit(async_copies, active),
-            DInst::CpAsyncMbarArrive { noinc, addr } => {
+            kind @ (DInst::Ldmatrix { .. }
+            | DInst::Stmatrix { .. }
+            | DInst::Mma { .. }
+            | DInst::Wgmma { .. }) => {
                 let mut mem = mem_view!();
-                matrix::cp_async_flush(dom, &mut mem, async_copies, active)?;
-                if *noinc && active != 0 {
-                    let arrive = super::decode::MbarOp::Arrive {
-                        expect_tx: false,
-                        drop: false,
-                        no_complete: false,
-                    };
-                    mbarrier::mbarrier(
-                        dom,
-                        regs,
-                        &mut mem,
-                        &env,
-                        active,
-                        (arrive, None, addr, None),
-                    )?;
-                    self.mbar_changes += 1;
-                }
+                matrix::exec(lanes!(), &mut mem, kind)?;
             }
-            DInst::Mbarrier { op, d, addr, a } => {
+            kind @ (DInst::CpAsync { .. }
+            | DInst::CpAsyncCommit
+            | DInst::CpAsyncMbarArrive { .. }
+            | DInst::Mbarrier { .. }
+            | DInst::MbarPending { .. }
+            | DInst::BulkCopy { .. }
+            | DInst::CpAsyncWait { .. }) => {
                 let mut mem = mem_view!();
-                self.yield_warp =
-                    mbarrier::mbarrier(dom, regs, &mut mem, &env, active, (*op, *d, addr, *a))?;
-                if !matches!(op, super::decode::MbarOp::Wait { .. }) && active != 0 {
-                    self.mbar_changes += 1;
+                let done = async_ops::exec(lanes!(), &mut mem, async_copies, kind)?;
+                self.stats.global_loads += done.global_loads;
+                self.mbar_changes += done.mbar_changes;
+                if let Some(y) = done.yield_warp {
+                    self.yield_warp = y;
                 }
-            }
-            DInst::MbarPending { d, a } => {
-                for lane in lanes(active) {
-                    let v = rd(dom, regs, *a, lane, &env)?;
-                    let v = concrete(dom, &v, "mbarrier state")?;
-                    regs[*d as usize * 32 + lane] = dom.lit(super::mbarrier::pending_count(v));
-                }
-            }
-            DInst::BulkCopy {
-                dst,
-                src,
-                size,
-                mbar,
-            } => {
-                let mut mem = mem_view!();
-                self.mbar_changes += u64::from(active != 0);
-                self.stats.global_loads += mbarrier::bulk_copy(
-                    dom,
-                    regs,
-                    &mut mem,
-                    &env,
-                    active,
-                    (dst, src, *size, mbar.as_ref()),
-                )?;
-            }
-            DInst::CpAsyncWait { keep, commit } => {
-                if *commit {
-                    matrix::cp_async_commit(async_copies, active);
-                }
-                let mut mem = mem_view!();
-                matrix::cp_async_wait(dom, &mut mem, async_copies, active, *keep)?;
             }
             DInst::Bar {
                 op,
@@ -1671,75 +958,10 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                     set_pc!(next);
                     return Ok(());
                 }
-                let mut idv = None;
-                let mut cnt = None;
-                let (mut popc, mut all, mut any) = (0u32, true, false);
-                for lane in lanes(active) {
-                    let v = rd(dom, regs, *id, lane, &env)?;
-                    let v = concrete(dom, &v, "barrier id")?;
-                    if *idv.get_or_insert(v) != v {
-                        return Err(Stop::Fault(
-                            "barrier id differs between lanes".into(),
-                            Some(lane),
-                        ));
-                    }
-                    if let Some(c) = count {
-                        let cv = rd(dom, regs, *c, lane, &env)?;
-                        let cv = concrete(dom, &cv, "barrier thread count")?;
-                        if *cnt.get_or_insert(cv) != cv {
-                            return Err(Stop::Fault(
-                                "barrier thread count differs between lanes".into(),
-                                Some(lane),
-                            ));
-                        }
-                    }
-                    if let Some(p) = pred {
-                        let pv = rd(dom, regs, *p, lane, &env)?;
-                        let pv = concrete(dom, &pv, "bar.red predicate")? & 1 != 0;
-                        popc += u32::from(pv);
-                        all &= pv;
-                        any |= pv;
-                    }
-                }
-                let idv = idv.unwrap_or(0);
-                if idv >= 16 {
-                    return Err(Stop::Fault(
-                        format!("barrier id {idv} is not in 0..15"),
-                        None,
-                    ));
-                }
-                let bar = &mut cta.bars[idv as usize];
-                if let Some(c) = cnt {
-                    if c == 0 || c % 32 != 0 {
-                        return Err(Stop::Fault(
-                            format!("barrier thread count {c} is not a positive multiple of 32"),
-                            None,
-                        ));
-                    }
-                    if bar.expected.is_some_and(|e| u64::from(e) != c) {
-                        return Err(Stop::Fault(
-                            format!("barrier {idv} used with different thread counts"),
-                            None,
-                        ));
-                    }
-                    bar.expected = Some(c as u32);
-                }
-                bar.arrived += active.count_ones();
-                if matches!(op, BarOp::RedPopc | BarOp::RedAnd | BarOp::RedOr) {
-                    if bar.red_op.is_some_and(|o| o != *op) {
-                        return Err(Stop::Fault(
-                            format!("barrier {idv} mixes reduction operations"),
-                            None,
-                        ));
-                    }
-                    if bar.waiting.is_empty() && bar.red_op.is_none() {
-                        bar.all = true;
-                    }
-                    bar.red_op = Some(*op);
-                    bar.popc += popc;
-                    bar.all &= all;
-                    bar.any |= any;
-                }
+                let arrival = barrier::arrival(lanes!(), id, count, pred)?;
+                let idv = arrival.id;
+                let bar = &mut cta.bars[idv];
+                bar.arrive(*op, &arrival)?;
                 set_pc!(next);
                 if *op != BarOp::Arrive {
                     if !bar.waiting.contains(&(w as u32)) {
@@ -1753,212 +975,22 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                         pending_red.push((idv as u32, *d, active));
                     }
                 }
-                let expected = cta.bars[idv as usize]
+                let expected = cta.bars[idv]
                     .expected
                     .unwrap_or_else(|| Self::live_threads(cta));
-                if cta.bars[idv as usize].arrived >= expected {
-                    self.release_barrier(cta, idv as usize)
+                if cta.bars[idv].arrived >= expected {
+                    self.release_barrier(cta, idv)
                         .map_err(|e| Stop::Fault(e.to_string(), None))?;
                 }
                 return Ok(());
             }
-            DInst::WarpSync { mask } => {
-                if active != 0 {
-                    let m = uniform_mask(dom, regs, *mask, active, &env)?;
-                    check_members(m, active, live, alive)?;
-                }
-            }
-            DInst::Shfl {
-                mode,
-                d,
-                p,
-                a,
-                b,
-                c,
-                mask,
-            } => {
-                if active != 0 {
-                    if let Some(mk) = mask {
-                        let m = uniform_mask(dom, regs, *mk, active, &env)?;
-                        check_members(m, active, live, alive)?;
-                    }
-                    let mut out: Vec<(usize, D::Val, bool)> = Vec::with_capacity(32);
-                    for lane in lanes(active) {
-                        let bv = rd(dom, regs, *b, lane, &env)?;
-                        let bv = concrete(dom, &bv, "shfl lane operand")? & 0x1f;
-                        let cv = rd(dom, regs, *c, lane, &env)?;
-                        let cv = concrete(dom, &cv, "shfl clamp operand")?;
-                        let l = lane as i64;
-                        let seg = ((cv >> 8) & 0x1f) as i64;
-                        let clamp = (cv & 0x1f) as i64;
-                        let max_lane = (l & seg) | (clamp & !seg);
-                        let min_lane = l & seg;
-                        let bv = bv as i64;
-                        let (j, pval) = match mode {
-                            ShflMode::Up => (l - bv, l - bv >= max_lane),
-                            ShflMode::Down => (l + bv, l + bv <= max_lane),
-                            ShflMode::Bfly => (l ^ bv, (l ^ bv) <= max_lane),
-                            ShflMode::Idx => {
-                                let j = min_lane | (bv & !seg);
-                                (j, j <= max_lane)
-                            }
-                        };
-                        let j = if pval && (0..32).contains(&j) {
-                            j as usize
-                        } else {
-                            lane
-                        };
-                        let v = rd(dom, regs, *a, j, &env)?;
-                        out.push((lane, v, pval));
-                    }
-                    for (lane, v, pval) in out {
-                        regs[*d as usize * 32 + lane] = v;
-                        if let Some(p) = p {
-                            regs[*p as usize * 32 + lane] = dom.lit(u64::from(pval));
-                        }
-                    }
-                }
-            }
-            DInst::Vote {
-                mode,
-                d,
-                pred,
-                mask,
-            } => {
-                if active != 0 {
-                    let members = match mask {
-                        Some(mk) => {
-                            let m = uniform_mask(dom, regs, *mk, active, &env)?;
-                            check_members(m, active, live, alive)?;
-                            m & active
-                        }
-                        None => active,
-                    };
-                    let mut ballot = 0u32;
-                    for lane in lanes(members) {
-                        let v = rd(dom, regs, *pred, lane, &env)?;
-                        if concrete(dom, &v, "vote predicate")? & 1 != 0 {
-                            ballot |= 1 << lane;
-                        }
-                    }
-                    let r = match mode {
-                        VoteMode::Ballot => u64::from(ballot),
-                        VoteMode::All => u64::from(ballot == members),
-                        VoteMode::Any => u64::from(ballot != 0),
-                        VoteMode::Uni => u64::from(ballot == 0 || ballot == members),
-                    };
-                    for lane in lanes(active) {
-                        regs[*d as usize * 32 + lane] = dom.lit(r);
-                    }
-                }
-            }
-            DInst::Match {
-                all,
-                bits,
-                d,
-                p,
-                a,
-                mask,
-            } => {
-                if active != 0 {
-                    let m = uniform_mask(dom, regs, *mask, active, &env)?;
-                    check_members(m, active, live, alive)?;
-                    let members = m & active;
-                    let wmask = if *bits >= 64 {
-                        u64::MAX
-                    } else {
-                        (1u64 << bits) - 1
-                    };
-                    let mut vals = [0u64; 32];
-                    for lane in lanes(members) {
-                        let v = rd(dom, regs, *a, lane, &env)?;
-                        vals[lane] = concrete(dom, &v, "match value")? & wmask;
-                    }
-                    for lane in lanes(active) {
-                        let same: u32 = lanes(members)
-                            .filter(|&o| vals[o] == vals[lane])
-                            .fold(0, |acc, o| acc | (1 << o));
-                        let (dv, pv) = if *all {
-                            if same == members {
-                                (u64::from(members), true)
-                            } else {
-                                (0, false)
-                            }
-                        } else {
-                            (u64::from(same), false)
-                        };
-                        regs[*d as usize * 32 + lane] = dom.lit(dv);
-                        if let Some(p) = p {
-                            regs[*p as usize * 32 + lane] = dom.lit(u64::from(pv));
-                        }
-                    }
-                }
-            }
-            DInst::Redux {
-                op,
-                signed,
-                d,
-                a,
-                mask,
-            } => {
-                if active != 0 {
-                    let m = uniform_mask(dom, regs, *mask, active, &env)?;
-                    check_members(m, active, live, alive)?;
-                    let members = m & active;
-                    let mut acc: Option<u64> = None;
-                    for lane in lanes(members) {
-                        let v = rd(dom, regs, *a, lane, &env)?;
-                        let v = concrete(dom, &v, "redux value")? & 0xffff_ffff;
-                        acc = Some(match acc {
-                            None => v,
-                            Some(x) => match op {
-                                ReduxOp::Add => (x + v) & 0xffff_ffff,
-                                ReduxOp::And => x & v,
-                                ReduxOp::Or => x | v,
-                                ReduxOp::Xor => x ^ v,
-                                ReduxOp::Min if *signed => {
-                                    ((x as u32 as i32).min(v as u32 as i32)) as u32 as u64
-                                }
-                                ReduxOp::Max if *signed => {
-                                    ((x as u32 as i32).max(v as u32 as i32)) as u32 as u64
-                                }
-                                ReduxOp::Min => x.min(v),
-                                ReduxOp::Max => x.max(v),
-                            },
-                        });
-                    }
-                    let r = acc.unwrap_or(0);
-                    for lane in lanes(active) {
-                        regs[*d as usize * 32 + lane] = dom.lit(r);
-                    }
-                }
-            }
-            DInst::Activemask { d } => {
-                for lane in lanes(active) {
-                    regs[*d as usize * 32 + lane] = dom.lit(u64::from(live));
-                }
-            }
-            DInst::Elect { d, p, mask } => {
-                if active != 0 {
-                    let m = uniform_mask(dom, regs, *mask, active, &env)?;
-                    check_members(m, active, live, alive)?;
-                    let members = m & active;
-                    let leader = if members == 0 {
-                        32
-                    } else {
-                        members.trailing_zeros()
-                    };
-                    for lane in lanes(active) {
-                        if let Some(d) = d {
-                            regs[*d as usize * 32 + lane] = dom.lit(u64::from(leader));
-                        }
-                        if let Some(p) = p {
-                            regs[*p as usize * 32 + lane] =
-                                dom.lit(u64::from(lane as u32 == leader));
-                        }
-                    }
-                }
-            }
+            kind @ (DInst::WarpSync { .. }
+            | DInst::Shfl { .. }
+            | DInst::Vote { .. }
+            | DInst::Match { .. }
+            | DInst::Redux { .. }
+            | DInst::Activemask { .. }
+            | DInst::Elect { .. }) => collective::exec(lanes!(), kind)?,
         }
         set_pc!(next);
         Ok(())
@@ -2097,6 +1129,28 @@ fn alu<D: Domain>(
     active: u32,
     env: &Env,
 ) -> Step<()> {
+    gather_operands(dom, regs, scratch, srcs, active, env)?;
+    let args: [&[D::Val]; 4] = [
+        &scratch[0..32],
+        &scratch[32..64],
+        &scratch[64..96],
+        &scratch[96..128],
+    ];
+    let d = d as usize * 32;
+    dom.apply_lanes(op, active, &args[..srcs.len()], &mut regs[d..d + 32])
+        .map_err(|(e, lane)| Stop::Domain(e, Some(lane)))
+}
+
+/// The 32 lanes of each operand, the `k`th into `scratch[32 k..32 (k + 1)]`.
+#[inline]
+fn gather_operands<D: Domain>(
+    dom: &mut D,
+    regs: &[D::Val],
+    scratch: &mut [D::Val],
+    srcs: &[Src],
+    active: u32,
+    env: &Env,
+) -> Step<()> {
     for (k, src) in srcs.iter().enumerate() {
         gather(
             dom,
@@ -2107,15 +1161,7 @@ fn alu<D: Domain>(
             env,
         )?;
     }
-    let args: [&[D::Val]; 4] = [
-        &scratch[0..32],
-        &scratch[32..64],
-        &scratch[64..96],
-        &scratch[96..128],
-    ];
-    let d = d as usize * 32;
-    dom.apply_lanes(op, active, &args[..srcs.len()], &mut regs[d..d + 32])
-        .map_err(|(e, lane)| Stop::Domain(e, Some(lane)))
+    Ok(())
 }
 
 /// The 32 lanes of an operand (inactive lanes of non-register operands are left as they are).
@@ -2146,6 +1192,76 @@ fn gather<D: Domain>(
         }
     }
     Ok(())
+}
+
+/// The lanes of `live` whose guard predicate (register, negated) holds; all of them unguarded.
+fn guarded_lanes<D: Domain>(
+    dom: &D,
+    regs: &[D::Val],
+    guard: Option<(u32, bool)>,
+    live: u32,
+) -> Step<u32> {
+    let Some((g, neg)) = guard else {
+        return Ok(live);
+    };
+    let mut m = 0u32;
+    for lane in lanes(live) {
+        let v = dom
+            .concrete(&regs[g as usize * 32 + lane])
+            .ok_or(Stop::Domain(
+                DomainError::Symbolic("guard predicate"),
+                Some(lane),
+            ))?;
+        if (v & 1 != 0) != neg {
+            m |= 1 << lane;
+        }
+    }
+    Ok(m)
+}
+
+/// At a warp collective whose members include lanes on other paths of a diverged warp: merges
+/// the sibling paths already waiting at this same instruction into the top entry (`top`), or else
+/// makes the top entry wait and runs a sibling that can. `false` when there is neither, and the
+/// collective runs with the lanes it has (its member check then reports the limit).
+fn meet_siblings(stack: &mut Vec<Entry>, top: Entry, exited: u32) -> bool {
+    let n = stack.len();
+    let mut same_pc = Vec::new();
+    for i in (0..n - 1).rev() {
+        let e = stack[i];
+        if e.rpc != top.rpc || (e.pc == e.rpc && e.blocked == 0) {
+            break;
+        }
+        if e.pc == top.pc && (e.blocked == 0 || e.blocked == WARP_WAIT) {
+            same_pc.push(i);
+        }
+    }
+    if !same_pc.is_empty() {
+        // Sibling paths at this same instruction reconverge here (indices in decreasing order,
+        // so each removal leaves the next index in place).
+        let mut mask = top.mask;
+        for &i in &same_pc {
+            mask |= stack[i].mask;
+            stack.remove(i);
+        }
+        if let Some(e) = stack.last_mut() {
+            e.mask = mask;
+            e.blocked = 0;
+        }
+        return true;
+    }
+    if let Some(i) = runnable_sibling(stack, exited) {
+        if let Some(e) = stack.last_mut() {
+            e.blocked = WARP_WAIT;
+        }
+        stack.swap(i, n - 1);
+        return true;
+    }
+    false
+}
+
+/// The error for an instruction that `step` routed to a module that does not execute it.
+fn misrouted(family: &str, kind: &DInst) -> Stop {
+    Stop::Limit(format!("internal: {kind:?} was executed as {family}"))
 }
 
 /// `Entry::blocked` of an entry that waits for its sibling paths at a warp collective.

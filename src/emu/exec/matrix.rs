@@ -19,99 +19,63 @@
 //! never waited for (a thread that exits with copies in flight) are dropped: no synchronised
 //! reader can observe them.
 
-use super::{
-    addr_value, check_writable, concrete, lanes, locate, rd, region_bytes, Env, Step, Stop,
-};
-use crate::emu::decode::{Addr, CpFill, Src};
-use crate::emu::domain::{Domain, MemAt, Op};
-use crate::emu::memory::{GlobalMem, Region};
+use super::access::MemView;
+use super::{addr_value, check_writable, concrete, lanes, misrouted, rd, Env, Lanes, Step, Stop};
+use crate::emu::decode::{Addr, CpFill, DInst, Src};
+use crate::emu::domain::{Domain, Op};
+use crate::emu::memory::Region;
 use crate::emu::tensor::{self, MmaSpec, Operand as MOp};
 
-/// The memory a warp-instruction can reach, borrowed from the machine, the CTA and the frame.
-pub(super) struct MemView<'a> {
-    pub global: &'a mut GlobalMem,
-    pub shared: &'a mut [u8],
-    pub local: &'a mut [Vec<u8>],
-    pub local_top: u64,
-    pub const_bank: &'a mut [u8],
-    pub kparams: &'a mut [u8],
-    pub fparams: &'a mut [u8],
-    pub psize: u32,
-}
-
-impl MemView<'_> {
-    /// Resolves and checks an access of `size` bytes at `at`, aligned to `align`.
-    pub(super) fn locate(
-        &self,
-        addr: &Addr,
-        at: u64,
-        size: u32,
-        align: u32,
-        lane: usize,
-    ) -> Step<(Region, u64)> {
-        locate(
-            self.global,
-            self.shared,
-            self.local,
-            self.local_top,
-            self.const_bank,
-            self.kparams,
-            self.psize,
-            addr,
-            at,
-            size,
-            align,
-            lane,
-        )
-        .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))
+/// Executes `ldmatrix`, `stmatrix`, `mma.sync` or `wgmma.mma_async` (`step` routes only those
+/// here), which need the whole warp.
+pub(super) fn exec<D: Domain>(l: Lanes<'_, '_, D>, mem: &mut MemView, kind: &DInst) -> Step<()> {
+    let Lanes {
+        dom,
+        regs,
+        env,
+        active,
+        ..
+    } = l;
+    if active == 0 {
+        return Ok(());
     }
-
-    fn bytes(&mut self, region: Region, off: u64, size: u32) -> &mut [u8] {
-        region_bytes(
-            self.global,
-            self.shared,
-            self.local,
-            self.const_bank,
-            self.kparams,
-            self.fparams,
-            self.psize,
-            region,
-            off,
-            size,
-        )
-    }
-
-    pub(super) fn load<D: Domain>(
-        &mut self,
-        dom: &mut D,
-        region: Region,
-        offset: u64,
-        size: u32,
-    ) -> D::Val {
-        let at = MemAt {
-            region,
-            offset,
-            size,
-        };
-        dom.load(at, self.bytes(region, offset, size))
-    }
-
-    pub(super) fn store<D: Domain>(
-        &mut self,
-        dom: &mut D,
-        region: Region,
-        offset: u64,
-        v: &D::Val,
-        size: u32,
-        lane: usize,
-    ) -> Step<()> {
-        let at = MemAt {
-            region,
-            offset,
-            size,
-        };
-        dom.store(at, v, self.bytes(region, offset, size))
-            .map_err(|e| Stop::Domain(e, Some(lane)))
+    match kind {
+        DInst::Ldmatrix { trans, dsts, addr } => {
+            require_full_warp(active, "ldmatrix")?;
+            ldmatrix(dom, regs, mem, env, *trans, dsts, addr)
+        }
+        DInst::Stmatrix { trans, srcs, addr } => {
+            require_full_warp(active, "stmatrix")?;
+            stmatrix(dom, regs, mem, env, *trans, srcs, addr)
+        }
+        DInst::Mma { spec, d, a, b, c } => {
+            require_full_warp(active, "mma")?;
+            mma(dom, regs, env, spec, d, a, b, c)
+        }
+        DInst::Wgmma {
+            spec,
+            d,
+            a,
+            b,
+            scale_d,
+            neg,
+            trans,
+        } => {
+            require_full_warp(active, "wgmma.mma_async")?;
+            super::wgmma::wgmma(
+                dom,
+                regs,
+                mem,
+                env,
+                spec,
+                d,
+                (a, *b),
+                *scale_d,
+                *neg,
+                *trans,
+            )
+        }
+        other => Err(misrouted("a matrix instruction", other)),
     }
 }
 

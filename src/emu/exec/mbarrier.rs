@@ -12,7 +12,7 @@
 //! the mbarrier phase completes (or, from shared to global, after `cp.async.bulk.wait_group`), so
 //! this is observably the same as a later completion.
 
-use super::matrix::MemView;
+use super::access::MemView;
 use super::{addr_value, check_writable, concrete, lanes, rd, Env, Step, Stop};
 use crate::emu::decode::{Addr, MbarOp, Src};
 use crate::emu::domain::Domain;

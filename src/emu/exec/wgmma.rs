@@ -8,7 +8,7 @@
 //! the accumulators only after `wgmma.wait_group` and does not write the operands' shared memory
 //! before it, so this is observably the same as a later completion.
 
-use super::matrix::MemView;
+use super::access::MemView;
 use super::{concrete, rd, Env, Step, Stop};
 use crate::emu::decode::{ABase, Addr, Src, WgmmaA};
 use crate::emu::domain::{Domain, Space};
