@@ -969,20 +969,52 @@ fn pair(ctx: &Ctx, op: &Operand) -> DResult<(Option<u32>, Option<u32>)> {
     }
 }
 
-/// Decodes one instruction (everything but the guard).
+/// Decodes one instruction (everything but the guard): routes it by family.
 fn decode_inst(
     ctx: &Ctx,
     inst: &InstData,
-    pc: u32,
     rpc: u32,
     funcs: &HashMap<String, u32>,
 ) -> DResult<DInst> {
     use Opcode::*;
+    match &inst.opcode {
+        Add | Sub | Addc | Subc | Mul | Mad | Madc | Mul24 | Mad24 | Sad | Div | Rem | Abs
+        | Neg | Min | Max => decode_arith(ctx, inst),
+        Popc | Clz | Brev | Bfind | Bfe | Bfi | Szext | Bmsk | Dp4a | Dp2a | And | Or | Xor
+        | Not | Cnot | Lop3 | Shf | Shl | Shr | Prmt => decode_bits(ctx, inst),
+        Testp | Copysign | Fma | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => {
+            decode_float(ctx, inst)
+        }
+        Setp | Set | Selp | Slct => decode_compare(ctx, inst),
+        Mov | Cvt | Cvta | Isspacep | Ld | Ldu | St | Atom | Red | Prefetch | Prefetchu
+        | Membar | Fence | Nanosleep | Pmevent | Griddepcontrol => decode_data(ctx, inst),
+        Bra | Brx | Call | Ret | Exit | Trap | Brkpt | Bar | Barrier => {
+            decode_control(ctx, inst, rpc, funcs)
+        }
+        Vote | Match | Activemask | Redux | Elect | Shfl => decode_collective(ctx, inst),
+        Ldmatrix => matrix::decode_ldmatrix(ctx, inst),
+        Stmatrix => matrix::decode_stmatrix(ctx, inst),
+        Mma => matrix::decode_mma(ctx, inst),
+        Wgmma => matrix::decode_wgmma(ctx, inst),
+        Cp => matrix::decode_cp(ctx, inst),
+        Createpolicy => matrix::decode_createpolicy(ctx, inst),
+        Mbarrier => mbarrier::decode_mbarrier(ctx, inst),
+        other => Err(format!("`{}` is not implemented", other.as_str())),
+    }
+}
+
+/// The error for an instruction routed to a decoder of another family.
+fn misrouted(opcode: &Opcode, family: &str) -> String {
+    format!("internal: `{}` was decoded as {family}", opcode.as_str())
+}
+
+/// Decodes the integer and floating-point add, multiply, divide and their forms (`add`/`sub` with
+/// `.cc`, `addc`, `mul`, `mad`, `mul24`, `sad`, `div`/`rem`, `abs`/`neg`, `min`/`max`).
+fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    use Opcode::*;
     let ty = inst.ty();
     let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     let op = |i| operand(inst, i);
-    let _ = pc;
-    let u32t = Type::U32;
     Ok(match &inst.opcode {
         Add | Sub => {
             let t = need_ty()?;
@@ -1252,6 +1284,19 @@ fn decode_inst(
             };
             two(ctx, inst, o, [t, t])?
         }
+        other => return Err(misrouted(other, "arith")),
+    })
+}
+
+/// Decodes the bit and logic operations (`popc`, `clz`, `brev`, `bfind`, `bfe`, `bfi`, `szext`,
+/// `bmsk`, `dp4a`/`dp2a`, `and`/`or`/`xor`/`not`/`cnot`, `lop3`, `shf`, `shl`/`shr`, `prmt`).
+fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    use Opcode::*;
+    let ty = inst.ty();
+    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
+    let op = |i| operand(inst, i);
+    let u32t = Type::U32;
+    Ok(match &inst.opcode {
         Popc | Clz | Brev => {
             let t = need_ty()?;
             let (bits, _) = int_ty(t)?;
@@ -1333,6 +1378,74 @@ fn decode_inst(
             };
             three(ctx, inst, o, [Type::B32, Type::B32, Type::B32])?
         }
+        And | Or | Xor | Not | Cnot => {
+            let t = need_ty()?;
+            let (bits, _) = int_ty(t)?;
+            match inst.opcode {
+                Not => one(ctx, inst, Op::Not { bits }, t)?,
+                Cnot => one(ctx, inst, Op::Cnot { bits }, t)?,
+                And => two(ctx, inst, Op::And { bits }, [t, t])?,
+                Or => two(ctx, inst, Op::Or { bits }, [t, t])?,
+                _ => two(ctx, inst, Op::Xor { bits }, [t, t])?,
+            }
+        }
+        Lop3 => {
+            if inst.operands.len() != 5 || matches!(op(0)?, Operand::Pair(..)) {
+                return Err("lop3 with a predicate output is not supported".into());
+            }
+            let lut = match op(4)? {
+                Operand::Imm(i) => i.bits() as u8,
+                _ => return Err("lop3 needs an immediate truth table".into()),
+            };
+            three(ctx, inst, Op::Lop3 { lut }, [Type::B32; 3])?
+        }
+        Shf => {
+            let left = inst.has_word("l");
+            let wrap = inst.has_word("wrap");
+            three(
+                ctx,
+                inst,
+                Op::Shf { left, wrap },
+                [Type::B32, Type::B32, u32t],
+            )?
+        }
+        Shl | Shr => {
+            let t = need_ty()?;
+            let (bits, signed) = int_ty(t)?;
+            let o = if inst.opcode == Shl {
+                Op::Shl { bits }
+            } else {
+                Op::Shr { bits, signed }
+            };
+            two(ctx, inst, o, [t, u32t])?
+        }
+        Prmt => {
+            let mode = words(inst)
+                .find_map(|w| {
+                    Some(match w {
+                        "f4e" => PrmtMode::F4e,
+                        "b4e" => PrmtMode::B4e,
+                        "rc8" => PrmtMode::Rc8,
+                        "ecl" => PrmtMode::Ecl,
+                        "ecr" => PrmtMode::Ecr,
+                        "rc16" => PrmtMode::Rc16,
+                        _ => return None,
+                    })
+                })
+                .unwrap_or(PrmtMode::Default);
+            three(ctx, inst, Op::Prmt { mode }, [Type::B32; 3])?
+        }
+        other => return Err(misrouted(other, "bits")),
+    })
+}
+
+/// Decodes the floating-point-only instructions (`testp`, `copysign`, `fma`, `rcp`/`sqrt`, `rsqrt`
+/// and the other approximate functions).
+fn decode_float(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    use Opcode::*;
+    let ty = inst.ty();
+    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
+    Ok(match &inst.opcode {
         Testp => {
             let t = need_ty()?;
             let f = fty(t).ok_or("testp needs a float type")?;
@@ -1420,6 +1533,17 @@ fn decode_inst(
                 t,
             )?
         }
+        other => return Err(misrouted(other, "float")),
+    })
+}
+
+/// Decodes the comparisons and selections (`setp`/`set`, `selp`, `slct`).
+fn decode_compare(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    use Opcode::*;
+    let ty = inst.ty();
+    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
+    let op = |i| operand(inst, i);
+    Ok(match &inst.opcode {
         Setp | Set => {
             let tys: Vec<Type> = inst.types().collect();
             let (dst_t, src_t) = if inst.opcode == Set {
@@ -1543,63 +1667,18 @@ fn decode_inst(
                 c: ctx.src(op(3)?, ct)?,
             }
         }
-        And | Or | Xor | Not | Cnot => {
-            let t = need_ty()?;
-            let (bits, _) = int_ty(t)?;
-            match inst.opcode {
-                Not => one(ctx, inst, Op::Not { bits }, t)?,
-                Cnot => one(ctx, inst, Op::Cnot { bits }, t)?,
-                And => two(ctx, inst, Op::And { bits }, [t, t])?,
-                Or => two(ctx, inst, Op::Or { bits }, [t, t])?,
-                _ => two(ctx, inst, Op::Xor { bits }, [t, t])?,
-            }
-        }
-        Lop3 => {
-            if inst.operands.len() != 5 || matches!(op(0)?, Operand::Pair(..)) {
-                return Err("lop3 with a predicate output is not supported".into());
-            }
-            let lut = match op(4)? {
-                Operand::Imm(i) => i.bits() as u8,
-                _ => return Err("lop3 needs an immediate truth table".into()),
-            };
-            three(ctx, inst, Op::Lop3 { lut }, [Type::B32; 3])?
-        }
-        Shf => {
-            let left = inst.has_word("l");
-            let wrap = inst.has_word("wrap");
-            three(
-                ctx,
-                inst,
-                Op::Shf { left, wrap },
-                [Type::B32, Type::B32, u32t],
-            )?
-        }
-        Shl | Shr => {
-            let t = need_ty()?;
-            let (bits, signed) = int_ty(t)?;
-            let o = if inst.opcode == Shl {
-                Op::Shl { bits }
-            } else {
-                Op::Shr { bits, signed }
-            };
-            two(ctx, inst, o, [t, u32t])?
-        }
-        Prmt => {
-            let mode = words(inst)
-                .find_map(|w| {
-                    Some(match w {
-                        "f4e" => PrmtMode::F4e,
-                        "b4e" => PrmtMode::B4e,
-                        "rc8" => PrmtMode::Rc8,
-                        "ecl" => PrmtMode::Ecl,
-                        "ecr" => PrmtMode::Ecr,
-                        "rc16" => PrmtMode::Rc16,
-                        _ => return None,
-                    })
-                })
-                .unwrap_or(PrmtMode::Default);
-            three(ctx, inst, Op::Prmt { mode }, [Type::B32; 3])?
-        }
+        other => return Err(misrouted(other, "compare")),
+    })
+}
+
+/// Decodes the moves, conversions, address forms and memory accesses (`mov`, `cvt`, `cvta`,
+/// `isspacep`, `ld`/`ldu`, `st`, `atom`/`red`, and the hints that change no state).
+fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    use Opcode::*;
+    let ty = inst.ty();
+    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
+    let op = |i| operand(inst, i);
+    Ok(match &inst.opcode {
         Mov => {
             let t = need_ty()?;
             if t == Type::B128 {
@@ -1702,6 +1781,21 @@ fn decode_inst(
         }
         Atom | Red => decode_atom(ctx, inst)?,
         Prefetch | Prefetchu | Membar | Fence | Nanosleep | Pmevent | Griddepcontrol => DInst::Nop,
+        other => return Err(misrouted(other, "data")),
+    })
+}
+
+/// Decodes the control flow and CTA barriers (`bra`, `brx.idx`, `call`, `ret`, `exit`,
+/// `trap`/`brkpt`, `bar`/`barrier`).
+fn decode_control(
+    ctx: &Ctx,
+    inst: &InstData,
+    rpc: u32,
+    funcs: &HashMap<String, u32>,
+) -> DResult<DInst> {
+    use Opcode::*;
+    let op = |i| operand(inst, i);
+    Ok(match &inst.opcode {
         Bra => {
             let target = inst
                 .operands
@@ -1739,6 +1833,18 @@ fn decode_inst(
         Exit => DInst::Exit,
         Trap | Brkpt => DInst::Trap,
         Bar | Barrier => decode_bar(ctx, inst)?,
+        other => return Err(misrouted(other, "control")),
+    })
+}
+
+/// Decodes the warp collectives (`vote`, `match`, `activemask`, `redux`, `elect`, `shfl`).
+fn decode_collective(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    use Opcode::*;
+    let ty = inst.ty();
+    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
+    let op = |i| operand(inst, i);
+    let u32t = Type::U32;
+    Ok(match &inst.opcode {
         Vote => {
             let mode = if inst.has_word("all") {
                 VoteMode::All
@@ -1841,14 +1947,7 @@ fn decode_inst(
                 },
             }
         }
-        Ldmatrix => matrix::decode_ldmatrix(ctx, inst)?,
-        Stmatrix => matrix::decode_stmatrix(ctx, inst)?,
-        Mma => matrix::decode_mma(ctx, inst)?,
-        Wgmma => matrix::decode_wgmma(ctx, inst)?,
-        Cp => matrix::decode_cp(ctx, inst)?,
-        Createpolicy => matrix::decode_createpolicy(ctx, inst)?,
-        Mbarrier => mbarrier::decode_mbarrier(ctx, inst)?,
-        other => return Err(format!("`{}` is not implemented", other.as_str())),
+        other => return Err(misrouted(other, "collective")),
     })
 }
 
@@ -2510,7 +2609,6 @@ fn decode_function(
                 let Some(data) = body.insts.get(i.index()) else {
                     continue;
                 };
-                let pc = df.code.len() as u32;
                 let rpc = if matches!(data.opcode, Opcode::Bra | Opcode::Brx) {
                     rpc_of(*i)
                 } else {
@@ -2527,7 +2625,7 @@ fn decode_function(
                 let decoded = if bad_guard {
                     Err("the guard is not a predicate register".to_string())
                 } else {
-                    decode_inst(&ctx, data, pc, rpc, funcs)
+                    decode_inst(&ctx, data, rpc, funcs)
                 };
                 let (kind, guard) = match decoded {
                     Ok(k) => (k, guard),
