@@ -16,9 +16,10 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// Variants: ptxas alone; ptxas with `.maxnreg N` at each occupancy cliff below the kernel's
 /// register use; NVIDIA's `.pragma "enable_smem_spilling"` at each cliff (ptxas refuses it with
 /// dynamic shared memory); warpsmith's shared-memory spilling at each cliff (kept only where the
-/// never-worse rule keeps it); shuffle synthesis. Each is assembled with `ptxas -v` (registers,
-/// local and shared memory, occupancy with static and dynamic shared memory); variants ptxas
-/// refuses or that cannot launch are listed with the reason and never chosen.
+/// never-worse rule keeps it); shuffle synthesis, alone and with `.maxnreg N` at each cliff. Each
+/// is assembled with `ptxas -v` (registers, local and shared memory, occupancy with static and
+/// dynamic shared memory); variants ptxas refuses or that cannot launch are listed with the
+/// reason and never chosen.
 ///
 /// With --launch (the emulator's JSON launch spec) each variant's cubin runs on the SASS emulator
 /// (outputs compared with ptxas alone's), then on its cycle-level timing mode — the CTAs of the

@@ -47,7 +47,8 @@ impl Kind {
 /// One variant before it is measured.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    /// `ptxas`, `ptxas-maxnreg-64`, `pragma-64`, `spill-64`, `shuffle`, `demote`, `demote-64`.
+    /// `ptxas`, `ptxas-maxnreg-64`, `pragma-64`, `spill-64`, `shuffle`, `shuffle-64`, `demote`,
+    /// `demote-64`, `regdem-64`.
     pub name: String,
     /// What made it.
     pub kind: Kind,
@@ -142,12 +143,15 @@ pub fn build(
             module,
         });
     }
+    let shuffle = shuffled(original, ctx);
+    let capped = shuffle_caps(&shuffle, &ctx.kernel, caps, regs);
     out.push(Candidate {
-        name: "shuffle".into(),
+        name: shuffle_name(None),
         kind: Kind::Shuffle,
         max_regs: None,
-        module: shuffled(original, ctx),
+        module: shuffle,
     });
+    out.extend(capped);
     let demotes: Vec<Candidate> = out
         .iter()
         .filter(|c| c.kind == Kind::Ptxas)
@@ -168,6 +172,34 @@ pub fn build(
         });
     }
     out
+}
+
+/// The shuffled kernel at each cap below the kernel's `regs` (`shuffle-N`): shuffles trade loads
+/// for `shfl.sync` and change what stays live, so the caps are tried on the shuffled kernel too.
+/// None when shuffle synthesis replaced no load.
+fn shuffle_caps(
+    shuffle: &Result<Module, String>,
+    kernel: &str,
+    caps: &[u32],
+    regs: u32,
+) -> Vec<Candidate> {
+    let Ok(s) = shuffle else {
+        return Vec::new();
+    };
+    caps.iter()
+        .filter(|&&n| n < regs)
+        .map(|&n| Candidate {
+            name: shuffle_name(Some(n)),
+            kind: Kind::Shuffle,
+            max_regs: Some(n),
+            module: Ok(with_cap(s, kernel, n, false)),
+        })
+        .collect()
+}
+
+/// The name of the shuffle variant at `.maxnreg cap` (without a cap when `None`).
+pub fn shuffle_name(cap: Option<u32>) -> String {
+    cap.map_or_else(|| "shuffle".to_string(), |n| format!("shuffle-{n}"))
 }
 
 /// The name of the variant that demotes registers of ptxas's build alone to `n` registers.
@@ -241,6 +273,26 @@ mod tests {
 
     const K: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
         .visible .entry k(.param .u64 p)\n.maxnreg 200\n{\n\tret;\n}\n";
+
+    #[test]
+    fn the_shuffled_kernel_gets_each_cap_below_the_kernels_registers() {
+        let shuffled = Ok(parse_module(K, "k.ptx").unwrap());
+        let capped = shuffle_caps(&shuffled, "k", &[64, 40, 32], 48);
+        let names: Vec<&str> = capped.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["shuffle-40", "shuffle-32"],
+            "64 is not below 48 registers"
+        );
+        for (c, n) in capped.iter().zip([40, 32]) {
+            assert_eq!((c.kind, c.max_regs), (Kind::Shuffle, Some(n)));
+            let text = print_module(c.module.as_ref().unwrap());
+            assert!(text.contains(&format!(".maxnreg {n}")), "{text}");
+            assert!(!text.contains("enable_smem_spilling"), "{text}");
+        }
+        let none: Result<Module, String> = Err("shuffle found no load to replace".into());
+        assert!(shuffle_caps(&none, "k", &[40, 32], 48).is_empty());
+    }
 
     #[test]
     fn cap_replaces_maxnreg_and_pragma_raises_the_version() {
