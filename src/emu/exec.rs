@@ -45,9 +45,7 @@
 use super::decode::{ABase, Addr, BarOp, CallRet, DInst, Program, Src, Sreg, NO_RPC};
 use super::domain::{Domain, DomainError, MemAt, Op, Space};
 use super::error::{EmuError, EmuResult, Where};
-use super::memory::{
-    self, check_range, classify_generic, Fault, GlobalMem, Region, CODE_BASE, WINDOW_SHIFT,
-};
+use super::memory::{self, classify_generic, Fault, GlobalMem, Region, CODE_BASE, WINDOW_SHIFT};
 
 mod access;
 mod arith;
@@ -786,11 +784,9 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             };
         }
         macro_rules! set_pc {
-            ($pc:expr) => {{
-                if let Some(e) = frame.stack.last_mut() {
-                    e.pc = $pc;
-                }
-            }};
+            ($pc:expr) => {
+                set_top_pc(&mut frame.stack, $pc)
+            };
         }
         // Warp collectives whose member mask names lanes on another path of a diverged warp: let
         // those paths run (they may exit, or reach this same instruction and merge), as
@@ -1194,6 +1190,13 @@ fn gather<D: Domain>(
     Ok(())
 }
 
+/// Sets the pc of a SIMT stack's top entry (the frame's current path).
+fn set_top_pc(stack: &mut [Entry], pc: u32) {
+    if let Some(e) = stack.last_mut() {
+        e.pc = pc;
+    }
+}
+
 /// The lanes of `live` whose guard predicate (register, negated) holds; all of them unguarded.
 fn guarded_lanes<D: Domain>(
     dom: &D,
@@ -1379,120 +1382,15 @@ fn addr_value<D: Domain>(
     Ok(base.wrapping_add(addr.off as u64))
 }
 
-/// Resolves and checks an access of `size` bytes at `at` (interpreted per `addr`).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the memory regions are disjoint borrows"
-)]
-#[inline]
-fn locate(
-    global: &GlobalMem,
-    shared: &[u8],
-    local: &[Vec<u8>],
-    local_top: u64,
-    const_bank: &[u8],
-    kparams: &[u8],
-    psize: u32,
-    addr: &Addr,
-    at: u64,
-    size: u32,
-    align: u32,
-    lane: usize,
-) -> Result<(Region, u64), Fault> {
-    if let ABase::FParam(_) = addr.base {
-        check_range(Space::Param, at, at, size, u64::from(psize))?;
-        return Ok((Region::FrameParam(lane as u8), at));
-    }
-    let (space, a) = match addr.space {
-        Space::Generic => classify_generic(at).ok_or_else(|| Fault::OutOfBounds {
-            space: Space::Generic,
-            addr: at,
-            size,
-            detail: if at < (1 << WINDOW_SHIFT) {
-                "not in any state space (a null or uninitialised pointer?)".into()
-            } else {
-                "not in any state space window".into()
-            },
-        })?,
-        s => (s, at),
+/// Refuses a store (from `lane`) to the constant bank or the kernel's parameters at `at`.
+fn check_writable(region: Region, at: u64, lane: usize) -> Step<()> {
+    let space = match region {
+        Region::Const => Space::Const,
+        Region::KernelParam => Space::Param,
+        _ => return Ok(()),
     };
-    if align > size && a % u64::from(align) != 0 {
-        return Err(Fault::Misaligned {
-            space,
-            addr: at,
-            align,
-        });
-    }
-    match space {
-        Space::Global | Space::Generic => {
-            let (i, off) = global.locate(a, size)?;
-            Ok((Region::Global(i), off))
-        }
-        Space::Shared => {
-            check_range(space, a, a, size, shared.len() as u64)?;
-            Ok((Region::Shared, a))
-        }
-        Space::Local => {
-            let len = (local.get(lane).map_or(0, |v| v.len()) as u64).min(local_top);
-            check_range(space, a, a, size, len)?;
-            Ok((Region::Local(lane as u8), a))
-        }
-        Space::Const => {
-            check_range(space, a, a, size, const_bank.len() as u64)?;
-            Ok((Region::Const, a))
-        }
-        Space::Param => {
-            check_range(space, a, a, size, kparams.len() as u64)?;
-            Ok((Region::KernelParam, a))
-        }
-    }
-}
-
-fn check_writable(region: Region, space: Space, at: u64) -> Result<(), Fault> {
-    match region {
-        Region::Const | Region::KernelParam => Err(Fault::ReadOnly {
-            space: if region == Region::Const {
-                Space::Const
-            } else {
-                Space::Param
-            },
-            addr: at,
-        }),
-        _ => {
-            let _ = space;
-            Ok(())
-        }
-    }
-}
-
-/// The bytes of a located access (bounds already checked by [`locate`]).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the memory regions are disjoint borrows"
-)]
-#[inline]
-fn region_bytes<'a>(
-    global: &'a mut GlobalMem,
-    shared: &'a mut [u8],
-    local: &'a mut [Vec<u8>],
-    const_bank: &'a mut [u8],
-    kparams: &'a mut [u8],
-    fparams: &'a mut [u8],
-    psize: u32,
-    region: Region,
-    off: u64,
-    size: u32,
-) -> &'a mut [u8] {
-    let (o, n) = (off as usize, size as usize);
-    match region {
-        Region::Global(i) => &mut global.allocs[i as usize].data[o..o + n],
-        Region::Shared => &mut shared[o..o + n],
-        Region::Local(l) => &mut local[l as usize][o..o + n],
-        Region::Const => &mut const_bank[o..o + n],
-        Region::KernelParam => &mut kparams[o..o + n],
-        Region::FrameParam(l) => {
-            let s = l as usize * psize as usize + o;
-            &mut fparams[s..s + n]
-        }
-    }
+    Err(Stop::Fault(
+        Fault::ReadOnly { space, addr: at }.to_string(),
+        Some(lane),
+    ))
 }

@@ -6,10 +6,10 @@
 //! increasing lane order, which is how racing stores and atomics of one warp-instruction resolve.
 
 use super::misrouted;
-use super::{addr_value, check_writable, lanes, locate, rd, region_bytes, Lanes, Step, Stop};
-use crate::emu::decode::{Addr, AtomKind, DInst, Src};
-use crate::emu::domain::{Cmp, Domain, MemAt, Op};
-use crate::emu::memory::{GlobalMem, Region};
+use super::{addr_value, check_writable, lanes, rd, Lanes, Step, Stop};
+use crate::emu::decode::{ABase, Addr, AtomKind, DInst, Src};
+use crate::emu::domain::{Cmp, Domain, MemAt, Op, Space};
+use crate::emu::memory::{check_range, classify_generic, Fault, GlobalMem, Region, WINDOW_SHIFT};
 
 /// The memory a warp-instruction can reach, borrowed from the machine, the CTA and the frame.
 pub(super) struct MemView<'a> {
@@ -24,7 +24,8 @@ pub(super) struct MemView<'a> {
 }
 
 impl MemView<'_> {
-    /// Resolves and checks an access of `size` bytes at `at`, aligned to `align`.
+    /// Resolves and checks an access of `size` bytes at `at` (interpreted per `addr`), aligned
+    /// to `align`.
     pub(super) fn locate(
         &self,
         addr: &Addr,
@@ -33,36 +34,81 @@ impl MemView<'_> {
         align: u32,
         lane: usize,
     ) -> Step<(Region, u64)> {
-        locate(
-            self.global,
-            self.shared,
-            self.local,
-            self.local_top,
-            self.const_bank,
-            self.kparams,
-            self.psize,
-            addr,
-            at,
-            size,
-            align,
-            lane,
-        )
-        .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))
+        self.resolve(addr, at, size, align, lane)
+            .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))
     }
 
+    fn resolve(
+        &self,
+        addr: &Addr,
+        at: u64,
+        size: u32,
+        align: u32,
+        lane: usize,
+    ) -> Result<(Region, u64), Fault> {
+        if let ABase::FParam(_) = addr.base {
+            check_range(Space::Param, at, at, size, u64::from(self.psize))?;
+            return Ok((Region::FrameParam(lane as u8), at));
+        }
+        let (space, a) = match addr.space {
+            Space::Generic => classify_generic(at).ok_or_else(|| Fault::OutOfBounds {
+                space: Space::Generic,
+                addr: at,
+                size,
+                detail: if at < (1 << WINDOW_SHIFT) {
+                    "not in any state space (a null or uninitialised pointer?)".into()
+                } else {
+                    "not in any state space window".into()
+                },
+            })?,
+            s => (s, at),
+        };
+        if align > size && a % u64::from(align) != 0 {
+            return Err(Fault::Misaligned {
+                space,
+                addr: at,
+                align,
+            });
+        }
+        match space {
+            Space::Global | Space::Generic => {
+                let (i, off) = self.global.locate(a, size)?;
+                Ok((Region::Global(i), off))
+            }
+            Space::Shared => {
+                check_range(space, a, a, size, self.shared.len() as u64)?;
+                Ok((Region::Shared, a))
+            }
+            Space::Local => {
+                let len = self.local.get(lane).map_or(0, |v| v.len()) as u64;
+                check_range(space, a, a, size, len.min(self.local_top))?;
+                Ok((Region::Local(lane as u8), a))
+            }
+            Space::Const => {
+                check_range(space, a, a, size, self.const_bank.len() as u64)?;
+                Ok((Region::Const, a))
+            }
+            Space::Param => {
+                check_range(space, a, a, size, self.kparams.len() as u64)?;
+                Ok((Region::KernelParam, a))
+            }
+        }
+    }
+
+    /// The bytes of an access [`MemView::locate`] resolved (bounds already checked).
     fn bytes(&mut self, region: Region, off: u64, size: u32) -> &mut [u8] {
-        region_bytes(
-            self.global,
-            self.shared,
-            self.local,
-            self.const_bank,
-            self.kparams,
-            self.fparams,
-            self.psize,
-            region,
-            off,
-            size,
-        )
+        let (o, n) = (off as usize, size as usize);
+        match region {
+            Region::Global(i) => &mut self.global.allocs[i as usize].data[o..o + n],
+            Region::Shared => &mut self.shared[o..o + n],
+            Region::Local(l) => &mut self.local[l as usize][o..o + n],
+            Region::Const => &mut self.const_bank[o..o + n],
+            Region::KernelParam => &mut self.kparams[o..o + n],
+            Region::FrameParam(l) => {
+                let s = l as usize * self.psize as usize + o;
+                &mut self.fparams[s..s + n]
+            }
+        }
     }
 
     pub(super) fn load<D: Domain>(
@@ -184,8 +230,7 @@ fn store<D: Domain>(
             let at = a0.wrapping_add(k as u64 * u64::from(*size));
             let align = if k == 0 { size * n } else { *size };
             let (region, off) = mem.locate(addr, at, *size, align, lane)?;
-            check_writable(region, addr.space, at)
-                .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
+            check_writable(region, at, lane)?;
             mem.store(dom, region, off, &v, *size, lane)?;
         }
     }
@@ -211,8 +256,7 @@ fn atomic<D: Domain>(
     for lane in lanes(active) {
         let at = addr_value(dom, regs, addr, lane, env)?;
         let (region, off) = mem.locate(addr, at, *size, *size, lane)?;
-        check_writable(region, addr.space, at)
-            .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
+        check_writable(region, at, lane)?;
         let old = mem.load(dom, region, off, *size);
         let bv = rd(dom, regs, *b, lane, env)?;
         let new = match kind {

@@ -6,7 +6,8 @@
 //! (`ret`, copying the results back) is `Machine::finish_frame`'s.
 
 use super::{
-    concrete, diverge, lanes, rd, Entry, Env, Frame, Limits, Step, Stop, CODE_BASE, WINDOW_SHIFT,
+    concrete, diverge, lanes, rd, set_top_pc, Entry, Env, Frame, Limits, Step, Stop, CODE_BASE,
+    WINDOW_SHIFT,
 };
 use crate::emu::decode::{CallArg, CallRet, Callee, DFunc, Program, NO_RPC};
 use crate::emu::domain::{Domain, MemAt};
@@ -25,13 +26,6 @@ pub(super) struct Caller<'a, 'e, D: Domain> {
     pub active: u32,
     /// The lanes of `top` that have not exited.
     pub live: u32,
-}
-
-/// Sets the pc of the frame's top stack entry.
-fn set_pc<V>(frame: &mut Frame<V>, pc: u32) {
-    if let Some(e) = frame.stack.last_mut() {
-        e.pc = pc;
-    }
 }
 
 /// `call`: pushes the callee's frame for the calling lanes (or serialises several targets).
@@ -57,7 +51,7 @@ pub(super) fn call<D: Domain>(
     };
     let regs = &frame.regs;
     if active == 0 {
-        set_pc(frame, top.pc + 1);
+        set_top_pc(&mut frame.stack, top.pc + 1);
         return Ok(());
     }
     let groups = targets(dom, regs, env, prog, callee, active)?;
@@ -72,7 +66,7 @@ pub(super) fn call<D: Domain>(
     let callee_f = &prog.funcs[target as usize];
     if !callee_f.has_body {
         external(callee_f, rets, mask, frame)?;
-        set_pc(frame, top.pc + 1);
+        set_top_pc(&mut frame.stack, top.pc + 1);
         return Ok(());
     }
     if frames_len >= limits.max_call_depth {

@@ -169,8 +169,7 @@ pub(super) fn stmatrix<D: Domain>(
         let i = i as u32;
         for row in 0..8 {
             let (region, off, alane) = matrix_row(dom, regs, mem, env, addr, i, row)?;
-            check_writable(region, addr.space, off)
-                .map_err(|f| Stop::Fault(f.to_string(), Some(alane)))?;
+            check_writable(region, off, alane)?;
             for col in 0..8 {
                 let (lane, h) = tensor::matrix_holder(row, col, trans);
                 let mut v = rd(dom, regs, *src, lane, env)?;

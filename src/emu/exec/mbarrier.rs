@@ -36,7 +36,7 @@ fn object<D: Domain>(
             Some(lane),
         ));
     }
-    check_writable(region, addr.space, at).map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
+    check_writable(region, at, lane)?;
     Ok((region, off))
 }
 
@@ -147,8 +147,7 @@ pub(super) fn bulk_copy<D: Domain>(
             let align = if k == 0 { 16 } else { 8 };
             let (sr, so) = mem.locate(src, sa.wrapping_add(k), 8, align, lane)?;
             let (dr, doff) = mem.locate(dst, da.wrapping_add(k), 8, align, lane)?;
-            check_writable(dr, dst.space, da.wrapping_add(k))
-                .map_err(|f| Stop::Fault(f.to_string(), Some(lane)))?;
+            check_writable(dr, da.wrapping_add(k), lane)?;
             let v = mem.load(dom, sr, so, 8);
             mem.store(dom, dr, doff, &v, 8, lane)?;
             global_reads += u64::from(matches!(sr, Region::Global(_)));
