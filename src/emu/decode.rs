@@ -1003,6 +1003,11 @@ fn decode_inst(
     }
 }
 
+/// The instruction's type modifier, which its decoder requires.
+fn need_ty(inst: &InstData) -> DResult<Type> {
+    inst.ty().ok_or_else(|| "missing type modifier".to_string())
+}
+
 /// The error for an instruction routed to a decoder of another family.
 fn misrouted(opcode: &Opcode, family: &str) -> String {
     format!("internal: `{}` was decoded as {family}", opcode.as_str())
@@ -1012,12 +1017,10 @@ fn misrouted(opcode: &Opcode, family: &str) -> String {
 /// `.cc`, `addc`, `mul`, `mad`, `mul24`, `sad`, `div`/`rem`, `abs`/`neg`, `min`/`max`).
 fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     use Opcode::*;
-    let ty = inst.ty();
-    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     let op = |i| operand(inst, i);
     Ok(match &inst.opcode {
         Add | Sub => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if let Some(f) = fty(t) {
                 let m = fmods(inst);
                 let o = if inst.opcode == Add {
@@ -1068,7 +1071,7 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Addc | Subc => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, _) = int_ty(t)?;
             let add = inst.opcode == Addc;
             DInst::Carry {
@@ -1090,7 +1093,7 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Mul => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let d = ctx.reg(op(0)?)?;
             if let Some(f) = fty(t) {
                 DInst::Op2 {
@@ -1120,7 +1123,7 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Mad | Madc => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let d = ctx.reg(op(0)?)?;
             if let Some(f) = fty(t) {
                 DInst::Op3 {
@@ -1177,7 +1180,7 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Mul24 | Mad24 => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (_, signed) = int_ty(t)?;
             if inst.has_word("sat") {
                 return Err("mad24.sat is not supported".into());
@@ -1208,12 +1211,12 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Sad => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, signed) = int_ty(t)?;
             three(ctx, inst, Op::Sad { bits, signed }, [t, t, t])?
         }
         Div | Rem => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if let Some(f) = fty(t) {
                 if inst.opcode == Rem {
                     return Err("rem on a float type".into());
@@ -1243,7 +1246,7 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Abs | Neg => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let o = if let Some(f) = fty(t) {
                 let ftz = inst.has_word("ftz");
                 if inst.opcode == Abs {
@@ -1262,7 +1265,7 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             one(ctx, inst, o, t)?
         }
         Min | Max => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if inst.has_word("xorsign") || inst.has_word("relu") || inst.operands.len() > 3 {
                 return Err("min/max .xorsign/.relu/three-input forms are not supported".into());
             }
@@ -1292,13 +1295,11 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
 /// `bmsk`, `dp4a`/`dp2a`, `and`/`or`/`xor`/`not`/`cnot`, `lop3`, `shf`, `shl`/`shr`, `prmt`).
 fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     use Opcode::*;
-    let ty = inst.ty();
-    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     let op = |i| operand(inst, i);
     let u32t = Type::U32;
     Ok(match &inst.opcode {
         Popc | Clz | Brev => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, _) = int_ty(t)?;
             let o = match inst.opcode {
                 Popc => Op::Popc { bits },
@@ -1308,7 +1309,7 @@ fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             one(ctx, inst, o, t)?
         }
         Bfind => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, signed) = int_ty(t)?;
             one(
                 ctx,
@@ -1322,12 +1323,12 @@ fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             )?
         }
         Bfe => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, signed) = int_ty(t)?;
             three(ctx, inst, Op::Bfe { bits, signed }, [t, u32t, u32t])?
         }
         Bfi => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, _) = int_ty(t)?;
             DInst::Op4 {
                 op: Op::Bfi { bits },
@@ -1341,7 +1342,7 @@ fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Szext => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (_, signed) = int_ty(t)?;
             two(
                 ctx,
@@ -1379,7 +1380,7 @@ fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             three(ctx, inst, o, [Type::B32, Type::B32, Type::B32])?
         }
         And | Or | Xor | Not | Cnot => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, _) = int_ty(t)?;
             match inst.opcode {
                 Not => one(ctx, inst, Op::Not { bits }, t)?,
@@ -1410,7 +1411,7 @@ fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             )?
         }
         Shl | Shr => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let (bits, signed) = int_ty(t)?;
             let o = if inst.opcode == Shl {
                 Op::Shl { bits }
@@ -1443,11 +1444,9 @@ fn decode_bits(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
 /// and the other approximate functions).
 fn decode_float(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     use Opcode::*;
-    let ty = inst.ty();
-    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     Ok(match &inst.opcode {
         Testp => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let f = fty(t).ok_or("testp needs a float type")?;
             let test = words(inst)
                 .find_map(|w| {
@@ -1465,12 +1464,12 @@ fn decode_float(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             one(ctx, inst, Op::Testp { ty: f, test }, t)?
         }
         Copysign => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let f = fty(t).ok_or("copysign needs a float type")?;
             two(ctx, inst, Op::Copysign { ty: f }, [t, t])?
         }
         Fma => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let f = fty(t).ok_or("fma needs a float type")?;
             if inst.has_word("relu") || inst.has_word("oob") {
                 return Err("fma .relu/.oob is not supported".into());
@@ -1486,7 +1485,7 @@ fn decode_float(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             )?
         }
         Rcp | Sqrt => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let f = fty(t).ok_or("needs a float type")?;
             let o = if inst.has_word("approx") {
                 Op::FApprox {
@@ -1512,7 +1511,7 @@ fn decode_float(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             one(ctx, inst, o, t)?
         }
         Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let f = fty(t).ok_or("needs a float type")?;
             let fun = match inst.opcode {
                 Rsqrt => Approx::Rsqrt,
@@ -1540,8 +1539,6 @@ fn decode_float(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
 /// Decodes the comparisons and selections (`setp`/`set`, `selp`, `slct`).
 fn decode_compare(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     use Opcode::*;
-    let ty = inst.ty();
-    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     let op = |i| operand(inst, i);
     Ok(match &inst.opcode {
         Setp | Set => {
@@ -1637,7 +1634,7 @@ fn decode_compare(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Selp => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             three(ctx, inst, Op::Select, [t, t, Type::Pred])?
         }
         Slct => {
@@ -1675,12 +1672,10 @@ fn decode_compare(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
 /// `isspacep`, `ld`/`ldu`, `st`, `atom`/`red`, and the hints that change no state).
 fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     use Opcode::*;
-    let ty = inst.ty();
-    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     let op = |i| operand(inst, i);
     Ok(match &inst.opcode {
         Mov => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if t == Type::B128 {
                 return Err("mov.b128 is not supported".into());
             }
@@ -1718,7 +1713,7 @@ fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         }
         Cvt => decode_cvt(ctx, inst)?,
         Cvta => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let space = inst_space(inst)?;
             DInst::Cvta {
                 to: inst.has_word("to"),
@@ -1734,7 +1729,7 @@ fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             a: ctx.src(op(1)?, Type::U64)?,
         },
         Ld | Ldu => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if t.bits() > 64 || t.bits() < 8 {
                 return Err(format!("ld .{t} is not supported"));
             }
@@ -1764,7 +1759,7 @@ fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         St => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if t.bits() > 64 || t.bits() < 8 {
                 return Err(format!("st .{t} is not supported"));
             }
@@ -1840,8 +1835,6 @@ fn decode_control(
 /// Decodes the warp collectives (`vote`, `match`, `activemask`, `redux`, `elect`, `shfl`).
 fn decode_collective(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     use Opcode::*;
-    let ty = inst.ty();
-    let need_ty = || ty.ok_or_else(|| "missing type modifier".to_string());
     let op = |i| operand(inst, i);
     let u32t = Type::U32;
     Ok(match &inst.opcode {
@@ -1870,7 +1863,7 @@ fn decode_collective(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             }
         }
         Match => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             let all = inst.has_word("all");
             let (d, p) = pair(ctx, op(0)?)?;
             DInst::Match {
@@ -1886,7 +1879,7 @@ fn decode_collective(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             d: ctx.reg(op(0)?)?,
         },
         Redux => {
-            let t = need_ty()?;
+            let t = need_ty(inst)?;
             if fty(t).is_some() {
                 return Err("redux.sync on floats is not supported".into());
             }
