@@ -26,8 +26,8 @@ use crate::machine::{Block, Cfg, DomTree, LoopInfo};
 use crate::ptx::builder::{op, Builder, InsertPoint};
 use crate::ptx::roles::{self, Role};
 use crate::ptx::{
-    AddrBase, Address, Component, FuncKind, Guard, Inst, Modifier, Module, Opcode, Operand, Reg,
-    SpecialOperand, SpecialReg, StateSpace, Type, Variable,
+    Component, FuncKind, Guard, Inst, Modifier, Module, Opcode, Operand, Reg, SpecialOperand,
+    SpecialReg, StateSpace, Type, Variable,
 };
 
 use super::lattice::{norm, Abs, Class, Scope};
@@ -123,65 +123,132 @@ pub fn instrument(
         .ok_or_else(|| SoundnessError::NoKernel(kernel.to_string()))?;
     let result = analyze_function(f, opts)?;
     let param = format!("__ws_trace_{kernel}");
-    f.params.get_or_insert_with(Vec::new).push(Variable {
-        linkage: None,
-        space: StateSpace::Param,
-        align: None,
-        vec: None,
-        ty: Type::U64,
-        ptr: None,
-        name: Some(param.as_str().into()),
-        dims: Vec::new(),
-        init: None,
-        attributes: Vec::new(),
-        loc: Default::default(),
-    });
+    f.params
+        .get_or_insert_with(Vec::new)
+        .push(trace_param(&param));
     let Some(body) = f.body.as_mut() else {
         return Err(SoundnessError::NoKernel(kernel.to_string()));
     };
     let cfg = Cfg::compute(body);
     let dt = DomTree::compute(&cfg);
     let loops = LoopInfo::compute(&cfg, &dt);
+    let sites = LogSites::collect(body, &cfg, &result);
+    let loop_points = loop_points(body, &cfg, &loops);
+    let reg_types: Vec<crate::ptx::RegType> = body.regs.iter().map(|r| r.ty).collect();
 
-    // What to log, decided on the original body.
-    let mut reads: Vec<(Inst, Vec<Reg>, Option<Reg>)> = Vec::new();
-    let mut writes: Vec<(Inst, Vec<Reg>)> = Vec::new();
-    for &b in cfg.rpo() {
-        for &i in cfg.insts(b) {
-            let d = body.inst(i);
-            let guard = d.guard.map(|g| g.reg);
-            let mut r_list: Vec<Reg> = Vec::new();
-            let mut w_list: Vec<Reg> = Vec::new();
-            roles::for_each_reg_role(d, |r, role| {
-                let ok = checked(&result.abs(r)) && reg_value_bits(body.reg(r).ty).is_some();
-                if !ok {
-                    return;
-                }
-                if matches!(role, Role::Use | Role::UseDef) && Some(r) != guard {
-                    r_list.push(r);
-                }
-                if matches!(role, Role::Def | Role::UseDef) {
-                    w_list.push(r);
-                }
-            });
-            r_list.sort_unstable();
-            r_list.dedup();
-            w_list.sort_unstable();
-            w_list.dedup();
-            let guard_logged = guard.filter(|g| checked(&result.abs(*g)));
-            let redefines_guard = guard.is_some_and(|g| w_list.contains(&g));
-            let is_transfer = crate::ptx::roles::transfers_control(&d.opcode);
-            if !r_list.is_empty() || guard_logged.is_some() {
-                reads.push((i, r_list, guard_logged));
-            }
-            if !w_list.is_empty() && !redefines_guard && !is_transfer {
-                writes.push((i, w_list));
-            }
+    let mut b = Builder::new(body);
+    let recorder = Recorder::new(&mut b, reg_types, capacity);
+    let counters: Vec<(Reg, Reg)> = loops
+        .loops()
+        .map(|_| (b.new_reg(Type::U32), b.new_reg(Type::U64)))
+        .collect();
+    recorder.emit_prologue(&mut b, &param, &counters);
+    emit_loop_counters(&mut b, &loops, &counters, &loop_points, recorder.t64);
+
+    let key_of = |blk: Option<Block>| -> Reg {
+        blk.and_then(|x| loops.innermost(x))
+            .map_or(recorder.zero, |l| counters[l.index()].1)
+    };
+    for (i, regs, guard_reg) in &sites.reads {
+        let g = b.body().inst(*i).guard;
+        let key = key_of(cfg.block_of(*i));
+        let at = InsertPoint::Before(*i);
+        if let Some(gr) = guard_reg {
+            recorder.emit(&mut b, at, None, Site::read(*i, *gr, key));
+        }
+        for &r in regs {
+            recorder.emit(&mut b, at, g, Site::read(*i, r, key));
         }
     }
+    for (i, regs) in &sites.writes {
+        let g = b.body().inst(*i).guard;
+        let key = key_of(cfg.block_of(*i));
+        for &r in regs {
+            let site = Site {
+                write: true,
+                ..Site::read(*i, r, key)
+            };
+            recorder.emit(&mut b, InsertPoint::After(*i), g, site);
+        }
+    }
+    Ok(Instrumented { module, result })
+}
 
-    // Loop headers' first instructions and where to reset each loop's counter.
-    let loop_points: Vec<(Option<Inst>, Vec<InsertPoint>)> = loops
+/// The extra kernel parameter that carries the trace buffer's address.
+fn trace_param(name: &str) -> Variable {
+    Variable {
+        linkage: None,
+        space: StateSpace::Param,
+        align: None,
+        vec: None,
+        ty: Type::U64,
+        ptr: None,
+        name: Some(name.into()),
+        dims: Vec::new(),
+        init: None,
+        attributes: Vec::new(),
+        loc: Default::default(),
+    }
+}
+
+/// What to log, decided on the original body: for each instruction, the checked registers it
+/// reads (and its guard, logged unguarded) and those it writes.
+struct LogSites {
+    reads: Vec<(Inst, Vec<Reg>, Option<Reg>)>,
+    writes: Vec<(Inst, Vec<Reg>)>,
+}
+
+impl LogSites {
+    fn collect(body: &crate::ptx::Body, cfg: &Cfg, result: &FunctionDivergence) -> LogSites {
+        let mut sites = LogSites {
+            reads: Vec::new(),
+            writes: Vec::new(),
+        };
+        for &b in cfg.rpo() {
+            for &i in cfg.insts(b) {
+                let d = body.inst(i);
+                let guard = d.guard.map(|g| g.reg);
+                let mut r_list: Vec<Reg> = Vec::new();
+                let mut w_list: Vec<Reg> = Vec::new();
+                roles::for_each_reg_role(d, |r, role| {
+                    let ok = checked(&result.abs(r)) && reg_value_bits(body.reg(r).ty).is_some();
+                    if !ok {
+                        return;
+                    }
+                    if matches!(role, Role::Use | Role::UseDef) && Some(r) != guard {
+                        r_list.push(r);
+                    }
+                    if matches!(role, Role::Def | Role::UseDef) {
+                        w_list.push(r);
+                    }
+                });
+                r_list.sort_unstable();
+                r_list.dedup();
+                w_list.sort_unstable();
+                w_list.dedup();
+                let guard_logged = guard.filter(|g| checked(&result.abs(*g)));
+                let redefines_guard = guard.is_some_and(|g| w_list.contains(&g));
+                let is_transfer = roles::transfers_control(&d.opcode);
+                if !r_list.is_empty() || guard_logged.is_some() {
+                    sites.reads.push((i, r_list, guard_logged));
+                }
+                if !w_list.is_empty() && !redefines_guard && !is_transfer {
+                    sites.writes.push((i, w_list));
+                }
+            }
+        }
+        sites
+    }
+}
+
+/// For every loop: its header's first instruction (where the counter steps) and the points on
+/// the edges entering it from outside (where the counter resets).
+fn loop_points(
+    body: &crate::ptx::Body,
+    cfg: &Cfg,
+    loops: &LoopInfo,
+) -> Vec<(Option<Inst>, Vec<InsertPoint>)> {
+    loops
         .loops()
         .map(|l| {
             let h = loops.header(l);
@@ -197,270 +264,260 @@ pub fn instrument(
                 .collect();
             (cfg.insts(h).first().copied(), resets)
         })
-        .collect();
-    let reg_types: Vec<crate::ptx::RegType> = body.regs.iter().map(|r| r.ty).collect();
-    let mut b = Builder::new(body);
-    let tb = b.new_reg(Type::U64);
-    let who = b.new_reg(Type::U64);
-    let slot = b.new_reg(Type::U64);
-    let addr = b.new_reg(Type::U64);
-    let head = b.new_reg(Type::U64);
-    let clk = b.new_reg(Type::U64);
-    let val = b.new_reg(Type::U64);
-    let t64 = b.new_reg(Type::U64);
-    let zero = b.new_reg(Type::U64);
-    let a32 = b.new_reg(Type::U32);
-    let c32 = b.new_reg(Type::U32);
-    let x32 = b.new_reg(Type::B32);
-    let x16 = b.new_reg(Type::B16);
-    let counters: Vec<(Reg, Reg)> = loops
-        .loops()
-        .map(|_| (b.new_reg(Type::U32), b.new_reg(Type::U64)))
-        .collect();
+        .collect()
+}
 
-    // Entry: trace base, thread identity, zeroed counters.
-    let first_stmt = b
-        .body()
-        .stmts
-        .iter()
-        .position(|s| matches!(s, crate::ptx::Stmt::Inst(_) | crate::ptx::Stmt::Label(_)))
-        .unwrap_or(b.body().stmts.len());
-    b.at(InsertPoint::Stmt(first_stmt));
-    let ty = |t: Type| vec![Modifier::Type(t)];
-    let sreg = |r: SpecialReg, c: Component| Operand::Special(SpecialOperand::Named(r, Some(c)));
-    b.inst(
-        None,
-        Opcode::Ld,
-        vec![
-            Modifier::Space(StateSpace::Param),
-            Modifier::Type(Type::U64),
-        ],
-        vec![
-            Operand::Reg(tb),
-            Operand::Addr(Address {
-                base: AddrBase::Sym(param.as_str().into()),
-                offset: 0,
-            }),
-        ],
-    );
-    b.inst(
-        None,
-        Opcode::Cvta,
-        vec![
-            Modifier::Word("to".into()),
-            Modifier::Space(StateSpace::Global),
-            Modifier::Type(Type::U64),
-        ],
-        vec![Operand::Reg(tb), Operand::Reg(tb)],
-    );
-    for (dst, r) in [(a32, SpecialReg::Tid), (c32, SpecialReg::Ctaid)] {
-        b.mov(Type::U32, dst, sreg(r, Component::Z));
-        b.inst(
-            None,
-            Opcode::Shl,
-            ty(Type::B32),
-            vec![Operand::Reg(dst), Operand::Reg(dst), op::int(10)],
-        );
-        b.mov(Type::U32, x32, sreg(r, Component::Y));
-        b.inst(
-            None,
-            Opcode::Or,
-            ty(Type::B32),
-            vec![Operand::Reg(dst), Operand::Reg(dst), Operand::Reg(x32)],
-        );
-        b.inst(
-            None,
-            Opcode::Shl,
-            ty(Type::B32),
-            vec![Operand::Reg(dst), Operand::Reg(dst), op::int(10)],
-        );
-        b.mov(Type::U32, x32, sreg(r, Component::X));
-        b.inst(
-            None,
-            Opcode::Or,
-            ty(Type::B32),
-            vec![Operand::Reg(dst), Operand::Reg(dst), Operand::Reg(x32)],
-        );
-    }
-    b.inst(
-        None,
-        Opcode::Cvt,
-        vec![Modifier::Type(Type::U64), Modifier::Type(Type::U32)],
-        vec![Operand::Reg(who), Operand::Reg(c32)],
-    );
-    b.inst(
-        None,
-        Opcode::Shl,
-        ty(Type::B64),
-        vec![Operand::Reg(who), Operand::Reg(who), op::int(32)],
-    );
-    b.inst(
-        None,
-        Opcode::Cvt,
-        vec![Modifier::Type(Type::U64), Modifier::Type(Type::U32)],
-        vec![Operand::Reg(t64), Operand::Reg(a32)],
-    );
-    b.inst(
-        None,
-        Opcode::Or,
-        ty(Type::B64),
-        vec![Operand::Reg(who), Operand::Reg(who), Operand::Reg(t64)],
-    );
-    b.mov(Type::U64, zero, op::int(0));
-    for &(c, k) in &counters {
-        b.mov(Type::U32, c, op::int(0));
-        b.mov(Type::U64, k, op::int(0));
-    }
-
-    // Loops: count iterations at the header, reset on entry from outside.
+/// Loops: count iterations at the header (the key is the count, above it the enclosing loop's
+/// key shifted by 16), reset the count on entry from outside.
+fn emit_loop_counters(
+    b: &mut Builder,
+    loops: &LoopInfo,
+    counters: &[(Reg, Reg)],
+    loop_points: &[(Option<Inst>, Vec<InsertPoint>)],
+    t64: Reg,
+) {
     for l in loops.loops() {
         let (c, k) = counters[l.index()];
         let (Some(first), resets) = &loop_points[l.index()] else {
             continue;
         };
-        let first = *first;
-        b.at(InsertPoint::Before(first));
-        b.inst(
-            None,
-            Opcode::Add,
-            ty(Type::U32),
-            vec![Operand::Reg(c), Operand::Reg(c), op::int(1)],
-        );
+        b.at(InsertPoint::Before(*first));
+        b.binary(Opcode::Add, &[], Type::U32, c, op::reg(c), op::int(1));
         b.inst(
             None,
             Opcode::Cvt,
-            vec![Modifier::Type(Type::U64), Modifier::Type(Type::U32)],
-            vec![Operand::Reg(k), Operand::Reg(c)],
+            widen(Type::U32),
+            vec![op::reg(k), op::reg(c)],
         );
         if let Some(p) = loops.parent(l) {
             let (_, pk) = counters[p.index()];
-            b.inst(
-                None,
-                Opcode::Shl,
-                ty(Type::B64),
-                vec![Operand::Reg(t64), Operand::Reg(pk), op::int(16)],
-            );
-            b.inst(
-                None,
-                Opcode::Or,
-                ty(Type::B64),
-                vec![Operand::Reg(k), Operand::Reg(k), Operand::Reg(t64)],
-            );
+            b.binary(Opcode::Shl, &[], Type::B64, t64, op::reg(pk), op::int(16));
+            b.binary(Opcode::Or, &[], Type::B64, k, op::reg(k), op::reg(t64));
         }
         for at in resets {
             b.at(*at);
             b.mov(Type::U32, c, op::int(0));
         }
     }
+}
 
-    let key_of = |blk: Option<Block>| -> Reg {
-        blk.and_then(|x| loops.innermost(x))
-            .map_or(zero, |l| counters[l.index()].1)
-    };
-    let emit = |b: &mut Builder,
-                at: InsertPoint,
-                guard: Option<Guard>,
-                site: Inst,
-                r: Reg,
-                write: bool,
-                key: Reg| {
-        let Some(bits) = reg_types.get(r.index()).and_then(|t| reg_value_bits(*t)) else {
+/// The modifiers of `cvt.u64.<from>`.
+fn widen(from: Type) -> Vec<Modifier> {
+    vec![Modifier::Type(Type::U64), Modifier::Type(from)]
+}
+
+/// One logged access: the instruction, the register, read or write, the iteration key.
+#[derive(Clone, Copy)]
+struct Site {
+    inst: Inst,
+    reg: Reg,
+    write: bool,
+    key: Reg,
+}
+
+impl Site {
+    fn read(inst: Inst, reg: Reg, key: Reg) -> Site {
+        Site {
+            inst,
+            reg,
+            write: false,
+            key,
+        }
+    }
+}
+
+/// The scratch registers the instrumentation writes records through.
+struct Recorder {
+    /// Trace buffer base (generic address).
+    tb: Reg,
+    /// The thread's identity: `ctaid` packed above `tid`.
+    who: Reg,
+    slot: Reg,
+    addr: Reg,
+    head: Reg,
+    clk: Reg,
+    val: Reg,
+    t64: Reg,
+    /// The iteration key outside every loop.
+    zero: Reg,
+    a32: Reg,
+    c32: Reg,
+    x32: Reg,
+    x16: Reg,
+    reg_types: Vec<crate::ptx::RegType>,
+    capacity: u64,
+}
+
+impl Recorder {
+    fn new(b: &mut Builder, reg_types: Vec<crate::ptx::RegType>, capacity: u64) -> Recorder {
+        Recorder {
+            tb: b.new_reg(Type::U64),
+            who: b.new_reg(Type::U64),
+            slot: b.new_reg(Type::U64),
+            addr: b.new_reg(Type::U64),
+            head: b.new_reg(Type::U64),
+            clk: b.new_reg(Type::U64),
+            val: b.new_reg(Type::U64),
+            t64: b.new_reg(Type::U64),
+            zero: b.new_reg(Type::U64),
+            a32: b.new_reg(Type::U32),
+            c32: b.new_reg(Type::U32),
+            x32: b.new_reg(Type::B32),
+            x16: b.new_reg(Type::B16),
+            reg_types,
+            capacity,
+        }
+    }
+
+    /// Entry: the trace base, the thread's identity, zeroed loop counters.
+    fn emit_prologue(&self, b: &mut Builder, param: &str, counters: &[(Reg, Reg)]) {
+        let first_stmt = b
+            .body()
+            .stmts
+            .iter()
+            .position(|s| matches!(s, crate::ptx::Stmt::Inst(_) | crate::ptx::Stmt::Label(_)))
+            .unwrap_or(b.body().stmts.len());
+        b.at(InsertPoint::Stmt(first_stmt));
+        b.load(
+            StateSpace::Param,
+            Type::U64,
+            self.tb,
+            op::addr_sym(param, 0),
+        );
+        b.inst(
+            None,
+            Opcode::Cvta,
+            vec![
+                Modifier::Word("to".into()),
+                Modifier::Space(StateSpace::Global),
+                Modifier::Type(Type::U64),
+            ],
+            vec![op::reg(self.tb), op::reg(self.tb)],
+        );
+        for (dst, r) in [(self.a32, SpecialReg::Tid), (self.c32, SpecialReg::Ctaid)] {
+            self.pack_xyz(b, dst, r);
+        }
+        let (who, t64) = (self.who, self.t64);
+        b.inst(
+            None,
+            Opcode::Cvt,
+            widen(Type::U32),
+            vec![op::reg(who), op::reg(self.c32)],
+        );
+        b.binary(Opcode::Shl, &[], Type::B64, who, op::reg(who), op::int(32));
+        b.inst(
+            None,
+            Opcode::Cvt,
+            widen(Type::U32),
+            vec![op::reg(t64), op::reg(self.a32)],
+        );
+        b.binary(Opcode::Or, &[], Type::B64, who, op::reg(who), op::reg(t64));
+        b.mov(Type::U64, self.zero, op::int(0));
+        for &(c, k) in counters {
+            b.mov(Type::U32, c, op::int(0));
+            b.mov(Type::U64, k, op::int(0));
+        }
+    }
+
+    /// `dst = (r.z << 20) | (r.y << 10) | r.x` for `%tid` or `%ctaid`.
+    fn pack_xyz(&self, b: &mut Builder, dst: Reg, r: SpecialReg) {
+        let x32 = self.x32;
+        b.mov(Type::U32, dst, op::sreg(r, Some(Component::Z)));
+        for c in [Component::Y, Component::X] {
+            b.binary(Opcode::Shl, &[], Type::B32, dst, op::reg(dst), op::int(10));
+            b.mov(Type::U32, x32, op::sreg(r, Some(c)));
+            b.binary(Opcode::Or, &[], Type::B32, dst, op::reg(dst), op::reg(x32));
+        }
+    }
+
+    /// Appends one record (head, thread, clock, key, value) at `at`, under `guard`.
+    fn emit(&self, b: &mut Builder, at: InsertPoint, guard: Option<Guard>, site: Site) {
+        let r = site.reg;
+        let Some(bits) = self
+            .reg_types
+            .get(r.index())
+            .and_then(|t| reg_value_bits(*t))
+        else {
             return;
         };
         b.at(at);
-        let h = (u64::from(site.0) << 32) | (u64::from(write) << 31) | u64::from(r.0 & 0x7fff_ffff);
+        let h = (u64::from(site.inst.0) << 32)
+            | (u64::from(site.write) << 31)
+            | u64::from(r.0 & 0x7fff_ffff);
         let g = guard;
+        let ty = |t: Type| vec![Modifier::Type(t)];
+        let global = |w: &str, t: Type| {
+            let mut mods = vec![Modifier::Space(StateSpace::Global)];
+            if !w.is_empty() {
+                mods.push(Modifier::Word(w.into()));
+            }
+            mods.push(Modifier::Type(t));
+            mods
+        };
+        let (slot, addr) = (self.slot, self.addr);
         b.inst(
             g,
             Opcode::Atom,
+            global("add", Type::U64),
             vec![
-                Modifier::Space(StateSpace::Global),
-                Modifier::Word("add".into()),
-                Modifier::Type(Type::U64),
-            ],
-            vec![
-                Operand::Reg(slot),
-                Operand::Addr(op::addr_reg(tb, 0)),
+                op::reg(slot),
+                Operand::Addr(op::addr_reg(self.tb, 0)),
                 op::int(1),
             ],
         );
+        let last = op::int(self.capacity as i64 - 1);
         b.inst(
             g,
             Opcode::Min,
             ty(Type::U64),
-            vec![
-                Operand::Reg(slot),
-                Operand::Reg(slot),
-                op::int(capacity as i64 - 1),
-            ],
+            vec![op::reg(slot), op::reg(slot), last],
         );
         b.inst(
             g,
             Opcode::Mad,
             vec![Modifier::Word("lo".into()), Modifier::Type(Type::U64)],
             vec![
-                Operand::Reg(addr),
-                Operand::Reg(slot),
+                op::reg(addr),
+                op::reg(slot),
                 op::int(RECORD),
-                Operand::Reg(tb),
+                op::reg(self.tb),
             ],
         );
+        let head = Operand::Imm(crate::ptx::Imm::Hex {
+            value: h,
+            unsigned: false,
+        });
         b.inst(
             g,
             Opcode::Mov,
             ty(Type::U64),
-            vec![
-                Operand::Reg(head),
-                Operand::Imm(crate::ptx::Imm::Hex {
-                    value: h,
-                    unsigned: false,
-                }),
-            ],
+            vec![op::reg(self.head), head],
         );
+        let clock = Operand::Special(SpecialOperand::Named(SpecialReg::Clock64, None));
         b.inst(
             g,
             Opcode::Mov,
             ty(Type::U64),
-            vec![
-                Operand::Reg(clk),
-                Operand::Special(SpecialOperand::Named(SpecialReg::Clock64, None)),
-            ],
+            vec![op::reg(self.clk), clock],
         );
+        let val = self.val;
         match bits {
             1 => {
-                b.inst(
-                    g,
-                    Opcode::Selp,
-                    ty(Type::U64),
-                    vec![Operand::Reg(val), op::int(1), op::int(0), Operand::Reg(r)],
-                );
+                let ops = vec![op::reg(val), op::int(1), op::int(0), op::reg(r)];
+                b.inst(g, Opcode::Selp, ty(Type::U64), ops);
             }
-            16 => {
-                b.inst(
-                    g,
-                    Opcode::Mov,
-                    ty(Type::B16),
-                    vec![Operand::Reg(x16), Operand::Reg(r)],
-                );
+            16 | 32 => {
+                let (scratch, bty, uty) = if bits == 16 {
+                    (self.x16, Type::B16, Type::U16)
+                } else {
+                    (self.x32, Type::B32, Type::U32)
+                };
+                b.inst(g, Opcode::Mov, ty(bty), vec![op::reg(scratch), op::reg(r)]);
                 b.inst(
                     g,
                     Opcode::Cvt,
-                    vec![Modifier::Type(Type::U64), Modifier::Type(Type::U16)],
-                    vec![Operand::Reg(val), Operand::Reg(x16)],
-                );
-            }
-            32 => {
-                b.inst(
-                    g,
-                    Opcode::Mov,
-                    ty(Type::B32),
-                    vec![Operand::Reg(x32), Operand::Reg(r)],
-                );
-                b.inst(
-                    g,
-                    Opcode::Cvt,
-                    vec![Modifier::Type(Type::U64), Modifier::Type(Type::U32)],
-                    vec![Operand::Reg(val), Operand::Reg(x32)],
+                    widen(uty),
+                    vec![op::reg(val), op::reg(scratch)],
                 );
             }
             _ => {
@@ -468,43 +525,22 @@ pub fn instrument(
                     g,
                     Opcode::Mov,
                     ty(Type::B64),
-                    vec![Operand::Reg(val), Operand::Reg(r)],
+                    vec![op::reg(val), op::reg(r)],
                 );
             }
         }
-        for (off, src) in [(0, head), (8, who), (16, clk), (24, key), (32, val)] {
-            b.inst(
-                g,
-                Opcode::St,
-                vec![
-                    Modifier::Space(StateSpace::Global),
-                    Modifier::Type(Type::U64),
-                ],
-                vec![
-                    Operand::Addr(op::addr_reg(addr, HEADER + off)),
-                    Operand::Reg(src),
-                ],
-            );
-        }
-    };
-    for (i, regs, guard_reg) in &reads {
-        let g = b.body().inst(*i).guard;
-        let key = key_of(cfg.block_of(*i));
-        if let Some(gr) = guard_reg {
-            emit(&mut b, InsertPoint::Before(*i), None, *i, *gr, false, key);
-        }
-        for &r in regs {
-            emit(&mut b, InsertPoint::Before(*i), g, *i, r, false, key);
+        let fields = [
+            (0, self.head),
+            (8, self.who),
+            (16, self.clk),
+            (24, site.key),
+            (32, val),
+        ];
+        for (off, src) in fields {
+            let to = Operand::Addr(op::addr_reg(addr, HEADER + off));
+            b.inst(g, Opcode::St, global("", Type::U64), vec![to, op::reg(src)]);
         }
     }
-    for (i, regs) in &writes {
-        let g = b.body().inst(*i).guard;
-        let key = key_of(cfg.block_of(*i));
-        for &r in regs {
-            emit(&mut b, InsertPoint::After(*i), g, *i, r, true, key);
-        }
-    }
-    Ok(Instrumented { module, result })
 }
 
 /// Runs kernel `kernel` of `m` under `spec` (the kernel's own arguments; the trace buffer is
