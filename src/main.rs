@@ -19,8 +19,8 @@ mod cli;
 /// emulator (`emulate`, `equiv`), shared-memory spilling (`spill`), the cubin/SASS tools
 /// (`sass`), the cubin demoter (`demote`) and local-memory report (`lmem-report`), shuffle
 /// synthesis (`shuffle`), the variant predictor (`tune`) and the drop-in assembler wrapper
-/// (`ptxas`). Partial or planned: see each command's help and docs/ (`demote`: local-to-shared
-/// only; SASS register demotion is not built yet).
+/// (`ptxas`). Partial: see each command's help and docs/ (`demote` leaves registers touched by
+/// instructions of unknown latency in place, and refuses kernels that call outside themselves).
 #[derive(Parser, Debug)]
 #[command(name = "warpsmith", version, about, long_about, max_term_width = 100)]
 struct Cli {
