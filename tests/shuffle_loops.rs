@@ -3,7 +3,8 @@
 //! the same iteration (with a run-time address check) or in the PREVIOUS iteration (beyond the
 //! paper), ptxas accepts every output, the emulator gives the same bytes as the original on
 //! several seeds and launch shapes (full warps, an incomplete last warp, `ntid.x` below 32 with
-//! 2-D blocks), and the rewritten kernels execute fewer global loads.
+//! 2-D blocks), and the rewritten kernels execute fewer global loads. Also: the time budget
+//! holds on a loop whose symbolic paths make single solver queries slow.
 
 mod common;
 
@@ -81,4 +82,32 @@ fn loop_with_stores_reuses_only_within_an_iteration() {
         after < before,
         "{after} global loads, not fewer than {before}"
     );
+}
+
+/// The time budget holds where single feasibility queries are slow: on the long symbolic paths
+/// of tests/data/shuffle/long_paths.ptx one query (a concrete witness repaired over the whole
+/// path condition) costs up to a second, and the analysis checked its deadline only every 256
+/// instructions — 34 s under a 2 s budget. It now checks before each query and stops repairing
+/// witnesses once the deadline has passed.
+#[test]
+fn the_time_budget_holds_when_single_queries_are_slow() {
+    use std::time::{Duration, Instant};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/shuffle/long_paths.ptx"
+    );
+    let text = std::fs::read_to_string(path).expect("read");
+    let mut m = warpsmith::ptx::parse_module(&text, path).expect("parse");
+    let budget = Duration::from_millis(1500);
+    let opts = ShuffleOptions {
+        time_budget: Some(budget),
+        ..ShuffleOptions::default()
+    };
+    let t = Instant::now();
+    let rep = shuffle_module(&mut m, &opts).expect("shuffle");
+    let took = t.elapsed();
+    // The margin covers one Z3 query (the context's own 2 s timeout) and a slow machine.
+    assert!(took < budget + Duration::from_secs(6), "took {took:?}");
+    let skipped = rep.kernels[0].skipped.as_deref().unwrap_or_default();
+    assert!(skipped.contains("time budget"), "{skipped:?}");
 }

@@ -58,6 +58,9 @@ pub struct Prover<'ctx> {
     proof_time: std::time::Duration,
     /// Most Z3 time for proofs in this kernel (`None`: no limit).
     pub proof_budget: Option<std::time::Duration>,
+    /// When the analysis must stop: past it, no witness is repaired (a repair evaluates the
+    /// whole path condition again for every change it tries, seconds on long paths).
+    pub deadline: Option<std::time::Instant>,
     /// Queries sent to Z3.
     pub queries: usize,
     /// Queries answered "satisfiable" by a concrete witness, without Z3.
@@ -86,6 +89,7 @@ impl<'ctx> Prover<'ctx> {
             no_wrap_memo: RefCell::new(HashMap::new()),
             proof_time: std::time::Duration::ZERO,
             proof_budget: Some(PROOF_BUDGET),
+            deadline: None,
             queries: 0,
             witnessed: 0,
         }
@@ -121,8 +125,11 @@ impl<'ctx> Prover<'ctx> {
                 .map(|a| Dynamic::from_ast(a))
                 .chain(fs.iter().cloned())
                 .collect();
+            let deadline = self.deadline;
+            let past_deadline = || deadline.is_some_and(|d| std::time::Instant::now() > d);
             found = ws
                 .iter()
+                .take_while(|_| !past_deadline())
                 .find_map(|w| w.borrow_mut().repaired(&all))
                 .map(|w| Rc::new(RefCell::new(w)));
         }

@@ -96,6 +96,9 @@ pub struct Exploration<'ctx> {
     pub solver_queries: usize,
 }
 
+/// Why exploration stopped when the time budget ran out.
+const TIME_SPENT: &str = "time budget spent during symbolic emulation";
+
 /// Limits of the exploration.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -460,7 +463,8 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                 ivs,
             });
         }
-        let prover = Prover::new(ctx, assumptions, launch_bounds());
+        let mut prover = Prover::new(ctx, assumptions, launch_bounds());
+        prover.deadline = limits.deadline;
         let join_live = join_points(func, body);
         Engine {
             dom,
@@ -586,6 +590,12 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             Ok(v) => v,
             Err(_) => self.opaque("op", 64, args),
         }
+    }
+
+    fn out_of_time(&self) -> bool {
+        self.limits
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() > d)
     }
 
     fn feasible(&mut self, cond: &[Bool<'ctx>]) -> bool {
@@ -780,13 +790,8 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                         self.limits.max_steps
                     ));
                 }
-                if steps % 256 == 1
-                    && self
-                        .limits
-                        .deadline
-                        .is_some_and(|d| std::time::Instant::now() > d)
-                {
-                    return Err("time budget spent during symbolic emulation".into());
+                if steps % 256 == 1 && self.out_of_time() {
+                    return Err(TIME_SPENT.into());
                 }
                 let pc = st.pc as usize;
                 let Some(di) = self.func.code.get(pc) else {
@@ -941,6 +946,11 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                                 s2.cond.push(c);
                             }
                             if many && free_side != Some(side) {
+                                // A query can take a second on a long path: check the
+                                // budget before each, not only every 256 steps.
+                                if self.out_of_time() {
+                                    return Err(TIME_SPENT.into());
+                                }
                                 queries += 1;
                                 if !self.feasible(&s2.cond) {
                                     continue;
