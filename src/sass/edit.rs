@@ -400,8 +400,90 @@ impl Editor {
         let kernel = self.function.name.clone();
         let text = self.function.text;
         let mut report = EditReport::default();
+        let layout = self.layout(&mut report);
 
-        // New positions.
+        // Check what cannot be followed before changing anything.
+        let info_name = format!(".nv.info.{kernel}");
+        let mut info = match cubin.section_index(&info_name) {
+            Some(i) => Some((i, NvInfo::parse(&cubin.sections[i].data)?)),
+            None => None,
+        };
+        if let Some((_, inf)) = &info {
+            if let Some(r) = inf.records.iter().find(|r| r.has_opaque_offsets()) {
+                return Err(unsupported(
+                    &kernel,
+                    format!(
+                        "attribute EIATTR_{} holds code offsets we cannot remap",
+                        r.name()
+                    ),
+                ));
+            }
+        }
+        let map_start = |old: u64| layout.map_start(old);
+
+        // 1. The code: new branch fields, return addresses.
+        let code = self.code(&layout, &kernel, &mut report)?;
+        report.size = (self.old_size, layout.new_size);
+
+        // 2. Jump tables (INDIRECT_BRANCH_TARGETS with tables in .nv.constant2.<k>).
+        if let Some((_, inf)) = &info {
+            for r in &inf.records {
+                if let Attribute::IndirectBranchTargets(v) = &r.value {
+                    for b in v {
+                        report.jump_table_entries +=
+                            remap_jump_table(cubin, &kernel, &b.targets, &map_start)?;
+                    }
+                }
+            }
+        }
+
+        // 2b. Function-pointer tables: ptxas writes the targets of register calls as plain
+        // 64-bit code offsets into .nv.constant2.<k> (no relocation).
+        if self.register_calls {
+            report.function_pointers =
+                remap_function_pointers(cubin, &kernel, &self.entries, &map_start)?;
+        }
+
+        // 3. .nv.info.<k> offsets.
+        if let Some((idx, inf)) = info.as_mut() {
+            remap_info_offsets(inf, &layout, &kernel, &mut report)?;
+            let bytes = inf.to_bytes();
+            cubin.sections[*idx].set_data(bytes);
+        }
+
+        // 4. Symbols of this section.
+        let old_syms = cubin.symbols()?;
+        let syms = remap_symbols(&old_syms, text, &layout, &mut report);
+        cubin.set_symbols(&syms)?;
+
+        // 4b. Line programs (`-lineinfo`): their address advances, and the offsets of the
+        // relocated `set_address` operands, which step 5 then remaps like any code addend.
+        for name in [".debug_line", ".nv_debug_line_sass"] {
+            report.line_programs +=
+                remap_line_program(cubin, name, text, &old_syms, &map_start, &kernel)?;
+        }
+
+        // 5. Relocations: offsets into this section, and code addends against its symbols.
+        let remap = CodeRemap {
+            kernel: &kernel,
+            text,
+            layout: &layout,
+            old_syms: &old_syms,
+            syms: &syms,
+        };
+        let fde_relocs = remap.relocations(cubin, &mut report)?;
+
+        // 6. .debug_frame FDEs of this section.
+        remap.debug_frame(cubin, &fde_relocs, &mut report)?;
+
+        // 7. The code and the layout.
+        cubin.sections[text].set_data(code);
+        cubin.relayout();
+        Ok(report)
+    }
+
+    /// The new offsets: where each group starts and where each kept instruction lands.
+    fn layout(&self, report: &mut EditReport) -> Layout {
         let n = self.slots.len();
         let mut start = vec![0u64; n + 1];
         let mut at = vec![None::<u64>; n];
@@ -434,42 +516,28 @@ impl Editor {
             *s = (body_end + (old - old_body_end)).min(new_size);
         }
         start[n] = new_size;
-        let map_start = |old: u64| -> u64 {
-            if old >= self.old_size {
-                return new_size + (old - self.old_size);
-            }
-            start[(old / 16) as usize] + old % 16
-        };
-        let map_inst = |old: u64| -> Option<u64> {
-            let k = (old / 16) as usize;
-            if k >= self.body {
-                return Some(map_start(old));
-            }
-            at.get(k).copied().flatten().map(|x| x + old % 16)
-        };
-
-        // Check what cannot be followed before changing anything.
-        let info_name = format!(".nv.info.{kernel}");
-        let mut info = match cubin.section_index(&info_name) {
-            Some(i) => Some((i, NvInfo::parse(&cubin.sections[i].data)?)),
-            None => None,
-        };
-        if let Some((_, inf)) = &info {
-            if let Some(r) = inf.records.iter().find(|r| r.has_opaque_offsets()) {
-                return Err(unsupported(
-                    &kernel,
-                    format!(
-                        "attribute EIATTR_{} holds code offsets we cannot remap",
-                        r.name()
-                    ),
-                ));
-            }
+        Layout {
+            start,
+            at,
+            body: self.body,
+            old_size: self.old_size,
+            new_size,
         }
+    }
 
-        // 1. The code: new branch fields, return addresses.
-        let mut new_insts: Vec<Instruction> = Vec::with_capacity((new_size / 16) as usize);
+    /// The new code, padded to the layout's size: every group in order, branch fields and
+    /// return-address immediates of kept instructions rewritten for their new positions.
+    /// Inserted branches keep the offsets they were given relative to their new position.
+    fn code(
+        &self,
+        layout: &Layout,
+        kernel: &str,
+        report: &mut EditReport,
+    ) -> Result<Vec<u8>, EditError> {
+        let mut new_insts: Vec<Instruction> = Vec::with_capacity((layout.new_size / 16) as usize);
         let ret_calls: BTreeMap<usize, usize> = self.return_addresses.iter().copied().collect();
         let lepc_calls: BTreeMap<usize, usize> = self.lepc_returns.iter().copied().collect();
+        let at = &layout.at;
         for (k, s) in self.slots.iter().enumerate().take(self.body) {
             new_insts.extend(s.before.iter().cloned());
             if !s.removed {
@@ -481,12 +549,12 @@ impl Editor {
                         Some(&call) => {
                             at[call].ok_or_else(|| {
                                 unsupported(
-                                    &kernel,
+                                    kernel,
                                     "a CALL with an LEPC return address was removed",
                                 )
                             })? + 16
                         }
-                        None => map_start(t),
+                        None => layout.map_start(t),
                     };
                     let before = inst.encode();
                     inst.set_branch_target(new_pc, nt)?;
@@ -496,11 +564,11 @@ impl Editor {
                 }
                 if let Some(&call) = ret_calls.get(&k) {
                     let call_pc = at[call].ok_or_else(|| {
-                        unsupported(&kernel, "a CALL with a return address was removed")
+                        unsupported(kernel, "a CALL with a return address was removed")
                     })?;
                     let before = inst.encode();
                     inst = encode::set_mov_immediate(&inst, (call_pc + 16) as u32)
-                        .ok_or_else(|| unsupported(&kernel, "cannot rewrite a return address"))?;
+                        .ok_or_else(|| unsupported(kernel, "cannot rewrite a return address"))?;
                     if inst.encode() != before {
                         report.return_addresses += 1;
                     }
@@ -509,121 +577,165 @@ impl Editor {
             }
             new_insts.extend(s.after.iter().cloned());
         }
-        // Inserted branches keep the offsets they were given relative to their new position.
         let mut code = super::isa::encode_all(&new_insts);
-        while (code.len() as u64) < new_size {
+        while (code.len() as u64) < layout.new_size {
             code.extend_from_slice(&PAD_NOP.to_le_bytes());
         }
-        report.size = (self.old_size, new_size);
+        Ok(code)
+    }
+}
 
-        // 2. Jump tables (INDIRECT_BRANCH_TARGETS with tables in .nv.constant2.<k>).
-        if let Some((_, inf)) = &info {
-            for r in &inf.records {
-                if let Attribute::IndirectBranchTargets(v) = &r.value {
-                    for b in v {
-                        report.jump_table_entries +=
-                            remap_jump_table(cubin, &kernel, &b.targets, &map_start)?;
+/// Where the edited code puts the old offsets (the two maps of the module doc).
+struct Layout {
+    /// New offset of each slot's group (the code before its instruction); past the body, of the
+    /// padding; the last entry is the new section size.
+    start: Vec<u64>,
+    /// New offset of each kept instruction.
+    at: Vec<Option<u64>>,
+    /// Original instructions before the padding.
+    body: usize,
+    old_size: u64,
+    new_size: u64,
+}
+
+impl Layout {
+    /// The *start* map: an old offset → where the code that ran from there now starts.
+    fn map_start(&self, old: u64) -> u64 {
+        if old >= self.old_size {
+            return self.new_size + (old - self.old_size);
+        }
+        self.start[(old / 16) as usize] + old % 16
+    }
+
+    /// The *instruction* map: an old offset → that very instruction's new offset (`None`: it
+    /// was removed).
+    fn map_inst(&self, old: u64) -> Option<u64> {
+        let k = (old / 16) as usize;
+        if k >= self.body {
+            return Some(self.map_start(old));
+        }
+        self.at.get(k).copied().flatten().map(|x| x + old % 16)
+    }
+}
+
+/// The code offsets in `.nv.info.<k>` records: instruction offsets, indirect branches and their
+/// targets, resume points, annotations (a removed annotated instruction drops its annotation).
+fn remap_info_offsets(
+    inf: &mut NvInfo,
+    layout: &Layout,
+    kernel: &str,
+    report: &mut EditReport,
+) -> Result<(), EditError> {
+    let map_inst = |o: u64| layout.map_inst(o);
+    for r in inf.records.iter_mut() {
+        match &mut r.value {
+            Attribute::InstrOffsets(v) => {
+                let old = v.clone();
+                *v = old
+                    .iter()
+                    .filter_map(|&o| map_inst(o as u64).map(|x| x as u32))
+                    .collect();
+                report.attribute_offsets +=
+                    old.iter().zip(v.iter()).filter(|(a, b)| a != b).count();
+            }
+            Attribute::IndirectBranchTargets(v) => {
+                for b in v.iter_mut() {
+                    let nb = map_inst(b.branch as u64)
+                        .ok_or_else(|| unsupported(kernel, "an indirect branch was removed"))?
+                        as u32;
+                    report.attribute_offsets += (nb != b.branch) as usize;
+                    b.branch = nb;
+                    for t in b.targets.iter_mut() {
+                        let nt = layout.map_start(*t as u64) as u32;
+                        report.attribute_offsets += (nt != *t) as usize;
+                        *t = nt;
                     }
                 }
             }
-        }
-
-        // 2b. Function-pointer tables: ptxas writes the targets of register calls as plain
-        // 64-bit code offsets into .nv.constant2.<k> (no relocation).
-        if self.register_calls {
-            report.function_pointers =
-                remap_function_pointers(cubin, &kernel, &self.entries, &map_start)?;
-        }
-
-        // 3. .nv.info.<k> offsets.
-        if let Some((idx, inf)) = info.as_mut() {
-            for r in inf.records.iter_mut() {
-                match &mut r.value {
-                    Attribute::InstrOffsets(v) => {
-                        let old = v.clone();
-                        *v = old
-                            .iter()
-                            .filter_map(|&o| map_inst(o as u64).map(|x| x as u32))
-                            .collect();
-                        report.attribute_offsets +=
-                            old.iter().zip(v.iter()).filter(|(a, b)| a != b).count();
-                    }
-                    Attribute::IndirectBranchTargets(v) => {
-                        for b in v.iter_mut() {
-                            let nb = map_inst(b.branch as u64).ok_or_else(|| {
-                                unsupported(&kernel, "an indirect branch was removed")
-                            })? as u32;
-                            report.attribute_offsets += (nb != b.branch) as usize;
-                            b.branch = nb;
-                            for t in b.targets.iter_mut() {
-                                let nt = map_start(*t as u64) as u32;
-                                report.attribute_offsets += (nt != *t) as usize;
-                                *t = nt;
-                            }
-                        }
-                    }
-                    Attribute::ResumeIdOffsets(v) => {
-                        for (_, o) in v.iter_mut() {
-                            let no = map_inst(*o as u64).ok_or_else(|| {
-                                unsupported(&kernel, "a coroutine resume point was removed")
-                            })? as u32;
-                            report.attribute_offsets += (no != *o) as usize;
-                            *o = no;
-                        }
-                    }
-                    Attribute::Annotations(v) => {
-                        let old = std::mem::take(v);
-                        for (kind, o) in old {
-                            if let Some(no) = map_inst(o as u64) {
-                                report.attribute_offsets += (no as u32 != o) as usize;
-                                v.push((kind, no as u32));
-                            }
-                        }
-                    }
-                    _ => {}
+            Attribute::ResumeIdOffsets(v) => {
+                for (_, o) in v.iter_mut() {
+                    let no = map_inst(*o as u64).ok_or_else(|| {
+                        unsupported(kernel, "a coroutine resume point was removed")
+                    })? as u32;
+                    report.attribute_offsets += (no != *o) as usize;
+                    *o = no;
                 }
             }
-            let bytes = inf.to_bytes();
-            cubin.sections[*idx].set_data(bytes);
-        }
-
-        // 4. Symbols of this section.
-        let mut syms = cubin.symbols()?;
-        let old_syms = syms.clone();
-        for s in syms.iter_mut() {
-            if s.st_shndx as usize != text || s.kind() == super::elf::symbols::STT_SECTION {
-                continue;
+            Attribute::Annotations(v) => {
+                let old = std::mem::take(v);
+                for (kind, o) in old {
+                    if let Some(no) = map_inst(o as u64) {
+                        report.attribute_offsets += (no as u32 != o) as usize;
+                        v.push((kind, no as u32));
+                    }
+                }
             }
-            let nv = map_start(s.st_value);
-            let ne = map_start(s.st_value.saturating_add(s.st_size));
-            let ns = ne.saturating_sub(nv);
-            if (nv, ns) != (s.st_value, s.st_size) {
-                report.symbols += 1;
-            }
-            s.st_value = nv;
-            s.st_size = ns;
+            _ => {}
         }
-        cubin.set_symbols(&syms)?;
+    }
+    Ok(())
+}
 
-        // 4b. Line programs (`-lineinfo`): their address advances, and the offsets of the
-        // relocated `set_address` operands, which step 5 then remaps like any code addend.
-        for name in [".debug_line", ".nv_debug_line_sass"] {
-            report.line_programs +=
-                remap_line_program(cubin, name, text, &old_syms, &map_start, &kernel)?;
+/// The symbol table with the symbols of section `text` (but its section symbol) moved and
+/// resized by the start map.
+fn remap_symbols(
+    old_syms: &[super::elf::symbols::Symbol],
+    text: usize,
+    layout: &Layout,
+    report: &mut EditReport,
+) -> Vec<super::elf::symbols::Symbol> {
+    let mut syms = old_syms.to_vec();
+    for s in syms.iter_mut() {
+        if s.st_shndx as usize != text || s.kind() == super::elf::symbols::STT_SECTION {
+            continue;
         }
+        let nv = layout.map_start(s.st_value);
+        let ne = layout.map_start(s.st_value.saturating_add(s.st_size));
+        let ns = ne.saturating_sub(nv);
+        if (nv, ns) != (s.st_value, s.st_size) {
+            report.symbols += 1;
+        }
+        s.st_value = nv;
+        s.st_size = ns;
+    }
+    syms
+}
 
-        // 5. Relocations: offsets into this section, and code addends against its symbols.
+/// A `.debug_frame` location field to remap: (its offset, the old code address, the new value
+/// of its symbol, the RELA section holding its addend or `None` for an in-place one, the
+/// relocation's index there).
+type FdeReloc = (u64, u64, u64, Option<usize>, usize);
+
+/// What steps 5 and 6 of [`Editor::commit`] share: the kernel, its section, the layout and the
+/// symbols before and after.
+struct CodeRemap<'a> {
+    kernel: &'a str,
+    text: usize,
+    layout: &'a Layout,
+    old_syms: &'a [super::elf::symbols::Symbol],
+    syms: &'a [super::elf::symbols::Symbol],
+}
+
+impl CodeRemap<'_> {
+    /// Relocations: offsets into this section, and code addends against its symbols. Returns
+    /// the `.debug_frame` locations, which [`CodeRemap::debug_frame`] remaps with their FDEs.
+    fn relocations(
+        &self,
+        cubin: &mut Cubin,
+        report: &mut EditReport,
+    ) -> Result<Vec<FdeReloc>, EditError> {
+        let (kernel, text) = (self.kernel, self.text);
         let debug_frame = cubin.section_index(".debug_frame");
-        let mut fde_relocs: Vec<(u64, u64, u64, Option<usize>, usize)> = Vec::new();
+        let mut fde_relocs: Vec<FdeReloc> = Vec::new();
         for (ri, target, rels) in cubin.relocation_sections()? {
             let mut rels: Vec<Relocation> = rels;
             let mut changed = false;
             let rela = cubin.sections[ri].header.sh_type == SHT_RELA;
             for (k, r) in rels.iter_mut().enumerate() {
                 if target == text {
-                    let no = map_inst(r.r_offset).ok_or_else(|| {
+                    let no = self.layout.map_inst(r.r_offset).ok_or_else(|| {
                         unsupported(
-                            &kernel,
+                            kernel,
                             format!(
                                 "a relocation at {:#x} names a removed instruction",
                                 r.r_offset
@@ -635,17 +747,18 @@ impl Editor {
                         changed = true;
                     }
                     if !rela
-                        && old_syms
+                        && self
+                            .old_syms
                             .get(r.sym as usize)
                             .is_some_and(|s| s.st_shndx as usize == text)
                     {
                         return Err(unsupported(
-                            &kernel,
+                            kernel,
                             "REL relocation against code inside code",
                         ));
                     }
                 }
-                let Some(sym) = old_syms.get(r.sym as usize) else {
+                let Some(sym) = self.old_syms.get(r.sym as usize) else {
                     continue;
                 };
                 if sym.st_shndx as usize != text
@@ -653,7 +766,7 @@ impl Editor {
                 {
                     continue;
                 }
-                let new_sym_value = syms[r.sym as usize].st_value;
+                let new_sym_value = self.syms[r.sym as usize].st_value;
                 if Some(target) == debug_frame {
                     let addend = match r.addend {
                         Some(a) => a as u64,
@@ -674,7 +787,7 @@ impl Editor {
                 }
                 // A code address: symbol + addend.
                 let old_addr = sym.st_value.wrapping_add(r.addend.unwrap_or(0) as u64);
-                let new_addr = map_start(old_addr);
+                let new_addr = self.layout.map_start(old_addr);
                 match r.addend {
                     Some(a) => {
                         let na = new_addr.wrapping_sub(new_sym_value) as i64;
@@ -683,33 +796,11 @@ impl Editor {
                             changed = true;
                         }
                     }
+                    // In-place addends (R_CUDA_64 / R_CUDA_32 in data sections).
+                    None if target == text => {}
                     None => {
-                        // In-place addends (R_CUDA_64 / R_CUDA_32 in data sections).
-                        if target == text {
-                            continue;
-                        }
-                        let width = match r.r_type {
-                            2 => 8,
-                            1 => 4,
-                            t => {
-                                return Err(unsupported(
-                                    &kernel,
-                                    format!("REL relocation of type {t} against code"),
-                                ))
-                            }
-                        };
                         let d = &mut cubin.sections[target].data;
-                        let off = r.r_offset as usize;
-                        let old_val = if width == 8 {
-                            super::elf::bytes::u64_at(d, r.r_offset, "relocated value")?
-                        } else {
-                            super::elf::bytes::u32_at(d, r.r_offset, "relocated value")? as u64
-                        };
-                        let nv = map_start(sym.st_value.wrapping_add(old_val))
-                            .wrapping_sub(new_sym_value);
-                        if nv != old_val {
-                            let bytes = nv.to_le_bytes();
-                            super::elf::bytes::put(d, off, &bytes[..width]);
+                        if self.in_place_addend(d, r, sym.st_value, new_sym_value)? {
                             report.relocations += 1;
                         }
                     }
@@ -720,47 +811,89 @@ impl Editor {
                 cubin.sections[ri].set_data(relocations_to_bytes(&rels));
             }
         }
+        Ok(fde_relocs)
+    }
 
-        // 6. .debug_frame FDEs of this section.
-        if let Some(dfi) = debug_frame {
-            if !fde_relocs.is_empty() {
-                let fdes = debug_frame::parse(&cubin.sections[dfi].data)
-                    .map_err(|e| unsupported(&kernel, format!(".debug_frame: {e}")))?;
-                let mut rel_updates: BTreeMap<usize, Vec<(usize, i64)>> = BTreeMap::new();
-                for &(field, old_loc, new_sym_value, rela_sec, k) in &fde_relocs {
-                    let Some(fde) = fdes.iter().find(|f| f.location_field as u64 == field) else {
-                        continue;
-                    };
-                    let d = &mut cubin.sections[dfi].data;
-                    debug_frame::remap_fde(d, fde, old_loc, &map_start)?;
-                    let new_addend = map_start(old_loc).wrapping_sub(new_sym_value);
-                    match rela_sec {
-                        Some(ri) => rel_updates
-                            .entry(ri)
-                            .or_default()
-                            .push((k, new_addend as i64)),
-                        None => {
-                            super::elf::bytes::put(d, field as usize, &new_addend.to_le_bytes())
-                        }
-                    }
-                    report.fdes += 1;
-                }
-                for (ri, ups) in rel_updates {
-                    let mut rels = parse_relocations(&cubin.sections[ri].data, true)?;
-                    for (k, a) in ups {
-                        if let Some(r) = rels.get_mut(k) {
-                            r.addend = Some(a);
-                        }
-                    }
-                    cubin.sections[ri].set_data(relocations_to_bytes(&rels));
+    /// Rewrites the code address a REL relocation holds in place in `d` (the data it
+    /// relocates); true if it changed.
+    fn in_place_addend(
+        &self,
+        d: &mut [u8],
+        r: &Relocation,
+        old_sym_value: u64,
+        new_sym_value: u64,
+    ) -> Result<bool, EditError> {
+        let width = match r.r_type {
+            2 => 8,
+            1 => 4,
+            t => {
+                return Err(unsupported(
+                    self.kernel,
+                    format!("REL relocation of type {t} against code"),
+                ))
+            }
+        };
+        let old_val = if width == 8 {
+            super::elf::bytes::u64_at(d, r.r_offset, "relocated value")?
+        } else {
+            super::elf::bytes::u32_at(d, r.r_offset, "relocated value")? as u64
+        };
+        let nv = self
+            .layout
+            .map_start(old_sym_value.wrapping_add(old_val))
+            .wrapping_sub(new_sym_value);
+        if nv == old_val {
+            return Ok(false);
+        }
+        let bytes = nv.to_le_bytes();
+        super::elf::bytes::put(d, r.r_offset as usize, &bytes[..width]);
+        Ok(true)
+    }
+
+    /// `.debug_frame` FDEs of this section: their locations and ranges, and the addends of the
+    /// relocations that name them.
+    fn debug_frame(
+        &self,
+        cubin: &mut Cubin,
+        fde_relocs: &[FdeReloc],
+        report: &mut EditReport,
+    ) -> Result<(), EditError> {
+        let Some(dfi) = cubin.section_index(".debug_frame") else {
+            return Ok(());
+        };
+        if fde_relocs.is_empty() {
+            return Ok(());
+        }
+        let map_start = |old: u64| self.layout.map_start(old);
+        let fdes = debug_frame::parse(&cubin.sections[dfi].data)
+            .map_err(|e| unsupported(self.kernel, format!(".debug_frame: {e}")))?;
+        let mut rel_updates: BTreeMap<usize, Vec<(usize, i64)>> = BTreeMap::new();
+        for &(field, old_loc, new_sym_value, rela_sec, k) in fde_relocs {
+            let Some(fde) = fdes.iter().find(|f| f.location_field as u64 == field) else {
+                continue;
+            };
+            let d = &mut cubin.sections[dfi].data;
+            debug_frame::remap_fde(d, fde, old_loc, &map_start)?;
+            let new_addend = map_start(old_loc).wrapping_sub(new_sym_value);
+            match rela_sec {
+                Some(ri) => rel_updates
+                    .entry(ri)
+                    .or_default()
+                    .push((k, new_addend as i64)),
+                None => super::elf::bytes::put(d, field as usize, &new_addend.to_le_bytes()),
+            }
+            report.fdes += 1;
+        }
+        for (ri, ups) in rel_updates {
+            let mut rels = parse_relocations(&cubin.sections[ri].data, true)?;
+            for (k, a) in ups {
+                if let Some(r) = rels.get_mut(k) {
+                    r.addend = Some(a);
                 }
             }
+            cubin.sections[ri].set_data(relocations_to_bytes(&rels));
         }
-
-        // 7. The code and the layout.
-        cubin.sections[text].set_data(code);
-        cubin.relayout();
-        Ok(report)
+        Ok(())
     }
 }
 
