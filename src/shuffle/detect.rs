@@ -113,73 +113,8 @@ pub fn detect<'ctx>(
     max_delta: u32,
     deadline: Option<std::time::Instant>,
 ) -> Detection {
-    let ctx = dom.ctx();
-    let size_of: HashMap<Inst, u32> = loads.iter().map(|l| (l.inst, l.size)).collect();
-    // Occurrences of each destination component over all paths.
-    let mut occ: HashMap<(Inst, u32), Vec<Occurrence<'ctx>>> = HashMap::new();
-    // The address of each load directly in a loop, per arrival at the loop's header, when it is
-    // the same unguarded expression on every path of that arrival (else `None`).
-    let mut loop_addrs: HashMap<(usize, Inst, u32), Option<BV<'ctx>>> = HashMap::new();
-    // The trace is a DAG in topological order: what is available at the start of a node is what
-    // is available (with the same address) at the end of every parent.
-    let mut avail_out: Vec<HashMap<(Inst, u32), BV<'ctx>>> = Vec::with_capacity(ex.nodes.len());
-    for node in &ex.nodes {
-        let mut avail: HashMap<(Inst, u32), BV<'ctx>> = match node.parents.split_first() {
-            None => HashMap::new(),
-            Some((first, rest)) => {
-                let mut a = avail_out[*first].clone();
-                a.retain(|k, v| rest.iter().all(|p| avail_out[*p].get(k) == Some(v)));
-                a
-            }
-        };
-        for e in &node.events {
-            match e {
-                Event::Clobber => avail.clear(),
-                Event::Load {
-                    inst,
-                    comp,
-                    size,
-                    addr,
-                    guard,
-                    cond,
-                    iter,
-                } => {
-                    if let Some((_, a)) = iter {
-                        let e = loop_addrs
-                            .entry((*a, *inst, *comp))
-                            .or_insert_with(|| guard.is_none().then(|| addr.clone()));
-                        if guard.is_some() || e.as_ref().is_some_and(|x| x != addr) {
-                            *e = None;
-                        }
-                    }
-                    let mut here: HashMap<(Inst, u32), BV<'ctx>> = avail
-                        .iter()
-                        .filter(|((s, _), _)| *s != *inst && size_of.get(s) == Some(size))
-                        .map(|(k, v)| (*k, v.clone()))
-                        .collect();
-                    here.shrink_to_fit();
-                    occ.entry((*inst, *comp)).or_default().push(Occurrence {
-                        cond: cond.clone(),
-                        guard: guard.clone(),
-                        addr: addr.clone(),
-                        iter: *iter,
-                        avail: here,
-                    });
-                    if guard.is_none() {
-                        avail.insert((*inst, *comp), addr.clone());
-                    } else {
-                        avail.remove(&(*inst, *comp));
-                    }
-                }
-            }
-        }
-        avail_out.push(avail);
-    }
-
-    let tidx = BV::new_const(ctx, TID[0], 32);
-    let ntidx = BV::new_const(ctx, NTID[0], 32);
-    let mut replaced: Vec<Inst> = Vec::new();
-    let mut used_as_source: Vec<Inst> = Vec::new();
+    let traces = Traces::collect(ex, loads);
+    let mut search = Search::new(dom.ctx(), ex, loads, max_delta);
     let mut out = Detection {
         replacements: Vec::new(),
         rejected: Vec::new(),
@@ -187,30 +122,7 @@ pub fn detect<'ctx>(
         proofs_skipped: 0,
         out_of_time: 0,
     };
-    // Sources for which a solver proof failed (a counterexample exists): their other
-    // destinations go straight to the checked form.
-    let mut refuted_sources: Vec<Inst> = Vec::new();
     let out_of_time = || deadline.is_some_and(|d| std::time::Instant::now() > d);
-    // Renaming of the iteration symbols for the source lane.
-    let iter_pairs: Vec<(BV<'ctx>, BV<'ctx>)> = ex
-        .iter_syms
-        .iter()
-        .map(|k| (k.clone(), BV::fresh_const(ctx, "k_src", k.get_size())))
-        .collect();
-    let shifted = |a: &BV<'ctx>, n: i32| -> BV<'ctx> {
-        let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
-        let mut subs: Vec<(&BV<'ctx>, &BV<'ctx>)> = vec![(&tidx, &t2)];
-        for (k, k2) in &iter_pairs {
-            subs.push((k, k2));
-        }
-        a.substitute(&subs)
-    };
-    // The source lane in the same iteration as the destination (lockstep): only tid.x moves.
-    let shifted_lockstep = |a: &BV<'ctx>, n: i32| -> BV<'ctx> {
-        let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
-        a.substitute(&[(&tidx, &t2)])
-    };
-    let checkable_src = |s: Inst| loads.iter().any(|x| x.inst == s && x.addr.is_some());
     for l in loads {
         if out_of_time() {
             out.out_of_time += 1;
@@ -224,205 +136,423 @@ pub fn detect<'ctx>(
             out.rejected.push((l.inst, why.clone()));
             continue;
         }
-        if used_as_source.contains(&l.inst) {
+        if search.used_as_source.contains(&l.inst) {
             out.rejected
                 .push((l.inst, "it is the source of another shuffle".into()));
             continue;
         }
+        match search.sources_of(prover, &traces, l, &mut out.proofs_skipped) {
+            Ok(comps) => {
+                for c in &comps {
+                    if !search.used_as_source.contains(&c.src) && c.src != l.inst {
+                        search.used_as_source.push(c.src);
+                    }
+                }
+                search.replaced.push(l.inst);
+                out.replacements.push(Replacement { dst: l.inst, comps });
+            }
+            Err(why_not) => out.rejected.push((l.inst, why_not)),
+        }
+    }
+    reuse_previous_iterations(prover, ex, loads, &traces, max_delta, &mut out);
+    let order: HashMap<Inst, usize> = loads.iter().enumerate().map(|(i, l)| (l.inst, i)).collect();
+    out.replacements.sort_by_key(|r| order.get(&r.dst).copied());
+    out.queries = prover.queries;
+    out
+}
+
+/// What the trace says about the loads: where each destination component occurs and what is
+/// available there, and the loads' addresses per loop arrival.
+struct Traces<'ctx> {
+    /// Bytes per component of each load.
+    size_of: HashMap<Inst, u32>,
+    /// Occurrences of each destination component over all paths.
+    occ: HashMap<(Inst, u32), Vec<Occurrence<'ctx>>>,
+    /// The address of each load directly in a loop, per arrival at the loop's header, when it
+    /// is the same unguarded expression on every path of that arrival (else `None`).
+    loop_addrs: HashMap<(usize, Inst, u32), Option<BV<'ctx>>>,
+}
+
+impl<'ctx> Traces<'ctx> {
+    fn collect(ex: &Exploration<'ctx>, loads: &[LoadInfo]) -> Traces<'ctx> {
+        let mut t = Traces {
+            size_of: loads.iter().map(|l| (l.inst, l.size)).collect(),
+            occ: HashMap::new(),
+            loop_addrs: HashMap::new(),
+        };
+        // The trace is a DAG in topological order: what is available at the start of a node is
+        // what is available (with the same address) at the end of every parent.
+        let mut avail_out: Vec<HashMap<(Inst, u32), BV<'ctx>>> = Vec::with_capacity(ex.nodes.len());
+        for node in &ex.nodes {
+            let mut avail: HashMap<(Inst, u32), BV<'ctx>> = match node.parents.split_first() {
+                None => HashMap::new(),
+                Some((first, rest)) => {
+                    let mut a = avail_out[*first].clone();
+                    a.retain(|k, v| rest.iter().all(|p| avail_out[*p].get(k) == Some(v)));
+                    a
+                }
+            };
+            for e in &node.events {
+                match e {
+                    Event::Clobber => avail.clear(),
+                    Event::Load { .. } => t.record_load(e, &mut avail),
+                }
+            }
+            avail_out.push(avail);
+        }
+        t
+    }
+
+    /// One load event: its occurrence with what is available before it; then it is available
+    /// itself (unguarded) or no longer (guarded).
+    fn record_load(&mut self, e: &Event<'ctx>, avail: &mut HashMap<(Inst, u32), BV<'ctx>>) {
+        let Event::Load {
+            inst,
+            comp,
+            size,
+            addr,
+            guard,
+            cond,
+            iter,
+        } = e
+        else {
+            return;
+        };
+        if let Some((_, a)) = iter {
+            let e = self
+                .loop_addrs
+                .entry((*a, *inst, *comp))
+                .or_insert_with(|| guard.is_none().then(|| addr.clone()));
+            if guard.is_some() || e.as_ref().is_some_and(|x| x != addr) {
+                *e = None;
+            }
+        }
+        let mut here: HashMap<(Inst, u32), BV<'ctx>> = avail
+            .iter()
+            .filter(|((s, _), _)| *s != *inst && self.size_of.get(s) == Some(size))
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        here.shrink_to_fit();
+        self.occ
+            .entry((*inst, *comp))
+            .or_default()
+            .push(Occurrence {
+                cond: cond.clone(),
+                guard: guard.clone(),
+                addr: addr.clone(),
+                iter: *iter,
+                avail: here,
+            });
+        if guard.is_none() {
+            avail.insert((*inst, *comp), addr.clone());
+        } else {
+            avail.remove(&(*inst, *comp));
+        }
+    }
+}
+
+/// The first pass (the paper's): a source in the same iteration for every component of a load.
+struct Search<'a, 'ctx> {
+    ctx: &'ctx z3::Context,
+    tidx: BV<'ctx>,
+    ntidx: BV<'ctx>,
+    /// Renaming of the iteration symbols for the source lane.
+    iter_pairs: Vec<(BV<'ctx>, BV<'ctx>)>,
+    ex: &'a Exploration<'ctx>,
+    loads: &'a [LoadInfo],
+    max_delta: u32,
+    /// Loads replaced so far: never a source.
+    replaced: Vec<Inst>,
+    /// Sources so far: never replaced.
+    used_as_source: Vec<Inst>,
+    /// Sources for which a solver proof failed (a counterexample exists): their other
+    /// destinations go straight to the checked form.
+    refuted_sources: Vec<Inst>,
+}
+
+/// A candidate source component with its proposed delta and its address.
+type Scored<'ctx> = (i32, (Inst, u32), BV<'ctx>);
+
+impl<'a, 'ctx> Search<'a, 'ctx> {
+    fn new(
+        ctx: &'ctx z3::Context,
+        ex: &'a Exploration<'ctx>,
+        loads: &'a [LoadInfo],
+        max_delta: u32,
+    ) -> Search<'a, 'ctx> {
+        Search {
+            ctx,
+            tidx: BV::new_const(ctx, TID[0], 32),
+            ntidx: BV::new_const(ctx, NTID[0], 32),
+            iter_pairs: ex
+                .iter_syms
+                .iter()
+                .map(|k| (k.clone(), BV::fresh_const(ctx, "k_src", k.get_size())))
+                .collect(),
+            ex,
+            loads,
+            max_delta,
+            replaced: Vec::new(),
+            used_as_source: Vec::new(),
+            refuted_sources: Vec::new(),
+        }
+    }
+
+    /// `a` in lane `tid.x + n`, in that lane's own iteration.
+    fn shifted(&self, a: &BV<'ctx>, n: i32) -> BV<'ctx> {
+        let t2 = self.tidx.bvadd(&BV::from_i64(self.ctx, i64::from(n), 32));
+        let mut subs: Vec<(&BV<'ctx>, &BV<'ctx>)> = vec![(&self.tidx, &t2)];
+        for (k, k2) in &self.iter_pairs {
+            subs.push((k, k2));
+        }
+        a.substitute(&subs)
+    }
+
+    /// `a` in lane `tid.x + n` in the same iteration as this lane (lockstep): only tid.x moves.
+    fn shifted_lockstep(&self, a: &BV<'ctx>, n: i32) -> BV<'ctx> {
+        let t2 = self.tidx.bvadd(&BV::from_i64(self.ctx, i64::from(n), 32));
+        a.substitute(&[(&self.tidx, &t2)])
+    }
+
+    /// Whether the run-time address check can compare `s`'s address.
+    fn checkable_src(&self, s: Inst) -> bool {
+        self.loads.iter().any(|x| x.inst == s && x.addr.is_some())
+    }
+
+    /// A source for every component of `l` that has a register, or why there is none.
+    fn sources_of(
+        &mut self,
+        prover: &mut Prover<'ctx>,
+        traces: &Traces<'ctx>,
+        l: &LoadInfo,
+        proofs_skipped: &mut usize,
+    ) -> Result<Vec<CompSource>, String> {
         let mut comps = Vec::new();
         let mut why_not = String::from("no load of the same width available on every path");
         for (c, reg) in l.regs.iter().enumerate() {
             if reg.is_none() {
                 continue;
             }
-            let Some(os) = occ.get(&(l.inst, c as u32)) else {
-                why_not = "never executed on a feasible path".into();
-                comps.clear();
-                break;
+            let Some(os) = traces.occ.get(&(l.inst, c as u32)) else {
+                return Err("never executed on a feasible path".into());
             };
-            // Candidates available on every path, with the same address on every path.
-            let mut cands: Vec<((Inst, u32), BV<'ctx>)> = os[0]
-                .avail
-                .iter()
-                .filter(|((s, _), _)| !replaced.contains(s))
-                .map(|(k, v)| (*k, v.clone()))
-                .collect();
-            cands.retain(|(k, a)| os.iter().all(|o| o.avail.get(k).is_some_and(|b| b == a)));
-            cands.sort_by_key(|((s, c), _)| (s.0, *c));
             // One model of the first path (cached per path condition) proposes the deltas.
             if !prover.has_model(&os[0].cond) {
-                why_not = "no model of the path condition".into();
-                comps.clear();
-                break;
+                return Err("no model of the path condition".into());
             }
-            let mut scored: Vec<(i32, (Inst, u32), BV<'ctx>)> = Vec::new();
-            for (k, a_s) in &cands {
-                // Exact from the normal forms when they give constants, else proposed by one
-                // model (polynomial differences only in kernels with loops: elsewhere the
-                // model's values are exact enough and cheaper).
-                let next_lane = shifted_lockstep(a_s, 1);
-                let exact = exact_delta(prover, &os[0].addr, a_s, &next_lane, max_delta);
-                let Some(n) = exact.or_else(|| {
-                    propose_delta(
-                        prover,
-                        &os[0].cond,
-                        &os[0].addr,
-                        a_s,
-                        &next_lane,
-                        !ex.arrivals.is_empty(),
-                        max_delta,
-                    )
-                }) else {
-                    log::trace!("load {:?}: candidate {k:?}: no delta", l.inst);
-                    continue;
-                };
-                scored.push((n, *k, a_s.clone()));
-            }
-            scored.sort_by_key(|(n, k, _)| (n.unsigned_abs(), k.0 .0, k.1));
-            let mut found = None;
-            let mut fallback = None;
-            let checkable = l.addr.is_some();
-            let mut tried = 0;
-            for (n, k, a_s) in scored.into_iter() {
-                let src_addr = if n == 0 {
-                    a_s.clone()
+            let scored = self.scored_candidates(prover, os);
+            let Some((n, (s, sc), checked)) =
+                self.first_provable(prover, l, os, scored, &mut why_not, proofs_skipped)
+            else {
+                return Err(why_not);
+            };
+            comps.push(CompSource {
+                comp: c as u32,
+                src: s,
+                src_comp: sc,
+                delta: n,
+                checked,
+                cross: None,
+                linear_stride: if checked {
+                    same_lane_stride(prover, os, (s, sc), n)
                 } else {
-                    shifted(&a_s, n)
-                };
-                // Without wrap-around of 32-bit index arithmetic, the claim must be an identity
-                // (the simplified difference is 0): no solver call. This only selects loads for
-                // the run-time address check, which is what makes them correct.
-                let identity_no_wrap = |prover: &mut Prover<'ctx>, src_addr: &BV<'ctx>| -> bool {
-                    let sa = prover
-                        .assume_no_wrap(&Dynamic::from_ast(src_addr))
-                        .as_bv()
-                        .expect("address");
-                    os.iter().all(|o| {
-                        let da = prover
-                            .assume_no_wrap(&Dynamic::from_ast(&o.addr))
-                            .as_bv()
-                            .expect("address");
-                        // Polynomial normal forms only where loops put `k·step` products in
-                        // addresses (they cost more than the simplifier elsewhere).
-                        da.bvsub(&sa).simplify().as_u64() == Some(0)
-                            || (!ex.arrivals.is_empty() && prover.polys.same(&da, &sa))
-                            || prover.ranged.equal_without_wrap(&o.addr, src_addr, n)
-                    })
-                };
-                let proves = |prover: &mut Prover<'ctx>| -> Option<bool> {
-                    for o in os {
-                        let mut facts = o.cond.clone();
-                        if let Some(g) = &o.guard {
-                            facts.push(g.clone());
-                        }
-                        if n != 0 {
-                            let t2 = tidx.bvadd(&BV::from_i64(ctx, i64::from(n), 32));
-                            facts.push(t2.bvult(&ntidx));
-                        }
-                        facts.push(o.addr._eq(&src_addr).not());
-                        if !prover.prove(&facts)? {
-                            return Some(false);
-                        }
-                    }
-                    Some(true)
-                };
-                // Equal normal forms with ranges prove the claim outright (no Z3).
-                if os
-                    .iter()
-                    .all(|o| prover.ranged.equal(&o.addr, &src_addr, n))
-                {
-                    log::debug!(
-                        "load {:?}: candidate {k:?} delta {n}: proved by normal forms",
-                        l.inst
-                    );
-                    found = Some((n, k, false));
-                    break;
-                }
-                // The proof is tried for the best candidate, and for others only when their
-                // difference is an identity anyway.
-                let identity = identity_no_wrap(prover, &src_addr);
-                // In a loop, the same claim with the source lane in the same iteration: it
-                // selects a checked replacement (the address comparison makes it correct
-                // whatever iteration the source lane is in).
-                let lock_addr = shifted_lockstep(&a_s, n);
-                let lock_identity = if lock_addr == src_addr {
-                    identity
-                } else {
-                    identity_no_wrap(prover, &lock_addr)
-                };
-                if n == 0 && !identity {
-                    // The same address in one model only (e.g. two arrays whose bases the
-                    // model made equal): not worth a query.
-                    continue;
-                }
-                let hopeless = os
-                    .iter()
-                    .any(|o| prover.wrap_sensitive(&Dynamic::from_ast(&o.addr)))
-                    || prover.wrap_sensitive(&Dynamic::from_ast(&src_addr));
-                log::debug!(
-                    "load {:?}: candidate {:?} delta {n}: no-wrap identity {identity}, wrap-sensitive {hopeless}",
-                    l.inst,
-                    k
-                );
-                if hopeless && !identity && !lock_identity {
-                    // Neither provable outright nor checkable: the model's alignment of two
-                    // unrelated addresses (e.g. array bases it chose equal).
-                    continue;
-                }
-                if !hopeless && (tried < 2 || identity) && !refuted_sources.contains(&k.0) {
-                    match proves(prover) {
-                        Some(true) => {
-                            found = Some((n, k, false));
-                            break;
-                        }
-                        Some(false) => refuted_sources.push(k.0),
-                        None => out.proofs_skipped += 1,
-                    }
-                }
-                tried += 1;
-                why_not = format!("delta {n} could not be proved on every path");
-                if fallback.is_none() && n != 0 && checkable && checkable_src(k.0) && lock_identity
-                {
-                    fallback = Some((n, k, true));
-                }
-            }
-            let found = found.or(fallback);
-            match found {
-                Some((n, (s, sc), checked)) => comps.push(CompSource {
-                    comp: c as u32,
-                    src: s,
-                    src_comp: sc,
-                    delta: n,
-                    checked,
-                    cross: None,
-                    linear_stride: if checked {
-                        same_lane_stride(prover, os, (s, sc), n)
-                    } else {
-                        None
-                    },
-                }),
-                None => {
-                    comps.clear();
-                    break;
-                }
-            }
+                    None
+                },
+            });
         }
         if comps.is_empty() {
-            out.rejected.push((l.inst, why_not));
-            continue;
+            return Err(why_not);
         }
-        for c in &comps {
-            if !used_as_source.contains(&c.src) && c.src != l.inst {
-                used_as_source.push(c.src);
-            }
-        }
-        replaced.push(l.inst);
-        out.replacements.push(Replacement { dst: l.inst, comps });
+        Ok(comps)
     }
 
-    // Second pass, beyond the paper: loads left over may reuse what a load of the previous loop
-    // iteration read (any load of the loop, itself included, replaced or not: its copy holds
-    // the right value either way).
+    /// The candidates available on every path with the same address on every path, each with
+    /// the delta it proposes, nearest lane first.
+    fn scored_candidates(
+        &self,
+        prover: &mut Prover<'ctx>,
+        os: &[Occurrence<'ctx>],
+    ) -> Vec<Scored<'ctx>> {
+        let mut cands: Vec<((Inst, u32), BV<'ctx>)> = os[0]
+            .avail
+            .iter()
+            .filter(|((s, _), _)| !self.replaced.contains(s))
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        cands.retain(|(k, a)| os.iter().all(|o| o.avail.get(k).is_some_and(|b| b == a)));
+        cands.sort_by_key(|((s, c), _)| (s.0, *c));
+        let mut scored: Vec<Scored<'ctx>> = Vec::new();
+        for (k, a_s) in &cands {
+            // Exact from the normal forms when they give constants, else proposed by one
+            // model (polynomial differences only in kernels with loops: elsewhere the
+            // model's values are exact enough and cheaper).
+            let next_lane = self.shifted_lockstep(a_s, 1);
+            let exact = exact_delta(prover, &os[0].addr, a_s, &next_lane, self.max_delta);
+            let Some(n) = exact.or_else(|| {
+                propose_delta(
+                    prover,
+                    &os[0].cond,
+                    &os[0].addr,
+                    a_s,
+                    &next_lane,
+                    !self.ex.arrivals.is_empty(),
+                    self.max_delta,
+                )
+            }) else {
+                log::trace!("candidate {k:?}: no delta");
+                continue;
+            };
+            scored.push((n, *k, a_s.clone()));
+        }
+        scored.sort_by_key(|(n, k, _)| (n.unsigned_abs(), k.0 .0, k.1));
+        scored
+    }
+
+    /// The first candidate whose delta is proved on every path (`checked` false), else the
+    /// first that the run-time address check can make correct (`checked` true).
+    fn first_provable(
+        &mut self,
+        prover: &mut Prover<'ctx>,
+        l: &LoadInfo,
+        os: &[Occurrence<'ctx>],
+        scored: Vec<Scored<'ctx>>,
+        why_not: &mut String,
+        proofs_skipped: &mut usize,
+    ) -> Option<(i32, (Inst, u32), bool)> {
+        let checkable = l.addr.is_some();
+        let mut fallback = None;
+        let mut tried = 0;
+        for (n, k, a_s) in scored {
+            let src_addr = if n == 0 {
+                a_s.clone()
+            } else {
+                self.shifted(&a_s, n)
+            };
+            // Equal normal forms with ranges prove the claim outright (no Z3).
+            if os
+                .iter()
+                .all(|o| prover.ranged.equal(&o.addr, &src_addr, n))
+            {
+                log::debug!(
+                    "load {:?}: candidate {k:?} delta {n}: proved by normal forms",
+                    l.inst
+                );
+                return Some((n, k, false));
+            }
+            // The proof is tried for the best candidate, and for others only when their
+            // difference is an identity anyway.
+            let identity = self.identity_no_wrap(prover, os, &src_addr, n);
+            // In a loop, the same claim with the source lane in the same iteration: it
+            // selects a checked replacement (the address comparison makes it correct
+            // whatever iteration the source lane is in).
+            let lock_addr = self.shifted_lockstep(&a_s, n);
+            let lock_identity = if lock_addr == src_addr {
+                identity
+            } else {
+                self.identity_no_wrap(prover, os, &lock_addr, n)
+            };
+            if n == 0 && !identity {
+                // The same address in one model only (e.g. two arrays whose bases the
+                // model made equal): not worth a query.
+                continue;
+            }
+            let hopeless = os
+                .iter()
+                .any(|o| prover.wrap_sensitive(&Dynamic::from_ast(&o.addr)))
+                || prover.wrap_sensitive(&Dynamic::from_ast(&src_addr));
+            log::debug!(
+                "load {:?}: candidate {:?} delta {n}: no-wrap identity {identity}, wrap-sensitive {hopeless}",
+                l.inst,
+                k
+            );
+            if hopeless && !identity && !lock_identity {
+                // Neither provable outright nor checkable: the model's alignment of two
+                // unrelated addresses (e.g. array bases it chose equal).
+                continue;
+            }
+            if !hopeless && (tried < 2 || identity) && !self.refuted_sources.contains(&k.0) {
+                match self.proves(prover, os, &src_addr, n) {
+                    Some(true) => return Some((n, k, false)),
+                    Some(false) => self.refuted_sources.push(k.0),
+                    None => *proofs_skipped += 1,
+                }
+            }
+            tried += 1;
+            *why_not = format!("delta {n} could not be proved on every path");
+            if fallback.is_none() && n != 0 && checkable && self.checkable_src(k.0) && lock_identity
+            {
+                fallback = Some((n, k, true));
+            }
+        }
+        fallback
+    }
+
+    /// Without wrap-around of 32-bit index arithmetic, the claim must be an identity (the
+    /// simplified difference is 0): no solver call. This only selects loads for the run-time
+    /// address check, which is what makes them correct.
+    fn identity_no_wrap(
+        &self,
+        prover: &mut Prover<'ctx>,
+        os: &[Occurrence<'ctx>],
+        src_addr: &BV<'ctx>,
+        n: i32,
+    ) -> bool {
+        let sa = prover
+            .assume_no_wrap(&Dynamic::from_ast(src_addr))
+            .as_bv()
+            .expect("address");
+        os.iter().all(|o| {
+            let da = prover
+                .assume_no_wrap(&Dynamic::from_ast(&o.addr))
+                .as_bv()
+                .expect("address");
+            // Polynomial normal forms only where loops put `k·step` products in
+            // addresses (they cost more than the simplifier elsewhere).
+            da.bvsub(&sa).simplify().as_u64() == Some(0)
+                || (!self.ex.arrivals.is_empty() && prover.polys.same(&da, &sa))
+                || prover.ranged.equal_without_wrap(&o.addr, src_addr, n)
+        })
+    }
+
+    /// The solver's proof that on every path the destination's address is the source's in lane
+    /// `tid.x + n` (`None`: the solver budget is spent).
+    fn proves(
+        &self,
+        prover: &mut Prover<'ctx>,
+        os: &[Occurrence<'ctx>],
+        src_addr: &BV<'ctx>,
+        n: i32,
+    ) -> Option<bool> {
+        for o in os {
+            let mut facts = o.cond.clone();
+            if let Some(g) = &o.guard {
+                facts.push(g.clone());
+            }
+            if n != 0 {
+                let t2 = self.tidx.bvadd(&BV::from_i64(self.ctx, i64::from(n), 32));
+                facts.push(t2.bvult(&self.ntidx));
+            }
+            facts.push(o.addr._eq(src_addr).not());
+            if !prover.prove(&facts)? {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+}
+
+/// The second pass, beyond the paper: loads left over may reuse what a load of the previous
+/// loop iteration read (any load of the loop, itself included, replaced or not: its copy holds
+/// the right value either way).
+fn reuse_previous_iterations<'ctx>(
+    prover: &mut Prover<'ctx>,
+    ex: &Exploration<'ctx>,
+    loads: &[LoadInfo],
+    traces: &Traces<'ctx>,
+    max_delta: u32,
+    out: &mut Detection,
+) {
+    let checkable_src = |s: Inst| loads.iter().any(|x| x.inst == s && x.addr.is_some());
     let mut still_rejected = Vec::new();
     for (inst, why) in std::mem::take(&mut out.rejected) {
         let Some(l) = loads.iter().find(|l| l.inst == inst) else {
@@ -439,7 +569,7 @@ pub fn detect<'ctx>(
             if reg.is_none() {
                 continue;
             }
-            let Some(os) = occ.get(&(l.inst, c as u32)) else {
+            let Some(os) = traces.occ.get(&(l.inst, c as u32)) else {
                 comps.clear();
                 break;
             };
@@ -448,11 +578,11 @@ pub fn detect<'ctx>(
                 prover,
                 ex,
                 os,
-                &loop_addrs,
+                &traces.loop_addrs,
                 (l.inst, c as u32),
                 l.size,
                 &checkable_src,
-                &size_of,
+                &traces.size_of,
                 max_delta,
             );
             match found {
@@ -482,10 +612,6 @@ pub fn detect<'ctx>(
         out.replacements.push(Replacement { dst: inst, comps });
     }
     out.rejected = still_rejected;
-    let order: HashMap<Inst, usize> = loads.iter().enumerate().map(|(i, l)| (l.inst, i)).collect();
-    out.replacements.sort_by_key(|r| order.get(&r.dst).copied());
-    out.queries = prover.queries;
-    out
 }
 
 /// `σ` with `addr_d = addr_s + delta·σ` in the same lane on every occurrence of the destination,
