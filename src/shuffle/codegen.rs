@@ -356,8 +356,65 @@ pub fn generate(
         return;
     }
     let info: HashMap<Inst, &LoadInfo> = loads.iter().map(|l| (l.inst, l)).collect();
-    // The labels of the headers of loops with reuse across iterations, found before any code is
-    // inserted in front of a header's first instruction.
+    let entry_labels = cross_loop_labels(body, reps, loops);
+    let kept = with_labelled_loops(reps, &entry_labels);
+    let reps = &kept[..];
+    let first = body.inst_order().next();
+    let mut b = Builder::new(body);
+    // The shared lane computation: how many lanes above and below this one are in the same warp
+    // and row (computed once per kernel, at entry).
+    let any_shfl = reps.iter().any(|r| r.comps.iter().any(|c| c.delta != 0));
+    let mut rooms: Option<Rooms> = None;
+    if any_shfl && mode != Mode::NoCorner {
+        if let Some(f) = first {
+            b.at(InsertPoint::Before(f));
+        }
+        rooms = Some(lane_rooms(&mut b, static_rows));
+    }
+    let copies = source_copies(&mut b, reps, &info);
+    let (src_addrs, cross_regs) = if mode != Mode::NoCorner {
+        source_addresses(&mut b, reps, &info)
+    } else {
+        Default::default()
+    };
+    let mut gen = Replacer {
+        info: &info,
+        mode,
+        rooms,
+        copies,
+        src_addrs,
+        shared: None,
+        new_guards: Vec::new(),
+        removed: Vec::new(),
+    };
+    for r in reps {
+        gen.replace(&mut b, r);
+    }
+    drop(b);
+    for (i, g) in gen.new_guards {
+        body.inst_mut(i).guard = Some(g);
+    }
+    let removed = gen.removed;
+    body.stmts
+        .retain(|s| !matches!(s, Stmt::Inst(i) if removed.contains(i)));
+    // Loop entries invalidate the addresses kept for reuse across iterations (1 is never the
+    // address of an aligned 4- or 8-byte load).
+    let mut headers: Vec<(&u32, &Vec<Reg>)> = cross_regs.iter().collect();
+    headers.sort_by_key(|(h, _)| **h);
+    for (h, regs) in headers {
+        if let (Some(span), Some(labels)) = (loops.get(h), entry_labels.get(h)) {
+            invalidate_at_entry(body, span, labels, regs);
+        }
+    }
+}
+
+/// The labels of the headers of loops with reuse across iterations, found before any code is
+/// inserted in front of a header's first instruction.
+fn cross_loop_labels(
+    body: &Body,
+    reps: &[Replacement],
+    loops: &HashMap<u32, LoopSpan>,
+) -> HashMap<u32, Vec<Label>> {
     let mut entry_labels: HashMap<u32, Vec<Label>> = HashMap::new();
     for r in reps {
         for c in &r.comps {
@@ -368,10 +425,17 @@ pub fn generate(
             }
         }
     }
-    // A loop whose header has no label cannot get the entry invalidation: no reuse across its
-    // iterations then (cannot happen for a loop, whose back edge names the header; kept safe).
-    let kept: Vec<Replacement> = reps
-        .iter()
+    entry_labels
+}
+
+/// The replacements whose reuse across iterations can be invalidated at loop entry. A loop whose
+/// header has no label cannot get the entry invalidation: no reuse across its iterations then
+/// (cannot happen for a loop, whose back edge names the header; kept safe).
+fn with_labelled_loops(
+    reps: &[Replacement],
+    entry_labels: &HashMap<u32, Vec<Label>>,
+) -> Vec<Replacement> {
+    reps.iter()
         .filter(|r| {
             let ok = r.comps.iter().all(|c| {
                 c.cross
@@ -385,26 +449,17 @@ pub fn generate(
             ok
         })
         .cloned()
-        .collect();
-    let reps = &kept[..];
-    let first = body.inst_order().next();
-    // Edits of existing instructions, applied once the builder is done.
-    let mut new_guards: Vec<(Inst, Guard)> = Vec::new();
-    let mut removed: Vec<Inst> = Vec::new();
-    let mut b = Builder::new(body);
-    // The shared lane computation: how many lanes above and below this one are in the same warp
-    // and row (computed once per kernel, at entry).
-    let any_shfl = reps.iter().any(|r| r.comps.iter().any(|c| c.delta != 0));
-    let mut rooms: Option<Rooms> = None;
-    if any_shfl && mode != Mode::NoCorner {
-        if let Some(f) = first {
-            b.at(InsertPoint::Before(f));
-        }
-        rooms = Some(lane_rooms(&mut b, static_rows));
-    }
-    // Copies of the sources, unless the source's register has no other definition in the kernel
-    // (clang's PTX is mostly single-assignment): then it still holds the source's value at the
-    // destination, which the source reaches on every path without executing again.
+        .collect()
+}
+
+/// Copies of the sources, unless the source's register has no other definition in the kernel
+/// (clang's PTX is mostly single-assignment): then it still holds the source's value at the
+/// destination, which the source reaches on every path without executing again.
+fn source_copies(
+    b: &mut Builder,
+    reps: &[Replacement],
+    info: &HashMap<Inst, &LoadInfo>,
+) -> HashMap<(Inst, u32), Reg> {
     let mut def_count: HashMap<Reg, usize> = HashMap::new();
     for i in b.body().inst_order() {
         for d in crate::ptx::roles::defs(b.body().inst(i)) {
@@ -438,260 +493,275 @@ pub fn generate(
             copies.insert((c.src, c.src_comp), cp);
         }
     }
-    // Source addresses for the run-time address check (computed before the source load, whose
-    // destination may be its own base register). For reuse across iterations the address goes to
-    // a temporary first and into the register other lanes read only after the load, so that a
-    // load that is its own source (a sliding window) shuffles the previous iteration's address.
-    let mut src_addrs: HashMap<(Inst, u32, bool), Reg> = HashMap::new();
+    copies
+}
+
+/// Where each checked source keeps its address: (source, component, across iterations) → the
+/// register.
+type SourceAddrs = HashMap<(Inst, u32, bool), Reg>;
+
+/// Source addresses for the run-time address check (computed before the source load, whose
+/// destination may be its own base register). For reuse across iterations the address goes to
+/// a temporary first and into the register other lanes read only after the load, so that a
+/// load that is its own source (a sliding window) shuffles the previous iteration's address.
+/// Also returns, per loop header, the registers to invalidate at its entry.
+fn source_addresses(
+    b: &mut Builder,
+    reps: &[Replacement],
+    info: &HashMap<Inst, &LoadInfo>,
+) -> (SourceAddrs, HashMap<u32, Vec<Reg>>) {
+    let mut src_addrs: SourceAddrs = HashMap::new();
     let mut cross_regs: HashMap<u32, Vec<Reg>> = HashMap::new();
-    if mode != Mode::NoCorner {
-        for r in reps {
-            for c in r.comps.iter().filter(|c| c.checked) {
-                let key = (c.src, c.src_comp, c.cross.is_some());
-                if src_addrs.contains_key(&key) {
-                    continue;
-                }
-                let src = info[&c.src];
-                let Some((base, off)) = src.addr else {
-                    continue;
-                };
-                let a = b.new_reg(Type::B64);
-                let guard = b.body().inst(c.src).guard;
-                let at = if c.cross.is_some() {
-                    b.new_reg(Type::B64)
-                } else {
-                    a
-                };
-                b.at(InsertPoint::Before(c.src));
+    for r in reps {
+        for c in r.comps.iter().filter(|c| c.checked) {
+            let key = (c.src, c.src_comp, c.cross.is_some());
+            if src_addrs.contains_key(&key) {
+                continue;
+            }
+            let src = info[&c.src];
+            let Some((base, off)) = src.addr else {
+                continue;
+            };
+            let a = b.new_reg(Type::B64);
+            let guard = b.body().inst(c.src).guard;
+            let at = if c.cross.is_some() {
+                b.new_reg(Type::B64)
+            } else {
+                a
+            };
+            b.at(InsertPoint::Before(c.src));
+            b.inst(
+                guard,
+                Opcode::Add,
+                vec![Modifier::Type(Type::S64)],
+                vec![
+                    op::reg(at),
+                    op::reg(base),
+                    op::int(off + i64::from(c.src_comp * src.size)),
+                ],
+            );
+            if let Some(h) = c.cross {
+                b.at(InsertPoint::After(c.src));
                 b.inst(
                     guard,
-                    Opcode::Add,
-                    vec![Modifier::Type(Type::S64)],
-                    vec![
-                        op::reg(at),
-                        op::reg(base),
-                        op::int(off + i64::from(c.src_comp * src.size)),
-                    ],
+                    Opcode::Mov,
+                    vec![Modifier::Type(Type::B64)],
+                    vec![op::reg(a), op::reg(at)],
                 );
-                if let Some(h) = c.cross {
-                    b.at(InsertPoint::After(c.src));
-                    b.inst(
-                        guard,
-                        Opcode::Mov,
-                        vec![Modifier::Type(Type::B64)],
-                        vec![op::reg(a), op::reg(at)],
-                    );
-                    cross_regs.entry(h).or_default().push(a);
-                }
-                src_addrs.insert(key, a);
+                cross_regs.entry(h).or_default().push(a);
             }
+            src_addrs.insert(key, a);
         }
     }
-    // The warp mask, the incomplete-warp predicate and the per-delta corner predicates of the
-    // previous replacement: reused while control flows straight from it to the next one.
-    let mut shared: Option<SharedCorner> = None;
-    for r in reps {
-        let d = info[&r.dst];
+    (src_addrs, cross_regs)
+}
+
+/// Rewrites the replacements one after another, with what they share.
+struct Replacer<'a> {
+    info: &'a HashMap<Inst, &'a LoadInfo>,
+    mode: Mode,
+    rooms: Option<Rooms>,
+    copies: HashMap<(Inst, u32), Reg>,
+    src_addrs: SourceAddrs,
+    /// The warp mask, the incomplete-warp predicate and the per-delta corner predicates of the
+    /// previous replacement: reused while control flows straight from it to the next one.
+    shared: Option<SharedCorner>,
+    /// Edits of existing instructions, applied once the builder is done.
+    new_guards: Vec<(Inst, Guard)>,
+    removed: Vec<Inst>,
+}
+
+impl Replacer<'_> {
+    /// One replacement: the value moves (delta 0) or the shuffles, under the corner and address
+    /// checks, and the original load kept for the lanes where they fail.
+    fn replace(&mut self, b: &mut Builder, r: &Replacement) {
+        let d = self.info[&r.dst];
         let dguard = b.body().inst(r.dst).guard;
-        if shared
+        if self
+            .shared
             .as_ref()
             .is_some_and(|sc| !straight_line(b.body(), sc.after, r.dst))
         {
-            shared = None;
+            self.shared = None;
         }
         b.at(InsertPoint::Before(r.dst));
+        let ty = if d.size == 8 { Type::B64 } else { Type::B32 };
         let all_zero = r.comps.iter().all(|c| c.delta == 0 && c.cross.is_none());
         if all_zero {
             for c in &r.comps {
                 let Some(dst) = d.regs[c.comp as usize] else {
                     continue;
                 };
-                let ty = if d.size == 8 { Type::B64 } else { Type::B32 };
-                b.inst(
-                    dguard,
-                    Opcode::Mov,
-                    vec![Modifier::Type(ty)],
-                    vec![op::reg(dst), op::reg(copies[&(c.src, c.src_comp)])],
-                );
+                let ops = vec![op::reg(dst), op::reg(self.copies[&(c.src, c.src_comp)])];
+                b.inst(dguard, Opcode::Mov, vec![Modifier::Type(ty)], ops);
             }
-            removed.push(r.dst);
-            continue;
+            self.removed.push(r.dst);
+            return;
         }
-        // The warp mask and the corner-case predicate.
-        let any_shuffle = r.comps.iter().any(|c| c.delta != 0);
-        let (mask, corner) = if mode == Mode::NoCorner {
-            (hex(0xffff_ffff), None)
-        } else if !any_shuffle {
-            // Reuse of this lane's own previous iteration only: the address check alone.
-            let p = address_checks(&mut b, r, d, &src_addrs, None, None);
-            (hex(0xffff_ffff), p)
-        } else {
-            let sc = match shared.take() {
-                Some(sc) => sc,
-                None => {
-                    let m = b.new_reg(Type::B32);
-                    b.inst(
-                        None,
-                        Opcode::Activemask,
-                        vec![Modifier::Type(Type::B32)],
-                        vec![op::reg(m)],
-                    );
-                    let p = b.new_reg(Type::Pred);
-                    b.setp("ne", Type::B32, p, op::reg(m), op::int(-1));
-                    SharedCorner {
-                        after: r.dst,
-                        mask: m,
-                        incomplete: p,
-                        corners: HashMap::new(),
-                        strides: HashMap::new(),
-                    }
-                }
-            };
-            let mut sc = sc;
-            let m = sc.mask;
-            let mut deltas: Vec<i32> = r
-                .comps
-                .iter()
-                .map(|c| c.delta)
-                .filter(|n| *n != 0)
-                .collect();
-            deltas.sort_unstable();
-            deltas.dedup();
-            // corner(n) = incomplete warp ∨ no lane laneid+n ∨ tid.x+n outside the row; one
-            // predicate per delta, or-ed together when the load has several.
-            let mut p: Option<Reg> = None;
-            let lanes = rooms.expect("lane rooms are computed when a delta is not 0");
-            let mut preds: Vec<Reg> = Vec::new();
-            for n in deltas {
-                preds.push(sc.corner(&mut b, n, lanes));
-            }
-            // Linear checked components: one stride vote per source (shared).
-            for c in r.comps.iter().filter(|c| c.checked && c.cross.is_none()) {
-                let (Some(stride), Some(sa)) =
-                    (c.linear_stride, src_addrs.get(&(c.src, c.src_comp, false)))
-                else {
-                    continue;
-                };
-                let key = (c.src, c.src_comp, stride);
-                let bad = match sc.strides.get(&key) {
-                    Some(v) => *v,
-                    None => {
-                        let next = sc.corner(&mut b, 1, lanes);
-                        let v = stride_vote(&mut b, *sa, stride, next, m);
-                        sc.strides.insert(key, v);
-                        v
-                    }
-                };
-                if !preds.contains(&bad) {
-                    preds.push(bad);
-                }
-            }
-            for c in preds {
-                p = Some(match p {
-                    None => c,
-                    Some(q) => {
-                        let p2 = b.new_reg(Type::Pred);
-                        b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(q), op::reg(c));
-                        p2
-                    }
-                });
-            }
-            let p = p.unwrap_or(sc.incomplete);
-            sc.after = r.dst;
-            shared = Some(sc);
-            // Run-time address comparison (checked deltas).
-            let p = address_checks(&mut b, r, d, &src_addrs, Some(&op::reg(m)), Some(p));
-            (op::reg(m), p)
-        };
+        let (mask, corner) = self.mask_and_corner(b, r, d);
         // Shuffles (into temporaries when the load is guarded).
         let mut writes: Vec<(Reg, Reg, Type)> = Vec::new();
         for c in &r.comps {
             let Some(dst) = d.regs[c.comp as usize] else {
                 continue;
             };
-            let ty = if d.size == 8 { Type::B64 } else { Type::B32 };
             let target = if dguard.is_some() { b.new_reg(ty) } else { dst };
             if dguard.is_some() {
                 writes.push((dst, target, ty));
             }
-            let copy = copies[&(c.src, c.src_comp)];
+            let copy = self.copies[&(c.src, c.src_comp)];
             if c.delta == 0 {
                 b.mov(ty, target, op::reg(copy));
                 continue;
             }
             if d.size == 8 {
-                let v = shfl64(&mut b, copy, c.delta, &mask);
+                let v = shfl64(b, copy, c.delta, &mask);
                 b.mov(Type::B64, target, op::reg(v));
             } else {
-                shfl32(&mut b, target, copy, c.delta, &mask);
+                shfl32(b, target, copy, c.delta, &mask);
             }
         }
-        match (mode, corner, dguard) {
-            (Mode::Full, Some(p), None) => {
-                new_guards.push((r.dst, pred(p)));
-            }
-            (Mode::Full, Some(p), Some(g)) => {
-                // q: the load's own condition.
-                let q = if g.negated {
-                    let q = b.new_reg(Type::Pred);
-                    b.inst(
-                        None,
-                        Opcode::Not,
-                        vec![Modifier::Type(Type::Pred)],
-                        vec![op::reg(q), op::reg(g.reg)],
-                    );
-                    q
-                } else {
-                    g.reg
-                };
-                let np = b.new_reg(Type::Pred);
+        self.keep_load_where(b, r.dst, corner, dguard, &writes);
+    }
+
+    /// The warp mask and the corner-case predicate (with the address checks or-ed in) of `r`.
+    fn mask_and_corner(
+        &mut self,
+        b: &mut Builder,
+        r: &Replacement,
+        d: &LoadInfo,
+    ) -> (Operand, Option<Reg>) {
+        if self.mode == Mode::NoCorner {
+            return (hex(0xffff_ffff), None);
+        }
+        if !r.comps.iter().any(|c| c.delta != 0) {
+            // Reuse of this lane's own previous iteration only: the address check alone.
+            let p = address_checks(b, r, d, &self.src_addrs, None, None);
+            return (hex(0xffff_ffff), p);
+        }
+        let mut sc = match self.shared.take() {
+            Some(sc) => sc,
+            None => {
+                let m = b.new_reg(Type::B32);
                 b.inst(
                     None,
-                    Opcode::Not,
-                    vec![Modifier::Type(Type::Pred)],
-                    vec![op::reg(np), op::reg(p)],
+                    Opcode::Activemask,
+                    vec![Modifier::Type(Type::B32)],
+                    vec![op::reg(m)],
                 );
+                let p = b.new_reg(Type::Pred);
+                b.setp("ne", Type::B32, p, op::reg(m), op::int(-1));
+                SharedCorner {
+                    after: r.dst,
+                    mask: m,
+                    incomplete: p,
+                    corners: HashMap::new(),
+                    strides: HashMap::new(),
+                }
+            }
+        };
+        let m = sc.mask;
+        let mut deltas: Vec<i32> = r
+            .comps
+            .iter()
+            .map(|c| c.delta)
+            .filter(|n| *n != 0)
+            .collect();
+        deltas.sort_unstable();
+        deltas.dedup();
+        // corner(n) = incomplete warp ∨ no lane laneid+n ∨ tid.x+n outside the row; one
+        // predicate per delta, or-ed together when the load has several.
+        let lanes = self
+            .rooms
+            .expect("lane rooms are computed when a delta is not 0");
+        let mut preds: Vec<Reg> = Vec::new();
+        for n in deltas {
+            preds.push(sc.corner(b, n, lanes));
+        }
+        // Linear checked components: one stride vote per source (shared).
+        for c in r.comps.iter().filter(|c| c.checked && c.cross.is_none()) {
+            let (Some(stride), Some(sa)) = (
+                c.linear_stride,
+                self.src_addrs.get(&(c.src, c.src_comp, false)),
+            ) else {
+                continue;
+            };
+            let key = (c.src, c.src_comp, stride);
+            let bad = match sc.strides.get(&key) {
+                Some(v) => *v,
+                None => {
+                    let next = sc.corner(b, 1, lanes);
+                    let v = stride_vote(b, *sa, stride, next, m);
+                    sc.strides.insert(key, v);
+                    v
+                }
+            };
+            if !preds.contains(&bad) {
+                preds.push(bad);
+            }
+        }
+        let mut p: Option<Reg> = None;
+        for c in preds {
+            p = Some(match p {
+                None => c,
+                Some(q) => {
+                    let p2 = b.new_reg(Type::Pred);
+                    b.binary(Opcode::Or, &[], Type::Pred, p2, op::reg(q), op::reg(c));
+                    p2
+                }
+            });
+        }
+        let p = p.unwrap_or(sc.incomplete);
+        sc.after = r.dst;
+        self.shared = Some(sc);
+        // Run-time address comparison (checked deltas).
+        let p = address_checks(b, r, d, &self.src_addrs, Some(&op::reg(m)), Some(p));
+        (op::reg(m), p)
+    }
+
+    /// The original load `dst` runs only where the corner predicate holds (`Full` mode); the
+    /// shuffled temporaries of a guarded load move into place where it does not. In the
+    /// measurement modes the load is removed.
+    fn keep_load_where(
+        &mut self,
+        b: &mut Builder,
+        dst: Inst,
+        corner: Option<Reg>,
+        dguard: Option<Guard>,
+        writes: &[(Reg, Reg, Type)],
+    ) {
+        let move_all = |b: &mut Builder, g: Option<Guard>| {
+            for (dst, tmp, ty) in writes {
+                let ops = vec![op::reg(*dst), op::reg(*tmp)];
+                b.inst(g, Opcode::Mov, vec![Modifier::Type(*ty)], ops);
+            }
+        };
+        match (self.mode, corner, dguard) {
+            (Mode::Full, Some(p), None) => {
+                self.new_guards.push((dst, pred(p)));
+            }
+            (Mode::Full, Some(p), Some(g)) => {
+                let not = |b: &mut Builder, x: Reg| {
+                    let q = b.new_reg(Type::Pred);
+                    let ops = vec![op::reg(q), op::reg(x)];
+                    b.inst(None, Opcode::Not, vec![Modifier::Type(Type::Pred)], ops);
+                    q
+                };
+                // q: the load's own condition.
+                let q = if g.negated { not(b, g.reg) } else { g.reg };
+                let np = not(b, p);
                 let take = b.new_reg(Type::Pred);
                 b.binary(Opcode::And, &[], Type::Pred, take, op::reg(q), op::reg(np));
                 let reload = b.new_reg(Type::Pred);
                 b.binary(Opcode::And, &[], Type::Pred, reload, op::reg(q), op::reg(p));
-                for (dst, tmp, ty) in &writes {
-                    b.inst(
-                        Some(pred(take)),
-                        Opcode::Mov,
-                        vec![Modifier::Type(*ty)],
-                        vec![op::reg(*dst), op::reg(*tmp)],
-                    );
-                }
-                new_guards.push((r.dst, pred(reload)));
+                move_all(b, Some(pred(take)));
+                self.new_guards.push((dst, pred(reload)));
             }
             _ => {
                 // Measurement modes: the original load is gone.
-                for (dst, tmp, ty) in &writes {
-                    b.inst(
-                        dguard,
-                        Opcode::Mov,
-                        vec![Modifier::Type(*ty)],
-                        vec![op::reg(*dst), op::reg(*tmp)],
-                    );
-                }
-                removed.push(r.dst);
+                move_all(b, dguard);
+                self.removed.push(dst);
             }
-        }
-    }
-    drop(b);
-    for (i, g) in new_guards {
-        body.inst_mut(i).guard = Some(g);
-    }
-    body.stmts
-        .retain(|s| !matches!(s, Stmt::Inst(i) if removed.contains(i)));
-    // Loop entries invalidate the addresses kept for reuse across iterations (1 is never the
-    // address of an aligned 4- or 8-byte load).
-    let mut headers: Vec<(&u32, &Vec<Reg>)> = cross_regs.iter().collect();
-    headers.sort_by_key(|(h, _)| **h);
-    for (h, regs) in headers {
-        if let (Some(span), Some(labels)) = (loops.get(h), entry_labels.get(h)) {
-            invalidate_at_entry(body, span, labels, regs);
         }
     }
 }
