@@ -29,7 +29,7 @@ use z3::SatResult;
 
 use super::prove::Prover;
 
-use crate::emu::decode::{ABase, Addr, DFunc, DInst, Src, Sreg};
+use crate::emu::decode::{ABase, Addr, DFunc, DInst, DecodedInst, Src, Sreg};
 use crate::emu::domain::{Domain, Op, Space};
 use crate::emu::symbolic::{low, Z3Domain};
 use crate::ptx::ir::{Body, Inst};
@@ -343,6 +343,40 @@ fn freeze<'ctx>(nodes: &mut Vec<TraceNode<'ctx>>, st: &mut State<'ctx>) -> usize
     });
     st.trace = Some(nodes.len() - 1);
     nodes.len() - 1
+}
+
+/// The exploration in progress: the states to run, lowest pc first (every state that reaches a
+/// join point has arrived before the first of them goes on, so equal ones can be merged: all
+/// edges into a block entry are forward edges, back edges end the abstract iteration), and what
+/// has been found.
+struct Walk<'ctx> {
+    work: std::collections::BTreeMap<(u32, u64), State<'ctx>>,
+    /// Arrival order among states at one pc.
+    seq: u64,
+    /// Instructions executed (over all paths).
+    steps: usize,
+    out: Exploration<'ctx>,
+}
+
+impl<'ctx> Walk<'ctx> {
+    /// Puts `st` back in the work list at its pc, after the states already there.
+    fn park(&mut self, st: State<'ctx>) {
+        self.seq += 1;
+        self.work.insert((st.pc, self.seq), st);
+    }
+
+    /// Ends the path of `st` (exit, return, back edge, end of code).
+    fn end_path(&mut self, st: &mut State<'ctx>) {
+        freeze(&mut self.out.nodes, st);
+        self.out.paths += 1;
+    }
+}
+
+/// An instruction's guard on one path.
+enum Guarded<'ctx> {
+    Always,
+    Never,
+    When(Bool<'ctx>),
 }
 
 /// The engine for one kernel.
@@ -723,13 +757,22 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
     /// Explores every path of the kernel.
     pub fn explore(&mut self) -> Result<Exploration<'ctx>, String> {
         let nregs = self.func.nregs as usize + 1;
-        // The states to run, lowest pc first: every state that reaches a join point has arrived
-        // before the first of them goes on, so equal ones can be merged (all edges into a block
-        // entry are forward edges; back edges end the abstract iteration).
-        let mut work: std::collections::BTreeMap<(u32, u64), State<'ctx>> =
-            std::collections::BTreeMap::new();
-        let mut seq = 0u64;
-        work.insert(
+        let mut walk = Walk {
+            work: std::collections::BTreeMap::new(),
+            seq: 0,
+            steps: 0,
+            out: Exploration {
+                nodes: Vec::new(),
+                paths: 0,
+                merged: 0,
+                iter_syms: Vec::new(),
+                arrivals: Vec::new(),
+                loops: HashMap::new(),
+                induction_vars: 0,
+                solver_queries: 0,
+            },
+        };
+        walk.work.insert(
             (0, 0),
             State {
                 pc: 0,
@@ -745,312 +788,342 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
         );
         // A model of the launch assumptions: each two-way branch then costs one query.
         self.prover.check(&[]);
-        let mut nodes: Vec<TraceNode<'ctx>> = Vec::new();
-        let mut paths = 0usize;
-        let mut merged = 0usize;
-        let mut iter_syms = Vec::new();
-        let mut arrivals = Vec::new();
-        let mut induction_vars = 0usize;
-        let mut steps = 0usize;
-        let mut queries = 0usize;
-        'paths: while let Some((_, mut st)) = work.pop_first() {
+        while let Some((_, st)) = walk.work.pop_first() {
             if self.join_live[st.pc as usize].is_some() && !st.parked {
-                // Every state arriving here is in `work` now: merge the equal ones.
-                let mut here = vec![st];
-                while let Some(e) = work.first_entry() {
-                    if e.key().0 != here[0].pc {
-                        break;
-                    }
-                    here.push(e.remove());
-                }
-                let before = here.len();
-                let kept = self.merge(here, &mut nodes);
-                merged += before - kept.len();
-                for mut s in kept {
-                    s.parked = true;
-                    seq += 1;
-                    work.insert((s.pc, seq), s);
-                }
-                continue 'paths;
+                self.merge_arrivals(&mut walk, st);
+                continue;
             }
-            st.parked = false;
-            let mut arrived = true;
-            loop {
-                if !arrived && self.join_live[st.pc as usize].is_some() {
-                    // Fell through into a join point: wait there for the other arrivals.
-                    seq += 1;
-                    work.insert((st.pc, seq), st);
-                    continue 'paths;
-                }
-                arrived = false;
-                steps += 1;
-                if steps > self.limits.max_steps {
-                    return Err(format!(
-                        "analysis limit reached: more than {} instructions explored",
-                        self.limits.max_steps
-                    ));
-                }
-                if steps % 256 == 1 && self.out_of_time() {
-                    return Err(TIME_SPENT.into());
-                }
-                let pc = st.pc as usize;
-                let Some(di) = self.func.code.get(pc) else {
-                    freeze(&mut nodes, &mut st);
-                    paths += 1;
-                    continue 'paths;
-                };
-                // Leaving loops.
-                while st
-                    .loops
-                    .last()
-                    .is_some_and(|&(h, end, _)| pc < h as usize || pc > end as usize)
-                {
-                    st.loops.pop();
-                }
-                // Loop entry: one abstract iteration.
-                if !st.from_back_edge {
-                    if let Some(info) = self.loop_info[pc].clone() {
-                        // The iteration count, as a 64-bit and a 32-bit symbol (one for each
-                        // width of induction variable: `k+1` then substitutes into a sum, which
-                        // the no-wrap rewriting distributes, not into an extract of one).
-                        let k = BV::fresh_const(self.dom.ctx(), "k", 64);
-                        let k32 = BV::fresh_const(self.dom.ctx(), "k32_", 32);
-                        let arrival = arrivals.len();
-                        arrivals.push((k.clone(), k32.clone()));
-                        iter_syms.push(k.clone());
-                        iter_syms.push(k32.clone());
-                        // Induction variables: init + k·step, with init and step as on arrival.
-                        let mut ivs: Vec<(u32, BV<'ctx>)> = Vec::new();
-                        for iv in &info.ivs {
-                            let bits = u32::from(self.func.reg_bits[iv.reg as usize]).max(1);
-                            if bits > 64 {
-                                continue;
-                            }
-                            let init = low(&self.reg(&mut st, iv.reg), bits);
-                            let step = low(&self.src(&mut st, iv.step), bits);
-                            let kk = if bits > 32 {
-                                low(&k, bits)
-                            } else {
-                                low(&k32, bits)
-                            };
-                            let delta = kk.bvmul(&step);
-                            let v = if iv.down {
-                                init.bvsub(&delta)
-                            } else {
-                                init.bvadd(&delta)
-                            };
-                            ivs.push((iv.reg, crate::emu::symbolic::zext64(&v)));
-                        }
-                        induction_vars += ivs.len();
-                        for &r in &info.regs {
-                            if ivs.iter().any(|(q, _)| *q == r) {
-                                continue;
-                            }
-                            let bits = u32::from(self.func.reg_bits[r as usize]).max(1);
-                            let v = self.opaque("loop", bits, std::slice::from_ref(&k));
-                            st.regs[r as usize] = Some(v);
-                        }
-                        for (r, v) in ivs {
-                            st.regs[r as usize] = Some(v);
-                        }
-                        if info.clobbers {
-                            Self::clobber_all(&mut st);
-                        }
-                        st.loops.retain(|&(h, _, _)| h as usize != pc);
-                        st.loops.push((pc as u32, info.span.end, arrival));
-                    }
-                }
-                st.from_back_edge = false;
-                // The guard.
-                let guard: Option<Bool<'ctx>> = match di.guard {
-                    None => None,
-                    Some((p, neg)) => {
-                        let v = self.reg(&mut st, p);
-                        let b = low(&v, 1)._eq(&BV::from_u64(self.dom.ctx(), u64::from(!neg), 1));
-                        let b = b.simplify();
-                        match b.as_bool() {
-                            Some(true) => None,
-                            Some(false) => {
-                                // A global load that does not execute on this path still
-                                // matters: a lane on this path may be the SOURCE lane of its
-                                // shuffle, so detection must see the path (with a false guard).
-                                if let DInst::Ld {
-                                    size, dsts, addr, ..
-                                } = &di.kind
-                                {
-                                    if addr.space == Space::Global {
-                                        let f = Bool::from_bool(self.dom.ctx(), false);
-                                        let base = self.addr(&mut st, addr);
-                                        for i in 0..dsts.len() {
-                                            let a = base
-                                                .bvadd(&self.dom.num(u64::from(*size) * i as u64));
-                                            st.events.push(Event::Load {
-                                                inst: di.inst,
-                                                comp: i as u32,
-                                                size: *size,
-                                                addr: a,
-                                                guard: Some(f.clone()),
-                                                cond: st.cond.clone(),
-                                                iter: Self::innermost(&st, pc),
-                                            });
-                                        }
-                                    }
-                                }
-                                st.pc += 1;
-                                continue;
-                            }
-                            None => Some(b),
-                        }
-                    }
-                };
-                let next = st.pc + 1;
-                match &di.kind {
-                    DInst::Bra { .. } | DInst::Brx { .. } => {
-                        let targets: Vec<u32> = match &di.kind {
-                            DInst::Bra { target, .. } => vec![*target],
-                            DInst::Brx { targets, .. } => targets.clone(),
-                            _ => Vec::new(),
-                        };
-                        let mut succ: Vec<(u32, Option<Bool<'ctx>>)> = Vec::new();
-                        match (&guard, targets.len()) {
-                            (None, 1) => succ.push((targets[0], None)),
-                            (Some(g), 1) => {
-                                succ.push((targets[0], Some(g.clone())));
-                                succ.push((next, Some(g.not())));
-                            }
-                            _ => {
-                                for t in targets {
-                                    succ.push((t, guard.clone()));
-                                }
-                                if let Some(g) = &guard {
-                                    succ.push((next, Some(g.not())));
-                                }
-                            }
-                        }
-                        let many = succ.len() > 1;
-                        // With two sides, the parent's model decides one side for free.
-                        let free_side: Option<usize> = match (&guard, succ.len()) {
-                            (Some(g), 2) => match self.prover.holds_in_model(&st.cond, g) {
-                                Some(true) => Some(0),
-                                Some(false) => Some(1),
-                                None => None,
-                            },
-                            _ => None,
-                        };
-                        if many {
-                            freeze(&mut nodes, &mut st);
-                        }
-                        for (side, (t, c)) in succ.into_iter().enumerate() {
-                            let mut s2 = st.clone();
-                            if let Some(c) = c {
-                                s2.cond.push(c);
-                            }
-                            if many && free_side != Some(side) {
-                                // A query can take a second on a long path: check the
-                                // budget before each, not only every 256 steps.
-                                if self.out_of_time() {
-                                    return Err(TIME_SPENT.into());
-                                }
-                                queries += 1;
-                                if !self.feasible(&s2.cond) {
-                                    continue;
-                                }
-                            }
-                            if (t as usize) <= pc {
-                                // Back edge: the abstract iteration ends here.
-                                freeze(&mut nodes, &mut s2);
-                                paths += 1;
-                                continue;
-                            }
-                            s2.pc = t;
-                            s2.parked = false;
-                            seq += 1;
-                            work.insert((t, seq), s2);
-                            if work.len() + paths > self.limits.max_paths {
-                                return Err(format!(
-                                    "analysis limit reached: more than {} paths",
-                                    self.limits.max_paths
-                                ));
-                            }
-                        }
-                        continue 'paths;
-                    }
-                    DInst::Ret | DInst::Exit | DInst::Trap => {
-                        if let Some(g) = &guard {
-                            freeze(&mut nodes, &mut st);
-                            let mut s2 = st.clone();
-                            s2.cond.push(g.not());
-                            s2.pc = next;
-                            s2.parked = false;
-                            seq += 1;
-                            work.insert((next, seq), s2);
-                            st.cond.push(g.clone());
-                        }
-                        freeze(&mut nodes, &mut st);
-                        paths += 1;
-                        continue 'paths;
-                    }
-                    DInst::Unsupported { why } => {
-                        return Err(format!(
-                            "line {}: instruction not understood by the symbolic emulator: {why}",
-                            di.line
-                        ));
-                    }
-                    DInst::Ldmatrix { .. }
-                    | DInst::Stmatrix { .. }
-                    | DInst::Mma { .. }
-                    | DInst::Wgmma { .. }
-                    | DInst::Mbarrier { .. }
-                    | DInst::MbarPending { .. }
-                    | DInst::BulkCopy { .. }
-                    | DInst::CpAsync { .. }
-                    | DInst::CpAsyncCommit
-                    | DInst::CpAsyncMbarArrive { .. }
-                    | DInst::CpAsyncWait { .. } => {
-                        return Err(format!(
-                            "line {}: warp-matrix and asynchronous-copy instructions are not \
-                             modelled by the symbolic emulator",
-                            di.line
-                        ));
-                    }
-                    _ => {}
-                }
-                // Straight-line instruction: compute into a copy, merge under the guard.
-                let before = guard.as_ref().map(|_| st.regs.clone());
-                self.step(&mut st, di, guard.as_ref())?;
-                if let (Some(g), Some(before)) = (&guard, before) {
-                    for (r, old) in before.into_iter().enumerate() {
-                        if let (Some(old), Some(new)) = (&old, &st.regs[r]) {
-                            if !old.eq(new) {
-                                st.regs[r] = Some(g.ite(new, old));
-                            }
-                        } else if old.is_none() && st.regs[r].is_some() {
-                            let bits = u32::from(self.func.reg_bits[r]).max(1);
-                            let o = self.opaque("undef", bits, &[]);
-                            let new = st.regs[r].clone().unwrap();
-                            st.regs[r] = Some(g.ite(&new, &o));
-                        }
-                    }
-                }
-                st.pc = next;
-            }
+            self.run_path(&mut walk, st)?;
         }
-        let loops = self
+        walk.out.loops = self
             .loop_info
             .iter()
             .flatten()
             .map(|l| (l.span.header, l.span.clone()))
             .collect();
-        Ok(Exploration {
-            nodes,
-            paths,
-            merged,
-            iter_syms,
-            arrivals,
-            loops,
-            induction_vars,
-            solver_queries: queries,
-        })
+        Ok(walk.out)
+    }
+
+    /// Every state arriving at the join point of `st` is in the work list now: merges the
+    /// equal ones and parks the rest there.
+    fn merge_arrivals(&mut self, walk: &mut Walk<'ctx>, st: State<'ctx>) {
+        let mut here = vec![st];
+        while let Some(e) = walk.work.first_entry() {
+            if e.key().0 != here[0].pc {
+                break;
+            }
+            here.push(e.remove());
+        }
+        let before = here.len();
+        let kept = self.merge(here, &mut walk.out.nodes);
+        walk.out.merged += before - kept.len();
+        for mut s in kept {
+            s.parked = true;
+            walk.park(s);
+        }
+    }
+
+    /// Runs `st` until its path ends, forks, or falls into a join point.
+    fn run_path(&mut self, walk: &mut Walk<'ctx>, mut st: State<'ctx>) -> Result<(), String> {
+        st.parked = false;
+        let mut arrived = true;
+        loop {
+            if !arrived && self.join_live[st.pc as usize].is_some() {
+                // Fell through into a join point: wait there for the other arrivals.
+                walk.park(st);
+                return Ok(());
+            }
+            arrived = false;
+            walk.steps += 1;
+            if walk.steps > self.limits.max_steps {
+                return Err(format!(
+                    "analysis limit reached: more than {} instructions explored",
+                    self.limits.max_steps
+                ));
+            }
+            if walk.steps % 256 == 1 && self.out_of_time() {
+                return Err(TIME_SPENT.into());
+            }
+            let pc = st.pc as usize;
+            let Some(di) = self.func.code.get(pc) else {
+                walk.end_path(&mut st);
+                return Ok(());
+            };
+            // Leaving loops.
+            while st
+                .loops
+                .last()
+                .is_some_and(|&(h, end, _)| pc < h as usize || pc > end as usize)
+            {
+                st.loops.pop();
+            }
+            if !st.from_back_edge {
+                if let Some(info) = self.loop_info[pc].clone() {
+                    self.enter_loop(&mut walk.out, &mut st, pc, &info);
+                }
+            }
+            st.from_back_edge = false;
+            let guard = match self.guard(&mut st, di) {
+                Guarded::Always => None,
+                Guarded::When(b) => Some(b),
+                Guarded::Never => {
+                    self.skipped_load(&mut st, di, pc);
+                    st.pc += 1;
+                    continue;
+                }
+            };
+            match &di.kind {
+                DInst::Bra { .. } | DInst::Brx { .. } => {
+                    return self.branch(walk, st, di, guard);
+                }
+                DInst::Ret | DInst::Exit | DInst::Trap => {
+                    if let Some(g) = &guard {
+                        freeze(&mut walk.out.nodes, &mut st);
+                        let mut s2 = st.clone();
+                        s2.cond.push(g.not());
+                        s2.pc = st.pc + 1;
+                        s2.parked = false;
+                        walk.park(s2);
+                        st.cond.push(g.clone());
+                    }
+                    walk.end_path(&mut st);
+                    return Ok(());
+                }
+                DInst::Unsupported { why } => {
+                    return Err(format!(
+                        "line {}: instruction not understood by the symbolic emulator: {why}",
+                        di.line
+                    ));
+                }
+                DInst::Ldmatrix { .. }
+                | DInst::Stmatrix { .. }
+                | DInst::Mma { .. }
+                | DInst::Wgmma { .. }
+                | DInst::Mbarrier { .. }
+                | DInst::MbarPending { .. }
+                | DInst::BulkCopy { .. }
+                | DInst::CpAsync { .. }
+                | DInst::CpAsyncCommit
+                | DInst::CpAsyncMbarArrive { .. }
+                | DInst::CpAsyncWait { .. } => {
+                    return Err(format!(
+                        "line {}: warp-matrix and asynchronous-copy instructions are not \
+                         modelled by the symbolic emulator",
+                        di.line
+                    ));
+                }
+                _ => {}
+            }
+            self.step_guarded(&mut st, di, guard.as_ref())?;
+            st.pc += 1;
+        }
+    }
+
+    /// Loop entry: one abstract iteration. The iteration count is a 64-bit and a 32-bit symbol
+    /// (one for each width of induction variable: `k+1` then substitutes into a sum, which the
+    /// no-wrap rewriting distributes, not into an extract of one); induction variables become
+    /// `init + k·step` with init and step as on arrival, other registers the loop writes opaque
+    /// functions of `k`.
+    fn enter_loop(
+        &mut self,
+        out: &mut Exploration<'ctx>,
+        st: &mut State<'ctx>,
+        pc: usize,
+        info: &LoopInfo,
+    ) {
+        let k = BV::fresh_const(self.dom.ctx(), "k", 64);
+        let k32 = BV::fresh_const(self.dom.ctx(), "k32_", 32);
+        let arrival = out.arrivals.len();
+        out.arrivals.push((k.clone(), k32.clone()));
+        out.iter_syms.push(k.clone());
+        out.iter_syms.push(k32.clone());
+        let mut ivs: Vec<(u32, BV<'ctx>)> = Vec::new();
+        for iv in &info.ivs {
+            let bits = u32::from(self.func.reg_bits[iv.reg as usize]).max(1);
+            if bits > 64 {
+                continue;
+            }
+            let init = low(&self.reg(st, iv.reg), bits);
+            let step = low(&self.src(st, iv.step), bits);
+            let kk = if bits > 32 {
+                low(&k, bits)
+            } else {
+                low(&k32, bits)
+            };
+            let delta = kk.bvmul(&step);
+            let v = if iv.down {
+                init.bvsub(&delta)
+            } else {
+                init.bvadd(&delta)
+            };
+            ivs.push((iv.reg, crate::emu::symbolic::zext64(&v)));
+        }
+        out.induction_vars += ivs.len();
+        for &r in &info.regs {
+            if ivs.iter().any(|(q, _)| *q == r) {
+                continue;
+            }
+            let bits = u32::from(self.func.reg_bits[r as usize]).max(1);
+            let v = self.opaque("loop", bits, std::slice::from_ref(&k));
+            st.regs[r as usize] = Some(v);
+        }
+        for (r, v) in ivs {
+            st.regs[r as usize] = Some(v);
+        }
+        if info.clobbers {
+            Self::clobber_all(st);
+        }
+        st.loops.retain(|&(h, _, _)| h as usize != pc);
+        st.loops.push((pc as u32, info.span.end, arrival));
+    }
+
+    /// The instruction's guard on this path: decided by simplification, or a condition.
+    fn guard(&mut self, st: &mut State<'ctx>, di: &DecodedInst) -> Guarded<'ctx> {
+        let Some((p, neg)) = di.guard else {
+            return Guarded::Always;
+        };
+        let v = self.reg(st, p);
+        let b = low(&v, 1)._eq(&BV::from_u64(self.dom.ctx(), u64::from(!neg), 1));
+        let b = b.simplify();
+        match b.as_bool() {
+            Some(true) => Guarded::Always,
+            Some(false) => Guarded::Never,
+            None => Guarded::When(b),
+        }
+    }
+
+    /// A global load that does not execute on this path still matters: a lane on this path may
+    /// be the SOURCE lane of its shuffle, so detection must see the path (with a false guard).
+    fn skipped_load(&mut self, st: &mut State<'ctx>, di: &DecodedInst, pc: usize) {
+        let DInst::Ld {
+            size, dsts, addr, ..
+        } = &di.kind
+        else {
+            return;
+        };
+        if addr.space != Space::Global {
+            return;
+        }
+        let f = Bool::from_bool(self.dom.ctx(), false);
+        let base = self.addr(st, addr);
+        for i in 0..dsts.len() {
+            let a = base.bvadd(&self.dom.num(u64::from(*size) * i as u64));
+            st.events.push(Event::Load {
+                inst: di.inst,
+                comp: i as u32,
+                size: *size,
+                addr: a,
+                guard: Some(f.clone()),
+                cond: st.cond.clone(),
+                iter: Self::innermost(st, pc),
+            });
+        }
+    }
+
+    /// A branch: each feasible side continues as a state of its own (a back edge ends the
+    /// abstract iteration).
+    fn branch(
+        &mut self,
+        walk: &mut Walk<'ctx>,
+        mut st: State<'ctx>,
+        di: &DecodedInst,
+        guard: Option<Bool<'ctx>>,
+    ) -> Result<(), String> {
+        let pc = st.pc as usize;
+        let next = st.pc + 1;
+        let targets: Vec<u32> = match &di.kind {
+            DInst::Bra { target, .. } => vec![*target],
+            DInst::Brx { targets, .. } => targets.clone(),
+            _ => Vec::new(),
+        };
+        let mut succ: Vec<(u32, Option<Bool<'ctx>>)> = Vec::new();
+        match (&guard, targets.len()) {
+            (None, 1) => succ.push((targets[0], None)),
+            (Some(g), 1) => {
+                succ.push((targets[0], Some(g.clone())));
+                succ.push((next, Some(g.not())));
+            }
+            _ => {
+                for t in targets {
+                    succ.push((t, guard.clone()));
+                }
+                if let Some(g) = &guard {
+                    succ.push((next, Some(g.not())));
+                }
+            }
+        }
+        let many = succ.len() > 1;
+        // With two sides, the parent's model decides one side for free.
+        let free_side: Option<usize> = match (&guard, succ.len()) {
+            (Some(g), 2) => match self.prover.holds_in_model(&st.cond, g) {
+                Some(true) => Some(0),
+                Some(false) => Some(1),
+                None => None,
+            },
+            _ => None,
+        };
+        if many {
+            freeze(&mut walk.out.nodes, &mut st);
+        }
+        for (side, (t, c)) in succ.into_iter().enumerate() {
+            let mut s2 = st.clone();
+            if let Some(c) = c {
+                s2.cond.push(c);
+            }
+            if many && free_side != Some(side) {
+                // A query can take a second on a long path: check the budget before each, not
+                // only every 256 steps.
+                if self.out_of_time() {
+                    return Err(TIME_SPENT.into());
+                }
+                walk.out.solver_queries += 1;
+                if !self.feasible(&s2.cond) {
+                    continue;
+                }
+            }
+            if (t as usize) <= pc {
+                // Back edge: the abstract iteration ends here.
+                walk.end_path(&mut s2);
+                continue;
+            }
+            s2.pc = t;
+            s2.parked = false;
+            walk.park(s2);
+            if walk.work.len() + walk.out.paths > self.limits.max_paths {
+                return Err(format!(
+                    "analysis limit reached: more than {} paths",
+                    self.limits.max_paths
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A straight-line instruction: computed into a copy and merged under the guard.
+    fn step_guarded(
+        &mut self,
+        st: &mut State<'ctx>,
+        di: &DecodedInst,
+        guard: Option<&Bool<'ctx>>,
+    ) -> Result<(), String> {
+        let before = guard.map(|_| st.regs.clone());
+        self.step(st, di, guard)?;
+        let (Some(g), Some(before)) = (guard, before) else {
+            return Ok(());
+        };
+        for (r, old) in before.into_iter().enumerate() {
+            if let (Some(old), Some(new)) = (&old, &st.regs[r]) {
+                if !old.eq(new) {
+                    st.regs[r] = Some(g.ite(new, old));
+                }
+            } else if old.is_none() && st.regs[r].is_some() {
+                let bits = u32::from(self.func.reg_bits[r]).max(1);
+                let o = self.opaque("undef", bits, &[]);
+                let new = st.regs[r].clone().unwrap();
+                st.regs[r] = Some(g.ite(&new, &o));
+            }
+        }
+        Ok(())
     }
 
     fn step(
