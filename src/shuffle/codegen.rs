@@ -102,6 +102,12 @@ fn hex(v: u64) -> Operand {
     })
 }
 
+/// `[guard] add.s64 dst, base, offset;`: the address of one component of a load.
+fn component_address(b: &mut Builder, guard: Option<Guard>, dst: Reg, base: Reg, offset: i64) {
+    let ops = vec![op::reg(dst), op::reg(base), op::int(offset)];
+    b.inst(guard, Opcode::Add, vec![Modifier::Type(Type::S64)], ops);
+}
+
 /// The run-time address checks of `r`'s checked components, or-ed into `p`: the source lane's
 /// kept address (shuffled with `mask` when the delta is not 0) differs from the destination's.
 fn address_checks(
@@ -127,16 +133,7 @@ fn address_checks(
             continue;
         };
         let da = b.new_reg(Type::B64);
-        b.inst(
-            None,
-            Opcode::Add,
-            vec![Modifier::Type(Type::S64)],
-            vec![
-                op::reg(da),
-                op::reg(dbase),
-                op::int(doff + i64::from(c.comp * d.size)),
-            ],
-        );
+        component_address(b, None, da, dbase, doff + i64::from(c.comp * d.size));
         let sa2 = match mask {
             Some(m) if c.delta != 0 => shfl64(b, *sa, c.delta, m),
             _ => *sa,
@@ -530,16 +527,8 @@ fn source_addresses(
                 a
             };
             b.at(InsertPoint::Before(c.src));
-            b.inst(
-                guard,
-                Opcode::Add,
-                vec![Modifier::Type(Type::S64)],
-                vec![
-                    op::reg(at),
-                    op::reg(base),
-                    op::int(off + i64::from(c.src_comp * src.size)),
-                ],
-            );
+            let offset = off + i64::from(c.src_comp * src.size);
+            component_address(b, guard, at, base, offset);
             if let Some(h) = c.cross {
                 b.at(InsertPoint::After(c.src));
                 b.inst(
