@@ -10,7 +10,9 @@
 //! of PTXASW's Table 2, CC'23). Terms with an operation the evaluator does not know are left
 //! to Z3.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use z3::ast::{Ast, Dynamic};
 use z3::{AstKind, DeclKind};
@@ -67,6 +69,10 @@ pub struct Witness<'ctx> {
     consts: HashMap<String, u128>,
     ufs: HashMap<(String, Vec<u128>), u128>,
     memo: HashMap<Dynamic<'ctx>, Option<V>>,
+    /// The low bit of each `extract` (keyed by the extract applied to a probe constant),
+    /// shared by every fork: asking Z3 to simplify each application instead cost most of the
+    /// analysis time on long paths.
+    extract_lows: Rc<RefCell<HashMap<Dynamic<'ctx>, Option<u32>>>>,
 }
 
 fn hash(seed: u64, s: &str, extra: &[u128]) -> u64 {
@@ -127,6 +133,7 @@ impl<'ctx> Witness<'ctx> {
             consts,
             ufs: HashMap::new(),
             memo: HashMap::new(),
+            extract_lows: Rc::default(),
         }
     }
 
@@ -138,6 +145,7 @@ impl<'ctx> Witness<'ctx> {
             consts: self.consts.clone(),
             ufs: self.ufs.clone(),
             memo: HashMap::new(),
+            extract_lows: Rc::clone(&self.extract_lows),
         }
     }
 
@@ -370,6 +378,28 @@ impl<'ctx> Witness<'ctx> {
         v
     }
 
+    /// The low bit `LO` of the `extract` declaration `d` (operand width `wa`, result width `w`).
+    /// The z3 crate has no accessor for a declaration's parameters, so it is read from the
+    /// SMT-LIB text of `d` applied to a probe constant, `((_ extract HI LO) probe)`, once per
+    /// declaration; `None` when that text is not understood.
+    fn extract_low(
+        &self,
+        ctx: &'ctx z3::Context,
+        d: &z3::FuncDecl<'ctx>,
+        wa: u32,
+        w: u32,
+    ) -> Option<u32> {
+        let probe = z3::ast::BV::new_const(ctx, "ws_extract_probe", wa);
+        let key = d.apply(&[&probe as &dyn Ast<'ctx>]);
+        if let Some(lo) = self.extract_lows.borrow().get(&key) {
+            return *lo;
+        }
+        let lo = parse_extract(&key.to_string())
+            .and_then(|(hi, lo)| (hi >= lo && hi < wa && hi - lo + 1 == w).then_some(lo));
+        self.extract_lows.borrow_mut().insert(key, lo);
+        lo
+    }
+
     fn width(t: &Dynamic<'ctx>) -> Option<u32> {
         let w = t.as_bv()?.get_size();
         (w <= 128).then_some(w)
@@ -580,9 +610,13 @@ impl<'ctx> Witness<'ctx> {
                 out_bv(signed(a, wa) as u128, Self::width(t)?)
             }
             DeclKind::EXTRACT => {
-                // The z3 crate has no accessor for a declaration's parameters (HI, LO): Z3
-                // applies the same `extract` to the operand's value.
                 let (a, wa) = bv(0)?;
+                let w = Self::width(t)?;
+                if let Some(lo) = self.extract_low(t.get_ctx(), &d, wa, w) {
+                    return out_bv(a >> lo, w);
+                }
+                // The low bit could not be read: Z3 applies the same `extract` to the
+                // operand's value.
                 if wa > 64 {
                     return None;
                 }
@@ -613,6 +647,17 @@ impl<'ctx> Witness<'ctx> {
     }
 }
 
+/// `(HI, LO)` from SMT-LIB text that starts with `((_ extract HI LO)`.
+fn parse_extract(text: &str) -> Option<(u32, u32)> {
+    let rest = text.strip_prefix("((_ extract ")?;
+    let (params, _) = rest.split_once(')')?;
+    let mut it = params.split_whitespace().map(|x| x.parse::<u32>().ok());
+    match (it.next()??, it.next()??, it.next()) {
+        (hi, lo, None) => Some((hi, lo)),
+        _ => None,
+    }
+}
+
 /// The witnesses tried, in order, before a query goes to Z3.
 pub fn candidates<'ctx>() -> Vec<Witness<'ctx>> {
     vec![
@@ -635,6 +680,26 @@ mod tests {
     use z3::ast::{Bool, BV};
     use z3::{Config, Context, SatResult, Solver};
 
+    /// `extract` is evaluated from its bit range read once per declaration, not by Z3.
+    #[test]
+    fn extract_reads_its_bit_range_once() {
+        assert_eq!(parse_extract("((_ extract 17 5) x)"), Some((17, 5)));
+        assert_eq!(parse_extract("((_ extract 17) x)"), None);
+        assert_eq!(parse_extract("((_ zero_extend 4) x)"), None);
+        let ctx = Context::new(&Config::new());
+        let x = BV::new_const(&ctx, "x", 64);
+        let mut w = Witness::new(Strategy::Wide, 3);
+        let xv = w.eval_u64(&Dynamic::from_ast(&x)).expect("x");
+        for (hi, lo) in [(17, 5), (63, 32), (0, 0), (17, 5)] {
+            let e = Dynamic::from_ast(&x.extract(hi, lo));
+            let want = (xv >> lo) & (u64::MAX >> (63 - (hi - lo)));
+            assert_eq!(w.eval_u64(&e), Some(want), "extract {hi} {lo}");
+        }
+        let lows: Vec<Option<u32>> = w.extract_lows.borrow().values().copied().collect();
+        assert_eq!(lows.len(), 3, "{lows:?}");
+        assert!(lows.iter().all(|l| l.is_some()), "{lows:?}");
+    }
+
     /// The evaluator agrees with Z3 on terms with every operation it knows, and a witness
     /// that satisfies a formula is a real model (Z3 agrees when the values are fixed).
     #[test]
@@ -656,6 +721,9 @@ mod tests {
             x.sign_ext(32).extract(47, 16),
             x.zero_ext(32).extract(63, 32),
             x.concat(&y).extract(40, 9),
+            // 128-bit operands (a 64-bit `mul.hi`): no Z3 fallback there.
+            x.zero_ext(96).bvmul(&y.zero_ext(96)).extract(95, 32),
+            x.sign_ext(96).bvmul(&y.sign_ext(96)).extract(127, 64),
             x.bvslt(&y).ite(&x, &y),
         ];
         for s in [
