@@ -467,6 +467,7 @@ impl Editor {
         let remap = CodeRemap {
             kernel: &kernel,
             text,
+            debug_frame: cubin.section_index(".debug_frame"),
             layout: &layout,
             old_syms: &old_syms,
             syms: &syms,
@@ -711,6 +712,8 @@ type FdeReloc = (u64, u64, u64, Option<usize>, usize);
 struct CodeRemap<'a> {
     kernel: &'a str,
     text: usize,
+    /// The `.debug_frame` section, if any.
+    debug_frame: Option<usize>,
     layout: &'a Layout,
     old_syms: &'a [super::elf::symbols::Symbol],
     syms: &'a [super::elf::symbols::Symbol],
@@ -724,8 +727,7 @@ impl CodeRemap<'_> {
         cubin: &mut Cubin,
         report: &mut EditReport,
     ) -> Result<Vec<FdeReloc>, EditError> {
-        let (kernel, text) = (self.kernel, self.text);
-        let debug_frame = cubin.section_index(".debug_frame");
+        let (kernel, text, debug_frame) = (self.kernel, self.text, self.debug_frame);
         let mut fde_relocs: Vec<FdeReloc> = Vec::new();
         for (ri, target, rels) in cubin.relocation_sections()? {
             let mut rels: Vec<Relocation> = rels;
@@ -858,7 +860,7 @@ impl CodeRemap<'_> {
         fde_relocs: &[FdeReloc],
         report: &mut EditReport,
     ) -> Result<(), EditError> {
-        let Some(dfi) = cubin.section_index(".debug_frame") else {
+        let Some(dfi) = self.debug_frame else {
             return Ok(());
         };
         if fde_relocs.is_empty() {

@@ -122,9 +122,8 @@ pub fn detect<'ctx>(
         proofs_skipped: 0,
         out_of_time: 0,
     };
-    let out_of_time = || deadline.is_some_and(|d| std::time::Instant::now() > d);
     for l in loads {
-        if out_of_time() {
+        if super::past(deadline) {
             out.out_of_time += 1;
             out.rejected.push((
                 l.inst,
@@ -251,6 +250,11 @@ impl<'ctx> Traces<'ctx> {
     }
 }
 
+/// Whether the run-time address check can compare load `s`'s address (`[register + offset]`).
+fn has_checkable_address(loads: &[LoadInfo], s: Inst) -> bool {
+    loads.iter().any(|x| x.inst == s && x.addr.is_some())
+}
+
 /// The first pass (the paper's): a source in the same iteration for every component of a load.
 struct Search<'a, 'ctx> {
     ctx: &'ctx z3::Context,
@@ -312,11 +316,6 @@ impl<'a, 'ctx> Search<'a, 'ctx> {
     fn shifted_lockstep(&self, a: &BV<'ctx>, n: i32) -> BV<'ctx> {
         let t2 = self.tidx.bvadd(&BV::from_i64(self.ctx, i64::from(n), 32));
         a.substitute(&[(&self.tidx, &t2)])
-    }
-
-    /// Whether the run-time address check can compare `s`'s address.
-    fn checkable_src(&self, s: Inst) -> bool {
-        self.loads.iter().any(|x| x.inst == s && x.addr.is_some())
     }
 
     /// A source for every component of `l` that has a register, or why there is none.
@@ -479,7 +478,11 @@ impl<'a, 'ctx> Search<'a, 'ctx> {
             }
             tried += 1;
             *why_not = format!("delta {n} could not be proved on every path");
-            if fallback.is_none() && n != 0 && checkable && self.checkable_src(k.0) && lock_identity
+            if fallback.is_none()
+                && n != 0
+                && checkable
+                && has_checkable_address(self.loads, k.0)
+                && lock_identity
             {
                 fallback = Some((n, k, true));
             }
@@ -552,7 +555,7 @@ fn reuse_previous_iterations<'ctx>(
     max_delta: u32,
     out: &mut Detection,
 ) {
-    let checkable_src = |s: Inst| loads.iter().any(|x| x.inst == s && x.addr.is_some());
+    let checkable_src = |s: Inst| has_checkable_address(loads, s);
     let mut still_rejected = Vec::new();
     for (inst, why) in std::mem::take(&mut out.rejected) {
         let Some(l) = loads.iter().find(|l| l.inst == inst) else {

@@ -106,6 +106,12 @@ impl ShuffleOptions {
     }
 }
 
+/// Whether `deadline` (the time budget's end; `None`: no budget) has passed. The one test of
+/// the budget that exploration, witness repair and detection share.
+pub(crate) fn past(deadline: Option<std::time::Instant>) -> bool {
+    deadline.is_some_and(|d| std::time::Instant::now() > d)
+}
+
 /// The time budget given in milliseconds (`0` means no limit).
 pub fn budget_from_ms(ms: u64) -> Option<std::time::Duration> {
     (ms > 0).then(|| std::time::Duration::from_millis(ms))

@@ -126,10 +126,9 @@ impl<'ctx> Prover<'ctx> {
                 .chain(fs.iter().cloned())
                 .collect();
             let deadline = self.deadline;
-            let past_deadline = || deadline.is_some_and(|d| std::time::Instant::now() > d);
             found = ws
                 .iter()
-                .take_while(|_| !past_deadline())
+                .take_while(|_| !super::past(deadline))
                 .find_map(|w| w.borrow_mut().repaired(&all))
                 .map(|w| Rc::new(RefCell::new(w)));
         }

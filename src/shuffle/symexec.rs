@@ -627,9 +627,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
     }
 
     fn out_of_time(&self) -> bool {
-        self.limits
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() > d)
+        super::past(self.limits.deadline)
     }
 
     fn feasible(&mut self, cond: &[Bool<'ctx>]) -> bool {
