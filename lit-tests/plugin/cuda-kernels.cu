@@ -25,6 +25,7 @@
 
 // UNKNOWN: Affine divergence for function '_Z9warp_sumsPKiPii' (kernel, block shape unknown):
 // UNKNOWN-NEXT: note: %tid is treated as divergent: the block shape is unknown
+// UNKNOWN-SAME: (-affine-divergence-block-dim=X,Y,Z or -affine-divergence-assume-1d in the LLVM plugin)
 // UNKNOWN: divergent: %{{[0-9]+}} = {{.*}}@llvm.nvvm.read.ptx.sreg.tid.x()
 // UNKNOWN: constant-affine coef=1 base=0: %{{[0-9]+}} = {{.*}}@llvm.nvvm.read.ptx.sreg.laneid()
 

@@ -135,7 +135,11 @@ pub enum SpillError {
     #[error("no kernel named `{0}` with a body")]
     NoKernel(String),
     /// The layout needs the block size.
-    #[error("kernel `{0}` has no .reqntid/.maxntid launch bounds: pass --block-size (the shared-memory layout is sized per thread)")]
+    #[error(
+        "kernel `{0}` has no .reqntid/.maxntid launch bounds: give the block size (--block-size, \
+         or WARPSMITH_SPILL_BLOCK_SIZE for the ptxas drop-in and the LLVM plugin); the \
+         shared-memory layout is sized per thread"
+    )]
     NoBlockSize(String),
     /// Kernels the pass refuses.
     #[error("kernel `{kernel}` is refused: {why}")]

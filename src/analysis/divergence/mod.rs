@@ -140,7 +140,9 @@ impl BlockShape {
                 Some(
                     "%tid is treated as divergent: the block shape is unknown (no .reqntid), and \
                      %tid.x is affine in the lane only for 1-D blocks or when ntid.x is a multiple \
-                     of 32; give the shape with --block-dim X,Y,Z or --assume-1d"
+                     of 32; give the shape with --block-dim X,Y,Z or --assume-1d \
+                     (-affine-divergence-block-dim=X,Y,Z or -affine-divergence-assume-1d in the \
+                     LLVM plugin)"
                         .into(),
                 ),
             ),
