@@ -2,7 +2,8 @@
 //! `ldmatrix`, `cp.async`) and sm_90 (`wgmma.mma_async` with swizzled shared-memory descriptors,
 //! A from registers or shared memory) runs, matches a CPU reference, and `equiv` proves a
 //! rewrite (shared-memory spilling) equal and a broken one (a `cp.async.wait_group` removed)
-//! different.
+//! different. The divergence analysis's claims about each kernel (lane and warp ids, masks and
+//! `or`s of `%tid` under Triton's `.reqntid`) are checked on the same launch, lane by lane.
 //!
 //! The fixtures in tests/data/triton/<arch>/ are `compile_suite.py` outputs (PTX and the
 //! launch-relevant part of Triton's metadata) with the launch spec this test uses
@@ -14,6 +15,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use warpsmith::analysis::divergence::soundness::check_launch;
+use warpsmith::analysis::divergence::{analyze_module, Class, Options};
 use warpsmith::emu::launch::{OutBuffer, RunOptions};
 use warpsmith::emu::{equiv, run, LaunchSpec};
 use warpsmith::ptx::{parse_module, print_module, Module};
@@ -437,6 +440,33 @@ fn check_missing_wait_is_caught(case: &Case, spec: &LaunchSpec) {
     );
 }
 
+/// Every claim the divergence analysis makes about the kernel (with the block shape from
+/// Triton's `.reqntid`) holds on the launch: checked at every register read and write by the
+/// instrumented kernel (`analysis::divergence::soundness`). Returns how many registers the
+/// analysis calls affine, so a caller can see that the claims are not all "divergent".
+fn check_divergence_sound(case: &Case, spec: &LaunchSpec) -> usize {
+    let opts = Options::default();
+    let report = check_launch(&case.module, &spec.kernel, spec, &opts, 1 << 20)
+        .unwrap_or_else(|e| panic!("{} ({}): soundness check: {e}", case.name, case.arch));
+    assert!(
+        report.violations.is_empty(),
+        "{} ({}): divergence claims violated: {:#?}",
+        case.name,
+        case.arch,
+        report.violations
+    );
+    assert!(report.records > 0, "{}: nothing was recorded", case.name);
+    let result = analyze_module(&case.module, &opts);
+    let f = result
+        .iter()
+        .find(|f| f.name == spec.kernel)
+        .expect("the kernel is analysed");
+    f.registers
+        .iter()
+        .filter(|r| matches!(r.class, Class::Affine { .. } | Class::ConstantAffine { .. }))
+        .count()
+}
+
 fn fixtures(arch: &str) -> Vec<Case> {
     cases_in(
         &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -453,6 +483,7 @@ fn triton_sm80_matmul_mma_ldmatrix_cp_async() {
         let spec = check_case(case);
         check_spill_equiv(case, &spec);
         check_missing_wait_is_caught(case, &spec);
+        assert!(check_divergence_sound(case, &spec) > 0);
     }
 }
 
@@ -464,6 +495,7 @@ fn triton_sm90_matmul_and_attention_wgmma() {
         let spec = check_case(case);
         check_spill_sm90(case, &spec);
         check_missing_wait_is_caught(case, &spec);
+        assert!(check_divergence_sound(case, &spec) > 0);
     }
 }
 
@@ -483,7 +515,11 @@ fn triton_suite_from_environment() {
             } else {
                 check_spill_equiv(&case, &spec);
             }
-            eprintln!("{} ({}): ok", case.name, case.arch);
+            let affine = check_divergence_sound(&case, &spec);
+            eprintln!(
+                "{} ({}): ok, {affine} affine registers",
+                case.name, case.arch
+            );
             n += 1;
         }
     }

@@ -12,7 +12,16 @@
 //!   Sign- and zero-extension keep the affine form only when no lane of the warp wraps: the
 //!   `signed`/`unsigned` exactness bits say that the signed (unsigned) reading of the value is
 //!   `c·lane + B` for a warp-uniform integer `B`, without wrapping. They come from the sources
-//!   (`%tid`, `%laneid`), from no-wrap flags (LLVM `nsw`/`nuw`) and from the alignment.
+//!   (`%tid`, `%laneid`), from no-wrap flags (LLVM `nsw`/`nuw`), from the alignment and from the
+//!   bound below.
+//! - **Bound.** An upper bound on the unsigned reading of a lane-dependent or unknown uniform
+//!   value, on every lane of every warp (`%tid.x ≤ ntid.x − 1` when the block shape is known,
+//!   carried through additions, constant multiplications, shifts, masks and extensions). With it
+//!   the bits a value can have set are known, so a mask that keeps them all is the identity
+//!   (`%tid.x & 255` in a 256-thread block, `(%tid.x << 3) & 2040`) and an `or` or `xor` of values
+//!   with no bit in common is an addition (`((%tid.x << 3) & 2040) | 2048`): the lane and warp
+//!   arithmetic Triton emits. The bound lives in a flat lattice (two different bounds meet to
+//!   "none"), so the fixed point is reached as quickly as without it.
 //!
 //! `T` is the lane's position in its warp (`%laneid`, 0..31). An [`Abs`] with coefficient `c` and
 //! base `b` says: on every execution, the active lanes of a warp hold `c·lane + b` modulo `2^w`
@@ -95,6 +104,10 @@ pub struct Abs {
     pub align: u8,
     /// [`EXACT_SIGNED`] / [`EXACT_UNSIGNED`] bits.
     pub exact: u8,
+    /// An upper bound on the value's unsigned reading on every lane of every warp, when one is
+    /// known (see the module documentation). Kept only for values whose base is unknown: the bound
+    /// of a constant or constant-affine value follows from its coefficients ([`Abs::bound`]).
+    pub umax: Option<u64>,
 }
 
 /// What a divergent branch does to the values it reaches (sync dependence), or what a guard does to
@@ -243,6 +256,7 @@ impl Abs {
         scope: Scope::Block,
         align: 64,
         exact: EXACT_BOTH,
+        umax: None,
     };
     /// `⊥·T + ⊥`.
     pub const DIVERGENT: Abs = Abs {
@@ -251,6 +265,7 @@ impl Abs {
         scope: Scope::Warp,
         align: 0,
         exact: 0,
+        umax: None,
     };
 
     /// `0·T + c`, a constant (normalise `c` to the width first, see [`norm`]).
@@ -261,6 +276,7 @@ impl Abs {
             scope: Scope::Block,
             align: tz(c),
             exact: EXACT_BOTH,
+            umax: None,
         }
     }
 
@@ -277,6 +293,7 @@ impl Abs {
             scope,
             align,
             exact: EXACT_BOTH,
+            umax: None,
         }
         .canon(64)
     }
@@ -289,6 +306,7 @@ impl Abs {
             scope,
             align,
             exact,
+            umax: None,
         }
         .canon(64)
     }
@@ -301,8 +319,65 @@ impl Abs {
             scope: Scope::Block,
             align: tz(base),
             exact,
+            umax: None,
         }
         .canon(64)
+    }
+
+    /// The same value with `umax` as its bound ([`Abs::umax`]); canonical for `w` bits.
+    pub fn with_umax(self, umax: Option<u64>, w: u32) -> Abs {
+        Abs { umax, ..self }.canon(w)
+    }
+
+    /// An upper bound on the unsigned reading of this `w`-bit value on every lane, if known: a
+    /// constant's own value, `b + 31·c` for an exact constant-affine value, else [`Abs::umax`].
+    pub fn bound(&self, w: u32) -> Option<u64> {
+        let w = w.clamp(1, 64);
+        let all = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let b = match (self.coef, self.base) {
+            (Coef::Int(0), Coef::Int(c)) => Some(zext_bits(c, w) as u64),
+            (Coef::Int(c), Coef::Int(b)) if self.exact & EXACT_UNSIGNED != 0 => {
+                let last = zext_bits(b, w) as u64 as i128 + 31 * c as i128;
+                u64::try_from(last.max(zext_bits(b, w) as u64 as i128)).ok()
+            }
+            (Coef::Int(_), Coef::Bottom) => self.umax,
+            _ => None,
+        };
+        b.map(|b| b.min(all))
+    }
+
+    /// The bits this `w`-bit value can have set on some lane (`None` for ⊤ and divergent
+    /// values): those below its bound's highest bit (all `w` without a bound), less the low bits
+    /// known to be zero on every lane (the coefficient's and the base's trailing zeros).
+    pub fn possible_bits(&self, w: u32) -> Option<u64> {
+        if let Some(c) = self.as_const() {
+            return Some(zext_bits(c, w) as u64);
+        }
+        if !matches!(self.coef, Coef::Int(_)) || self.base == Coef::Top {
+            return None;
+        }
+        let all = if w >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << w.max(1)) - 1
+        };
+        let bound = self.bound(w).unwrap_or(all);
+        let high = if bound == 0 {
+            0
+        } else {
+            u64::MAX >> bound.leading_zeros()
+        };
+        let coef_tz = match self.coef {
+            Coef::Int(c) => tz(c),
+            _ => 0,
+        };
+        let low_zero = coef_tz.min(self.align).min(64);
+        let low = if low_zero >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << low_zero) - 1
+        };
+        Some(high & !low)
     }
 
     /// True for ⊤.
@@ -346,6 +421,26 @@ impl Abs {
             self.base = Coef::Int(0);
             self.scope = Scope::Block;
             self.align = 64;
+        }
+        let all = if w >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << w.max(1)) - 1
+        };
+        if matches!(self.base, Coef::Int(_)) || self.umax.is_some_and(|m| m >= all) {
+            self.umax = None;
+        }
+        if let (Coef::Int(c), Some(m)) = (self.coef, self.umax) {
+            // Every lane's value lies in [0, m]: when m + 31·|c| < 2^w two lanes' values differ by
+            // exactly c times their lane distance, so the unsigned reading does not wrap, and
+            // below 2^(w-1) neither does the signed one.
+            let span = m as i128 + 31 * (c as i128).abs();
+            if c != 0 && span <= all as i128 {
+                self.exact |= EXACT_UNSIGNED;
+                if w >= 2 && (m as i128) < 1i128 << (w.min(64) - 1) {
+                    self.exact |= EXACT_SIGNED;
+                }
+            }
         }
         if let (Coef::Int(c), Coef::Int(b)) = (self.coef, self.base) {
             if c != 0 {
@@ -417,6 +512,11 @@ impl Abs {
             scope: self.scope.min(other.scope),
             align: self.align.min(other.align),
             exact: self.exact & other.exact,
+            umax: if self.umax == other.umax {
+                self.umax
+            } else {
+                None
+            },
         }
         .canon(64)
     }
@@ -520,6 +620,16 @@ pub mod ops {
         }
     }
 
+    /// `x` when it is below `2^w` (a bound that still holds without wrapping).
+    fn within(x: Option<u128>, w: u32) -> Option<u64> {
+        let all = if w >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << w.max(1)) - 1
+        };
+        x.filter(|&x| x <= all as u128).map(|x| x as u64)
+    }
+
     fn coef_of(a: &Abs) -> i64 {
         match a.coef {
             Coef::Int(c) => c,
@@ -563,12 +673,17 @@ pub mod ops {
         if fits(sum, w) {
             exact = nw.bits() & a.exact & b.exact;
         }
+        let umax = a
+            .bound(w)
+            .zip(b.bound(w))
+            .map(|(x, y)| x as u128 + y as u128);
         Abs {
             coef: Coef::Int(coef),
             base,
             scope: a.scope.min(b.scope),
             align: a.align.min(b.align),
             exact,
+            umax: within(umax, w),
         }
         .canon(w)
     }
@@ -589,6 +704,7 @@ pub mod ops {
             scope: a.scope,
             align: a.align,
             exact: 0,
+            umax: None,
         }
         .canon(w)
     }
@@ -614,6 +730,7 @@ pub mod ops {
             scope: a.scope.min(b.scope),
             align: a.align.min(b.align),
             exact,
+            umax: None,
         }
         .canon(w)
     }
@@ -631,12 +748,14 @@ pub mod ops {
         } else {
             0
         };
+        let umax = a.bound(w).filter(|_| k >= 0).map(|m| m as u128 * k as u128);
         Abs {
             coef: Coef::Int(norm(prod as i64, w)),
             base,
             scope: a.scope,
             align: a.align.saturating_add(tz(k)).min(64),
             exact,
+            umax: within(umax, w),
         }
         .canon(w)
     }
@@ -653,12 +772,17 @@ pub mod ops {
             return scale(b, k, w, nw);
         }
         if a.is_uniform() && b.is_uniform() {
+            let umax = a
+                .bound(w)
+                .zip(b.bound(w))
+                .and_then(|(x, y)| (x as u128).checked_mul(y as u128));
             return Abs {
                 coef: Coef::Int(0),
                 base: Coef::Bottom,
                 scope: a.scope.min(b.scope),
                 align: a.align.saturating_add(b.align).min(64),
                 exact: EXACT_BOTH,
+                umax: within(umax, w),
             }
             .canon(w);
         }
@@ -693,6 +817,11 @@ pub mod ops {
                 Abs::constant(0)
             };
         }
+        // Arithmetic shifts keep the bound only of values whose sign bit is clear.
+        let umax = a
+            .bound(w)
+            .filter(|&m| !arith || w < 2 || m < 1u64 << (w.min(64) - 1))
+            .map(|m| m >> s);
         let c = coef_of(&a);
         if c == 0 {
             if let Coef::Int(x) = a.base {
@@ -701,6 +830,7 @@ pub mod ops {
             }
             return Abs {
                 align: a.align.saturating_sub(s as u8),
+                umax,
                 ..a
             }
             .canon(w);
@@ -719,14 +849,16 @@ pub mod ops {
                 scope: a.scope,
                 align: a.align.saturating_sub(s as u8),
                 exact: EXACT_BOTH,
+                umax,
             }
             .canon(w);
         }
         Abs::DIVERGENT
     }
 
-    /// `a & m`: masks `2^k - 1` and `!(2^k - 1)` split an aligned affine value into its lane part
-    /// and its base.
+    /// `a & m`: a mask that keeps every bit the value can have set is the identity (one that
+    /// keeps none gives 0); masks `2^k - 1` and `!(2^k - 1)` split an aligned affine value into
+    /// its lane part and its base.
     pub fn and(a: Abs, m: Abs, w: u32) -> Abs {
         if let Some(r) = pre(&a, &m) {
             return r;
@@ -742,17 +874,50 @@ pub mod ops {
         if let Some(v) = x.as_const() {
             return Abs::constant(norm(v & mask, w));
         }
+        let low = zext_bits(mask, w);
+        if let Some(bits) = x.possible_bits(w) {
+            if bits & !(low as u64) == 0 {
+                return x.canon(w);
+            }
+            if bits & low as u64 == 0 {
+                return Abs::constant(0);
+            }
+        }
+        // At most the smaller of the value's bound and the mask.
+        let umax = Some(x.bound(w).map_or(low as u64, |b| b.min(low as u64)));
         let c = coef_of(&x);
         if c == 0 {
-            return uniform_only(&[x]);
+            return uniform_only(&[x]).with_umax(umax, w);
         }
-        let low = zext_bits(mask, w);
         let fits_lanes = |k: u32| c > 0 && k < 63 && (c as i128) * 31 < (1i128 << k);
-        // mask = 2^k - 1
-        if low > 0 && (low & (low + 1)) == 0 {
-            let k = low.count_ones();
-            if fits_lanes(k) && u32::from(x.align) >= k {
-                return Abs::constant_affine(c, 0, EXACT_BOTH).canon(w);
+        // The lane part c·T lies below 2^k ≤ 2^align, so adding it to the aligned base carries
+        // nothing: a mask that keeps the low k bits keeps the lane part whole and masks the base,
+        // (B + c·T) & m = (B & m) + c·T (`%tid.x & 31` is the lane, `%tid.x & 127` in a
+        // 256-thread block is the lane plus a warp-uniform 0, 32, 64 or 96).
+        if let Some(k) = (1..63).find(|&k| fits_lanes(k)) {
+            // The bits c·T can set: from c's lowest set bit up to k.
+            let lane_mask = ((1i64 << k) - 1) & !((1i64 << tz(c).min(62)) - 1);
+            if u32::from(x.align) >= k && low & lane_mask == lane_mask {
+                // B & m keeps only the mask's bits at or above the base's alignment.
+                let above = if x.align >= 63 {
+                    0
+                } else {
+                    low & !((1i64 << x.align) - 1)
+                };
+                let base = match x.base {
+                    Coef::Int(b) => Coef::Int(norm(b & mask, w)),
+                    _ if above == 0 => Coef::Int(0),
+                    b => b,
+                };
+                return Abs {
+                    coef: Coef::Int(c),
+                    base,
+                    scope: x.scope,
+                    align: x.align.max(tz(above)),
+                    exact: 0,
+                    umax,
+                }
+                .canon(w);
             }
         }
         // mask = !(2^k - 1) within w bits
@@ -770,6 +935,7 @@ pub mod ops {
                     scope: x.scope,
                     align: x.align,
                     exact: EXACT_BOTH,
+                    umax,
                 }
                 .canon(w);
             }
@@ -780,13 +946,17 @@ pub mod ops {
     /// `a | b`: an addition when the two sides cannot have a bit in common — one side's values lie
     /// in `[0, 2^k)` on every lane (a constant, or `c·T + b` with a constant base) and the other's
     /// lowest `k` bits are known zero (its base aligned to `k` bits, its coefficient a multiple of
-    /// `2^k`): `(warp << 5) | lane`, `(i << 2) | 1`. Otherwise uniform only when both are.
+    /// `2^k`): `(warp << 5) | lane`, `(i << 2) | 1` — or the bits the two can have set are known
+    /// ([`Abs::possible_bits`]) and disjoint. Otherwise uniform only when both are.
     pub fn or(a: Abs, b: Abs, w: u32) -> Abs {
         if let Some(r) = pre(&a, &b) {
             return r;
         }
         if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
             return Abs::constant(norm(x | y, w));
+        }
+        if let Some(sum) = disjoint_sum(a, b, w) {
+            return sum;
         }
         for (hi, lo) in [(a, b), (b, a)] {
             let Some(k) = bits_needed(&lo) else {
@@ -801,6 +971,33 @@ pub mod ops {
             }
         }
         uniform_only(&[a, b])
+    }
+
+    /// `a ^ b`: an addition when the bits the two can have set are disjoint (as for `or`),
+    /// otherwise uniform only when both are.
+    pub fn xor(a: Abs, b: Abs, w: u32) -> Abs {
+        if let Some(r) = pre(&a, &b) {
+            return r;
+        }
+        if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+            return Abs::constant(norm(x ^ y, w));
+        }
+        disjoint_sum(a, b, w).unwrap_or_else(|| uniform_only(&[a, b]))
+    }
+
+    /// `a + b` when no bit can be set in both (then `a | b = a ^ b = a + b`, and the sum wraps
+    /// in neither reading unless its bound reaches the sign bit).
+    fn disjoint_sum(a: Abs, b: Abs, w: u32) -> Option<Abs> {
+        let (x, y) = (a.possible_bits(w)?, b.possible_bits(w)?);
+        if x & y != 0 {
+            return None;
+        }
+        let signed_ok = w >= 2 && (x | y) < 1u64 << (w.min(64) - 1);
+        let nw = NoWrap {
+            nsw: signed_ok,
+            nuw: true,
+        };
+        Some(add(a, b, w, nw))
     }
 
     /// The fewest low bits that hold every lane's value of `x` (`c·T + b` with constant `c`, `b`
@@ -831,10 +1028,14 @@ pub mod ops {
                 zext_bits(x, from)
             }
         };
+        // Sign-extension keeps the bound of values whose sign bit is clear.
+        let umax = a
+            .bound(from)
+            .filter(|&m| !signed || from < 2 || m < 1u64 << (from.min(64) - 1));
         if c == 0 {
             return match a.base {
                 Coef::Int(x) => Abs::constant(norm(ext_int(x), to)),
-                _ => a.canon(to),
+                _ => a.with_umax(umax, to),
             };
         }
         let need = if signed { EXACT_SIGNED } else { EXACT_UNSIGNED };
@@ -859,6 +1060,7 @@ pub mod ops {
             scope: a.scope,
             align: a.align,
             exact,
+            umax,
         }
         .canon(to)
     }
@@ -879,6 +1081,7 @@ pub mod ops {
             scope: a.scope,
             align: a.align,
             exact: 0,
+            umax: within(a.bound(64).map(u128::from), to),
         }
         .canon(to)
     }
@@ -931,6 +1134,340 @@ mod tests {
 
     fn tid_1d() -> Abs {
         Abs::affine(1, Scope::Warp, 5, EXACT_BOTH)
+    }
+
+    /// `%tid.x` in a 256-thread block: `32·warp + lane`, at most 255.
+    fn tid_256() -> Abs {
+        tid_1d().with_umax(Some(255), 32)
+    }
+
+    #[test]
+    fn bounds_make_masks_the_identity() {
+        let t = tid_256();
+        // tid & 255 and (tid << 3) & 2040 keep every bit the value can have: Triton's layer norm.
+        assert_eq!(and(t, Abs::constant(255), 32), t);
+        let t8 = shl(t, Abs::constant(3), 32, NoWrap::BOTH);
+        assert_eq!(t8.bound(32), Some(2040));
+        assert_eq!(t8.possible_bits(32), Some(0x7f8));
+        assert_eq!(and(t8, Abs::constant(2040), 32), t8);
+        // A mask that keeps none of them gives 0; one that cuts the lane part's bits (bit 3 of
+        // 8·lane) is not affine; one that cuts only the warp part masks the base.
+        assert_eq!(and(t8, Abs::constant(7), 32), Abs::constant(0));
+        assert!(and(t8, Abs::constant(0x3f0), 32).is_divergent());
+        assert_eq!(and(t8, Abs::constant(1023), 32).class().coef(), Some(8));
+        // ... then `| 2048` cannot overlap and is an addition, exact in both readings.
+        let hi = or(t8, Abs::constant(2048), 32);
+        assert_eq!(
+            hi.class(),
+            Class::Affine {
+                coef: 8,
+                scope: Scope::Warp
+            }
+        );
+        assert_eq!(hi.exact, EXACT_BOTH);
+        assert_eq!(hi.bound(32), Some(2040 + 2048));
+        assert_eq!(xor(t8, Abs::constant(2048), 32), hi);
+        // Without the bound the mask keeps the lane part and masks the base (the value is no
+        // longer the same) — and bounds it by 2040, so the `or` is still an addition.
+        let t8_unbounded = shl(tid_1d(), Abs::constant(3), 32, NoWrap::BOTH);
+        let col = and(t8_unbounded, Abs::constant(2040), 32);
+        assert_ne!(col, t8_unbounded);
+        assert_eq!(col.class().coef(), Some(8));
+        assert_eq!(col.bound(32), Some(2040));
+        assert_eq!(or(col, Abs::constant(2048), 32).class().coef(), Some(8));
+        // Known low zeros alone: 8·tid & 7 is 0 without a bound, 8·tid | 7 an addition.
+        assert_eq!(and(t8_unbounded, Abs::constant(7), 32), Abs::constant(0));
+        assert_eq!(
+            or(t8_unbounded, Abs::constant(7), 32).class().coef(),
+            Some(8)
+        );
+        // An unbounded value may have any high bit: its `or` with 2048 is not an addition.
+        assert!(or(t8_unbounded, Abs::constant(2048), 32).is_divergent());
+        // The warp index of the masked value is warp-uniform and at most 7.
+        let warp = shr(and(t, Abs::constant(255), 32), Abs::constant(5), 32, false);
+        assert_eq!(warp.class(), Class::Uniform(Scope::Warp));
+        assert_eq!(warp.bound(32), Some(7));
+    }
+
+    #[test]
+    fn bounds_follow_the_arithmetic() {
+        let t = tid_256();
+        assert_eq!(
+            add(t, Abs::constant(1), 32, NoWrap::NONE).bound(32),
+            Some(256)
+        );
+        assert_eq!(
+            mul(t, Abs::constant(4), 32, NoWrap::NONE).bound(32),
+            Some(1020)
+        );
+        // Subtraction may wrap: no bound.
+        assert_eq!(sub(t, Abs::constant(1), 32, NoWrap::NONE).bound(32), None);
+        // Extensions keep it (sign-extension because bit 31 is clear); truncation to 8 bits
+        // cannot hold 255 + 1.
+        assert_eq!(ext(t, 32, 64, true).bound(64), Some(255));
+        assert_eq!(ext(t, 32, 64, false).bound(64), Some(255));
+        let t1 = add(t, Abs::constant(1), 32, NoWrap::NONE);
+        assert_eq!(trunc(t1, 8).bound(8), None);
+        assert_eq!(
+            trunc(t, 8).bound(8),
+            None,
+            "255 is all of 8 bits: no information"
+        );
+        assert_eq!(trunc(t, 16).bound(16), Some(255));
+        // A bound above the sign bit does not survive a sign-extension or an arithmetic shift.
+        let big = Abs::uniform(Scope::Block).with_umax(Some(0xffff_fff0), 32);
+        assert_eq!(ext(big, 32, 64, true).bound(64), None);
+        assert_eq!(ext(big, 32, 64, false).bound(64), Some(0xffff_fff0));
+        assert_eq!(shr(big, Abs::constant(4), 32, true).bound(32), None);
+        assert_eq!(
+            shr(big, Abs::constant(4), 32, false).bound(32),
+            Some(0x0fff_ffff)
+        );
+        // Two different bounds meet to none (a flat lattice: loops converge as before).
+        let a = Abs::uniform(Scope::Block).with_umax(Some(3), 32);
+        let b = Abs::uniform(Scope::Block).with_umax(Some(5), 32);
+        assert_eq!(a.meet(b).umax, None);
+        assert_eq!(a.meet(a).umax, Some(3));
+        // A bound makes a lane-dependent value exact: [0, 255] with 31 lanes of stride 1.
+        let inexact = Abs::affine(1, Scope::Warp, 0, 0);
+        assert_eq!(inexact.with_umax(Some(255), 32).exact, EXACT_BOTH);
+        assert_eq!(inexact.with_umax(Some(u32::MAX as u64 - 8), 32).exact, 0);
+    }
+
+    #[test]
+    fn masks_keep_the_lane_part_of_an_aligned_value() {
+        // tid & 127 in a 256-thread block: the lane plus a warp-uniform 0, 32, 64 or 96.
+        let t = tid_256();
+        let m = and(t, Abs::constant(127), 32);
+        assert_eq!(
+            m.class(),
+            Class::Affine {
+                coef: 1,
+                scope: Scope::Warp
+            }
+        );
+        assert_eq!(m.align, 5);
+        assert_eq!(m.bound(32), Some(127));
+        // The same without a bound: the rule needs only the base's alignment.
+        assert_eq!(
+            and(tid_1d(), Abs::constant(127), 32).class().coef(),
+            Some(1)
+        );
+        // tid & 31 is the lane itself; tid & 15 is not affine in the lane.
+        assert_eq!(
+            and(tid_1d(), Abs::constant(31), 32).class(),
+            Class::ConstantAffine { coef: 1, base: 0 }
+        );
+        assert!(and(tid_1d(), Abs::constant(15), 32).is_divergent());
+        // 8·tid & 0x7f8: the lane part 8·lane sets only bits 3..7, which the mask keeps (bits
+        // 0..2 are zero anyway): affine with coefficient 8, without any bound.
+        let t8 = shl(tid_1d(), Abs::constant(3), 32, NoWrap::NONE);
+        assert_eq!(and(t8, Abs::constant(0x7f8), 32).class().coef(), Some(8));
+        assert!(and(t8, Abs::constant(0x7f0), 32).is_divergent());
+    }
+
+    /// A deterministic xorshift generator for the randomised soundness test.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A 32-bit value on two warps of a 1-D block: its abstract value and each lane's.
+    #[derive(Clone, Copy)]
+    struct Val {
+        abs: Abs,
+        lanes: [[u32; 32]; 2],
+    }
+
+    fn each(f: impl Fn(usize, usize) -> u32) -> [[u32; 32]; 2] {
+        let mut v = [[0u32; 32]; 2];
+        for (w, warp) in v.iter_mut().enumerate() {
+            for (l, x) in warp.iter_mut().enumerate() {
+                *x = f(w, l);
+            }
+        }
+        v
+    }
+
+    /// A source value: `%tid.x` (bounded by the block size or not), the lane, a constant, a
+    /// block-uniform or a warp-uniform unknown (aligned, sometimes bounded).
+    fn leaf(rng: &mut Rng, warps: [u32; 2], ntid: u32) -> Val {
+        match rng.below(6) {
+            0 | 1 => Val {
+                abs: if rng.below(2) == 0 {
+                    tid_1d().with_umax(Some(u64::from(ntid - 1)), 32)
+                } else {
+                    tid_1d()
+                },
+                lanes: each(|w, l| 32 * warps[w] + l as u32),
+            },
+            2 => Val {
+                abs: Abs::constant_affine(1, 0, EXACT_BOTH),
+                lanes: each(|_, l| l as u32),
+            },
+            3 => {
+                let k = match rng.below(3) {
+                    0 => rng.below(64) as u32,
+                    1 => (1u32 << rng.below(32)).wrapping_sub(1),
+                    _ => rng.next() as u32,
+                };
+                Val {
+                    abs: Abs::constant(norm(i64::from(k), 32)),
+                    lanes: each(|_, _| k),
+                }
+            }
+            _ => {
+                let block = rng.below(2) == 0;
+                let align = rng.below(8) as u8;
+                let bound = (rng.below(2) == 0).then(|| rng.below(1 << 20));
+                let pick = |rng: &mut Rng| {
+                    let x = (rng.next() as u32) & !((1u32 << align) - 1);
+                    match bound {
+                        Some(m) => (x % (m as u32 + 1)) & !((1u32 << align) - 1),
+                        None => x,
+                    }
+                };
+                let (u0, u1) = (pick(rng), pick(rng));
+                let scope = if block { Scope::Block } else { Scope::Warp };
+                Val {
+                    abs: Abs::uniform_aligned(scope, align).with_umax(bound, 32),
+                    lanes: each(|w, _| if block || w == 0 { u0 } else { u1 }),
+                }
+            }
+        }
+    }
+
+    /// One operation on `a` (and `b`), concretely on every lane and abstractly.
+    fn apply(rng: &mut Rng, a: Val, b: Val) -> Val {
+        let k = rng.below(12) as u32;
+        let mask = match rng.below(4) {
+            0 => (1u32 << rng.below(32)).wrapping_sub(1),
+            1 => !((1u32 << rng.below(32)).wrapping_sub(1)),
+            2 => ((1u32 << rng.below(16)) - 1) << rng.below(16),
+            _ => rng.next() as u32,
+        };
+        let c = |x: u32| Abs::constant(norm(i64::from(x), 32));
+        let lanes2 = |f: &dyn Fn(u32, u32) -> u32| each(|w, l| f(a.lanes[w][l], b.lanes[w][l]));
+        let (abs, lanes) = match rng.below(11) {
+            0 => (
+                add(a.abs, b.abs, 32, NoWrap::NONE),
+                lanes2(&|x, y| x.wrapping_add(y)),
+            ),
+            1 => (
+                sub(a.abs, b.abs, 32, NoWrap::NONE),
+                lanes2(&|x, y| x.wrapping_sub(y)),
+            ),
+            2 => (
+                mul(a.abs, c(k), 32, NoWrap::NONE),
+                lanes2(&|x, _| x.wrapping_mul(k)),
+            ),
+            3 => (shl(a.abs, c(k), 32, NoWrap::NONE), lanes2(&|x, _| x << k)),
+            4 => (shr(a.abs, c(k), 32, false), lanes2(&|x, _| x >> k)),
+            5 => (
+                shr(a.abs, c(k), 32, true),
+                lanes2(&|x, _| ((x as i32) >> k) as u32),
+            ),
+            6 => (and(a.abs, c(mask), 32), lanes2(&|x, _| x & mask)),
+            7 => (or(a.abs, b.abs, 32), lanes2(&|x, y| x | y)),
+            8 => (xor(a.abs, b.abs, 32), lanes2(&|x, y| x ^ y)),
+            9 => (or(a.abs, c(mask), 32), lanes2(&|x, _| x | mask)),
+            _ => {
+                let signed = rng.below(2) == 0;
+                let narrow = trunc(a.abs, 16);
+                let wide = ext(narrow, 16, 32, signed);
+                let f = move |x: u32, _| {
+                    if signed {
+                        (x as u16 as i16) as i32 as u32
+                    } else {
+                        u32::from(x as u16)
+                    }
+                };
+                (wide, lanes2(&f))
+            }
+        };
+        Val { abs, lanes }
+    }
+
+    /// What `v.abs` claims holds on `v.lanes`.
+    fn check_claims(v: &Val, what: &str) {
+        let a = v.abs;
+        assert!(!a.is_top(), "{what}: ⊤ for a computed value");
+        if a.is_divergent() {
+            return;
+        }
+        let Coef::Int(c) = a.coef else { unreachable!() };
+        for warp in &v.lanes {
+            for (l, &x) in warp.iter().enumerate() {
+                let lane_term = (c as i128 * l as i128) as u32;
+                assert_eq!(
+                    x.wrapping_sub(warp[0]),
+                    lane_term,
+                    "{what}: lane {l}, {a:?}"
+                );
+                if a.exact & EXACT_UNSIGNED != 0 {
+                    let d = i128::from(x) - i128::from(warp[0]);
+                    assert_eq!(d, c as i128 * l as i128, "{what}: unsigned wrap, {a:?}");
+                }
+                if a.exact & EXACT_SIGNED != 0 {
+                    let d = i128::from(x as i32) - i128::from(warp[0] as i32);
+                    assert_eq!(d, c as i128 * l as i128, "{what}: signed wrap, {a:?}");
+                }
+                if let Some(m) = a.bound(32) {
+                    assert!(u64::from(x) <= m, "{what}: {x} above the bound {m}, {a:?}");
+                }
+                if let Some(bits) = a.possible_bits(32) {
+                    assert_eq!(
+                        u64::from(x) & !bits,
+                        0,
+                        "{what}: bit outside {bits:#x}, {a:?}"
+                    );
+                }
+            }
+            if let Coef::Int(b) = a.base {
+                assert_eq!(warp[0], b as u32, "{what}: base, {a:?}");
+            }
+            if a.align < 32 {
+                let lane0_base = warp[0];
+                assert_eq!(
+                    lane0_base & ((1u32 << a.align) - 1),
+                    0,
+                    "{what}: alignment, {a:?}"
+                );
+            }
+        }
+        if a.scope == Scope::Block {
+            assert_eq!(v.lanes[0][0], v.lanes[1][0], "{what}: block scope, {a:?}");
+        }
+    }
+
+    #[test]
+    fn random_expressions_keep_their_claims() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for case in 0..20_000 {
+            let ntid = 32 * (1 + rng.below(32) as u32);
+            let warps_in_block = ntid / 32;
+            let warps = [
+                rng.below(u64::from(warps_in_block)) as u32,
+                rng.below(u64::from(warps_in_block)) as u32,
+            ];
+            let mut pool: Vec<Val> = (0..3).map(|_| leaf(&mut rng, warps, ntid)).collect();
+            for step in 0..6 {
+                let a = pool[rng.below(pool.len() as u64) as usize];
+                let b = pool[rng.below(pool.len() as u64) as usize];
+                let v = apply(&mut rng, a, b);
+                check_claims(&v, &format!("case {case} step {step}"));
+                pool.push(v);
+            }
+        }
     }
 
     #[test]

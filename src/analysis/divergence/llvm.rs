@@ -532,7 +532,8 @@ impl<'a> LlvmIr<'a> {
             K::AShr => ops::shr(op(0), op(1), w, true),
             K::And => ops::and(op(0), op(1), w),
             K::Or => ops::or(op(0), op(1), w),
-            K::Xor | K::UniformOp => ops::uniform_only(&all_ops()),
+            K::Xor => ops::xor(op(0), op(1), w),
+            K::UniformOp => ops::uniform_only(&all_ops()),
             K::ICmp => {
                 let ow = match v.operands.first() {
                     Some(OperandDesc::Value(x)) => self.width_of(*x),

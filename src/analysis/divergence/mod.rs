@@ -86,7 +86,20 @@ impl BlockShape {
     }
 
     /// The abstract value of `%tid.<c>` (c = 0, 1, 2), and a note when it has to be divergent.
+    /// A known shape also bounds it: `%tid.c ≤ ntid.c − 1`.
     pub fn tid(&self, c: usize) -> (Abs, Option<String>) {
+        let (abs, note) = self.tid_unbounded(c);
+        match *self {
+            BlockShape::Known(d) => {
+                let max = u64::from(d[c.min(2)].saturating_sub(1));
+                (abs.with_umax(Some(max), 32), note)
+            }
+            _ => (abs, note),
+        }
+    }
+
+    /// [`BlockShape::tid`] without the bound.
+    fn tid_unbounded(&self, c: usize) -> (Abs, Option<String>) {
         use lattice::EXACT_BOTH;
         let lane_consecutive = Abs::affine(1, Scope::Warp, 5, EXACT_BOTH);
         match (*self, c) {

@@ -576,7 +576,7 @@ impl<'a> PtxIr<'a> {
         use Opcode::{
             Activemask, Add, Addc, Alloca, And, Atom, Bar, Barrier, Bfe, Cvt, Cvta, Elect, Ld, Ldu,
             Mad, Madc, Match, Mov, Mul, Neg, Not, Or, Redux, Selp, Set, Setp, Shfl, Shl, Shr,
-            Stacksave, Sub, Subc, Vote,
+            Stacksave, Sub, Subc, Vote, Xor,
         };
         let ty = inst.ty();
         let w = ty.map_or(32, |t| t.bits().clamp(1, 64));
@@ -659,6 +659,7 @@ impl<'a> PtxIr<'a> {
             }
             And if ty != Some(Type::Pred) => one(ops::and(src(0, w), src(1, w), w)),
             Or if ty != Some(Type::Pred) => one(ops::or(src(0, w), src(1, w), w)),
+            Xor if ty != Some(Type::Pred) => one(ops::xor(src(0, w), src(1, w), w)),
             Bfe if int => one(self.bit_field(src(0, w), src(1, 32), src(2, 32), w, ty)),
             Cvt => {
                 let tys: Vec<Type> = inst.types().collect();
