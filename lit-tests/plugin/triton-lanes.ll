@@ -7,6 +7,10 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='print<affine-divergence>' %s -disable-output 2>&1 | FileCheck %s
 ; RUN: sed 's/"nvvm.reqntid"="256"/nounwind/' %s | %opt -load-pass-plugin=%plugin -passes='print<affine-divergence>' -disable-output 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 ; RUN: sed 's/"nvvm.reqntid"="256"/nounwind/' %s | %opt -load-pass-plugin=%plugin -affine-divergence-assume-1d -passes='print<affine-divergence>' -disable-output 2>&1 | FileCheck %s --check-prefix=ONED
+; Triton's own `llir` has no target triple: nothing is analysed, and the note says how to give it.
+; RUN: sed '/^target triple/d' %s | %opt -load-pass-plugin=%plugin -passes='print<affine-divergence>' -disable-output 2>&1 | FileCheck %s --check-prefix=NOTRIPLE
+; RUN: sed '/^target triple/d' %s | %opt -mtriple=nvptx64-nvidia-cuda -load-pass-plugin=%plugin -passes='print<affine-divergence>' -disable-output 2>&1 | FileCheck %s
+; NOTRIPLE: Affine divergence for function 'layer_norm_rows': not an NVPTX module (triple ''); nothing analysed (a module without a triple, such as Triton's `llir`, can be analysed with opt -mtriple=nvptx64-nvidia-cuda)
 
 target datalayout = "e-p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

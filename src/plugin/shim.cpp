@@ -606,8 +606,11 @@ struct AffineDivergenceAnalysis : AnalysisInfoMixin<AffineDivergenceAnalysis> {
     Result R;
     const Module *M = F.getParent();
     if (!M || !M->getTargetTriple().isNVPTX()) {
-      R.Skipped = "not an NVPTX module (triple '" +
-                  (M ? M->getTargetTriple().str() : std::string("?")) + "'); nothing analysed";
+      std::string Triple = M ? M->getTargetTriple().str() : std::string("?");
+      R.Skipped = "not an NVPTX module (triple '" + Triple + "'); nothing analysed";
+      if (Triple.empty())
+        R.Skipped += " (a module without a triple, such as Triton's `llir`, can be analysed "
+                     "with opt -mtriple=nvptx64-nvidia-cuda)";
       return R;
     }
     if (F.isDeclaration()) {
