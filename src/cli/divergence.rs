@@ -132,7 +132,9 @@ struct JsonFunction<'a>(&'a FunctionDivergence);
 
 struct JsonRegisters<'a>(&'a FunctionDivergence);
 
-struct JsonClass(Class);
+/// A register's class, with the upper bound the analysis knows for a uniform or affine value
+/// (`max`: every lane's unsigned value is at most this).
+struct JsonClass(Class, Option<u64>);
 
 impl Serialize for JsonFunction<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
@@ -161,7 +163,7 @@ impl Serialize for JsonRegisters<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         let mut m = ser.serialize_map(Some(self.0.registers.len()))?;
         for r in &self.0.registers {
-            m.serialize_entry(&r.name, &JsonClass(r.class))?;
+            m.serialize_entry(&r.name, &JsonClass(r.class, r.abs.umax))?;
         }
         m.end()
     }
@@ -173,7 +175,12 @@ impl Serialize for JsonClass {
         m.serialize_entry("class", self.0.name())?;
         match self.0 {
             Class::Constant(v) => m.serialize_entry("value", &v)?,
-            Class::Uniform(s) => m.serialize_entry("scope", &s)?,
+            Class::Uniform(s) => {
+                m.serialize_entry("scope", &s)?;
+                if let Some(max) = self.1 {
+                    m.serialize_entry("max", &max)?;
+                }
+            }
             Class::ConstantAffine { coef, base } => {
                 m.serialize_entry("coef", &coef)?;
                 m.serialize_entry("base", &base)?;
@@ -181,6 +188,9 @@ impl Serialize for JsonClass {
             Class::Affine { coef, scope } => {
                 m.serialize_entry("coef", &coef)?;
                 m.serialize_entry("scope", &scope)?;
+                if let Some(max) = self.1 {
+                    m.serialize_entry("max", &max)?;
+                }
             }
             Class::Undefined | Class::Divergent => {}
         }
