@@ -185,7 +185,10 @@ enum Command {
     /// Classes: constant, uniform, constant-affine, affine, divergent (Sampaio et al., "Spill
     /// Code Placement for SIMD Machines" §2). %tid.x is affine in the lane only for 1-D blocks
     /// or when ntid.x is a multiple of 32: the shape comes from .reqntid, --block-dim or
-    /// --assume-1d; otherwise %tid is divergent and the output says why.
+    /// --assume-1d; otherwise %tid is divergent and the output says why. A known shape also
+    /// bounds %tid (at most ntid − 1), which makes masks such as `%tid.x & 255` in a 256-thread
+    /// block the identity and `or`s of values with no common bit additions; `--json` reports
+    /// the bound of uniform and affine registers as `max`.
     Divergence {
         /// The PTX file to read (`-` for standard input).
         input: PathBuf,
