@@ -430,10 +430,12 @@ impl Abs {
         if matches!(self.base, Coef::Int(_)) || self.umax.is_some_and(|m| m >= all) {
             self.umax = None;
         }
-        if let (Coef::Int(c), Some(m)) = (self.coef, self.umax) {
+        if let (Coef::Int(c), Some(m), true) = (self.coef, self.umax, w < 64) {
             // Every lane's value lies in [0, m]: when m + 31·|c| < 2^w two lanes' values differ by
             // exactly c times their lane distance, so the unsigned reading does not wrap, and
-            // below 2^(w-1) neither does the signed one.
+            // below 2^(w-1) neither does the signed one. Not at w = 64: `meet` canonicalises
+            // values of every width at 64 bits, where the test would be too weak for a narrower
+            // value (its inputs already carry what their own width allowed).
             let span = m as i128 + 31 * (c as i128).abs();
             if c != 0 && span <= all as i128 {
                 self.exact |= EXACT_UNSIGNED;
@@ -1232,6 +1234,11 @@ mod tests {
         let inexact = Abs::affine(1, Scope::Warp, 0, 0);
         assert_eq!(inexact.with_umax(Some(255), 32).exact, EXACT_BOTH);
         assert_eq!(inexact.with_umax(Some(u32::MAX as u64 - 8), 32).exact, 0);
+        // ... at its own width only: a 32-bit value near 2^32 whose lanes may wrap stays inexact
+        // when `meet` canonicalises it at 64 bits.
+        let near_top = Abs::affine(16, Scope::Warp, 0, 0).with_umax(Some(u32::MAX as u64 - 9), 32);
+        assert_eq!(near_top.exact, 0);
+        assert_eq!(near_top.meet(near_top).exact, 0);
     }
 
     #[test]
