@@ -508,7 +508,7 @@ impl Abs {
             return Abs::DIVERGENT;
         }
         let base = self.base.meet(other.base);
-        Abs {
+        let met = Abs {
             coef,
             base,
             scope: self.scope.min(other.scope),
@@ -520,7 +520,18 @@ impl Abs {
                 None
             },
         }
-        .canon(64)
+        .canon(64);
+        // Both sides are canonical at their own width; canonicalising at 64 bits must not add
+        // exactness that only holds for a wider value (lanes crossing 2^31 are not exact as a
+        // signed 32-bit value, though they would be as a 64-bit one).
+        if met.is_top() || met.is_divergent() {
+            met
+        } else {
+            Abs {
+                exact: met.exact & (self.exact & other.exact | exact_if_uniform(met)),
+                ..met
+            }
+        }
     }
 
     /// Applies a sync-dependence or guard taint: [`Taint::Divergent`] makes the value divergent;
@@ -577,6 +588,15 @@ impl Abs {
                 scope: self.scope,
             },
         }
+    }
+}
+
+/// Uniform values are exact in both readings by definition (no lane term can wrap).
+fn exact_if_uniform(a: Abs) -> u8 {
+    if a.coef == Coef::Int(0) {
+        EXACT_BOTH
+    } else {
+        0
     }
 }
 
@@ -1239,6 +1259,12 @@ mod tests {
         let near_top = Abs::affine(16, Scope::Warp, 0, 0).with_umax(Some(u32::MAX as u64 - 9), 32);
         assert_eq!(near_top.exact, 0);
         assert_eq!(near_top.meet(near_top).exact, 0);
+        // Likewise a known base: 32-bit lanes 2^31 − 10 … 2^31 + 21 cross the signed limit, so
+        // only the unsigned reading is exact, also after a meet.
+        let lane = Abs::constant_affine(1, 0, EXACT_BOTH);
+        let crossing = add(lane, Abs::constant((1i64 << 31) - 10), 32, NoWrap::NONE);
+        assert_eq!(crossing.exact, EXACT_UNSIGNED);
+        assert_eq!(crossing.meet(crossing).exact, EXACT_UNSIGNED);
     }
 
     #[test]
