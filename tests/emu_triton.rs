@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use warpsmith::analysis::divergence::soundness::check_launch;
-use warpsmith::analysis::divergence::{analyze_module, Class, Options};
+use warpsmith::analysis::divergence::{Class, Options};
 use warpsmith::emu::launch::{OutBuffer, RunOptions};
 use warpsmith::emu::{equiv, run, LaunchSpec};
 use warpsmith::ptx::{parse_module, print_module, Module};
@@ -456,11 +456,9 @@ fn check_divergence_sound(case: &Case, spec: &LaunchSpec) -> usize {
         report.violations
     );
     assert!(report.records > 0, "{}: nothing was recorded", case.name);
-    let result = analyze_module(&case.module, &opts);
-    let f = result
-        .iter()
-        .find(|f| f.name == spec.kernel)
-        .expect("the kernel is analysed");
+    let f = report
+        .analysis
+        .expect("check_launch returns the analysis it checked");
     f.registers
         .iter()
         .filter(|r| matches!(r.class, Class::Affine { .. } | Class::ConstantAffine { .. }))

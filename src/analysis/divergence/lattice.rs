@@ -145,6 +145,17 @@ fn zext_bits(x: i64, w: u32) -> i64 {
     }
 }
 
+/// The `w`-bit value with every bit set (`w` taken as at least 1 and at most 64).
+fn all_ones(w: u32) -> u64 {
+    u64::MAX >> (64 - w.clamp(1, 64))
+}
+
+/// True when an unsigned bound `m` on a `w`-bit value leaves its sign bit clear on every lane
+/// (then the signed reading equals the unsigned one).
+fn below_sign_bit(m: u64, w: u32) -> bool {
+    w >= 2 && m < 1u64 << (w.min(64) - 1)
+}
+
 fn tz(x: i64) -> u8 {
     if x == 0 {
         64
@@ -332,8 +343,8 @@ impl Abs {
     /// An upper bound on the unsigned reading of this `w`-bit value on every lane, if known: a
     /// constant's own value, `b + 31·c` for an exact constant-affine value, else [`Abs::umax`].
     pub fn bound(&self, w: u32) -> Option<u64> {
+        let all = all_ones(w);
         let w = w.clamp(1, 64);
-        let all = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
         let b = match (self.coef, self.base) {
             (Coef::Int(0), Coef::Int(c)) => Some(zext_bits(c, w) as u64),
             (Coef::Int(c), Coef::Int(b)) if self.exact & EXACT_UNSIGNED != 0 => {
@@ -356,11 +367,7 @@ impl Abs {
         if !matches!(self.coef, Coef::Int(_)) || self.base == Coef::Top {
             return None;
         }
-        let all = if w >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << w.max(1)) - 1
-        };
+        let all = all_ones(w);
         let bound = self.bound(w).unwrap_or(all);
         let high = if bound == 0 {
             0
@@ -422,11 +429,7 @@ impl Abs {
             self.scope = Scope::Block;
             self.align = 64;
         }
-        let all = if w >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << w.max(1)) - 1
-        };
+        let all = all_ones(w);
         if matches!(self.base, Coef::Int(_)) || self.umax.is_some_and(|m| m >= all) {
             self.umax = None;
         }
@@ -439,7 +442,7 @@ impl Abs {
             let span = m as i128 + 31 * (c as i128).abs();
             if c != 0 && span <= all as i128 {
                 self.exact |= EXACT_UNSIGNED;
-                if w >= 2 && (m as i128) < 1i128 << (w.min(64) - 1) {
+                if below_sign_bit(m, w) {
                     self.exact |= EXACT_SIGNED;
                 }
             }
@@ -644,12 +647,7 @@ pub mod ops {
 
     /// `x` when it is below `2^w` (a bound that still holds without wrapping).
     fn within(x: Option<u128>, w: u32) -> Option<u64> {
-        let all = if w >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << w.max(1)) - 1
-        };
-        x.filter(|&x| x <= all as u128).map(|x| x as u64)
+        x.filter(|&x| x <= all_ones(w) as u128).map(|x| x as u64)
     }
 
     fn coef_of(a: &Abs) -> i64 {
@@ -842,7 +840,7 @@ pub mod ops {
         // Arithmetic shifts keep the bound only of values whose sign bit is clear.
         let umax = a
             .bound(w)
-            .filter(|&m| !arith || w < 2 || m < 1u64 << (w.min(64) - 1))
+            .filter(|&m| !arith || w < 2 || below_sign_bit(m, w))
             .map(|m| m >> s);
         let c = coef_of(&a);
         if c == 0 {
@@ -1014,7 +1012,7 @@ pub mod ops {
         if x & y != 0 {
             return None;
         }
-        let signed_ok = w >= 2 && (x | y) < 1u64 << (w.min(64) - 1);
+        let signed_ok = below_sign_bit(x | y, w);
         let nw = NoWrap {
             nsw: signed_ok,
             nuw: true,
@@ -1053,7 +1051,7 @@ pub mod ops {
         // Sign-extension keeps the bound of values whose sign bit is clear.
         let umax = a
             .bound(from)
-            .filter(|&m| !signed || from < 2 || m < 1u64 << (from.min(64) - 1));
+            .filter(|&m| !signed || from < 2 || below_sign_bit(m, from));
         if c == 0 {
             return match a.base {
                 Coef::Int(x) => Abs::constant(norm(ext_int(x), to)),
@@ -1498,6 +1496,15 @@ mod tests {
                 let b = pool[rng.below(pool.len() as u64) as usize];
                 let v = apply(&mut rng, a, b);
                 check_claims(&v, &format!("case {case} step {step}"));
+                // A join point: the meet must describe whichever side arrives.
+                let joined = a.abs.meet(b.abs);
+                for side in [a, b] {
+                    let at_join = Val {
+                        abs: joined,
+                        lanes: side.lanes,
+                    };
+                    check_claims(&at_join, &format!("case {case} step {step}, meet"));
+                }
                 pool.push(v);
             }
         }

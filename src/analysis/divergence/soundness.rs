@@ -82,6 +82,8 @@ pub struct CheckReport {
     pub violations: Vec<Violation>,
     /// True when the trace filled up: only the first records were checked.
     pub truncated: bool,
+    /// The analysis result whose claims were checked (set by [`check_launch`]).
+    pub analysis: Option<FunctionDivergence>,
 }
 
 /// The instrumented module and what its records mean.
@@ -577,7 +579,11 @@ pub fn check_launch(
         }
         d
     };
-    check_trace(&trace.data, &inst.result, m, kernel, block, capacity)
+    let report = check_trace(&trace.data, &inst.result, m, kernel, block, capacity)?;
+    Ok(CheckReport {
+        analysis: Some(inst.result),
+        ..report
+    })
 }
 
 /// One warp-instruction's records: (CTA, warp, record head, clock).
