@@ -2,7 +2,7 @@
 """Builds, on a machine without a GPU, every case bench/gpu/h100_checks.py runs on one.
 
     PYTHONPATH=.tools/triton python3 bench/gpu/prepare.py [--cases bench/gpu/cases] [--arch sm_90]
-        [--reuse] [--only tune|triton|tune-triton|mma|regdem]
+        [--reuse] [--only tune|triton|tune-triton|mma|regdem] [--tune-triton-cases A,B]
 
 Case folders (bench/gpu/cases is git-ignored; the device tool carries it):
 
@@ -196,10 +196,34 @@ def triton_specs(case, meta):
         i, o = MATMUL_TYPES[kind]
         return matmul_spec(meta, 144, 256, 144, i, o), matmul_spec(meta, 4096, 4096, 4096, i, o, numpy=True)
     if case.startswith("layer_norm"):
-        return from_data_spec(meta, "sass_triton/sm_80/layer_norm_4096.spec.json"), None
+        spec = from_data_spec(meta, "sass_triton/sm_80/layer_norm_4096.spec.json")
+        return spec, rows_spec(spec, "layer_norm", 8192, meta["constexprs"]["BLOCK"])
     if case.startswith("softmax"):
-        return from_data_spec(meta, "sass_triton/sm_80/softmax_8192.spec.json"), None
+        spec = from_data_spec(meta, "sass_triton/sm_80/softmax_8192.spec.json")
+        return spec, rows_spec(spec, "softmax", 4096, meta["constexprs"]["BLOCK"])
     return None, None
+
+
+def rows_spec(spec, kind, rows, cols):
+    """The row kernels' timing launch: `rows` full rows of `cols` elements, one CTA a row (the
+    small spec's three or five partial rows are latency, not throughput; the occupancy a spill
+    buys shows only when the rows outnumber the resident CTAs). numpy inputs."""
+    big = json.loads(json.dumps(spec))
+    a = big["args"]
+    for buf in (a[0], a[1]):
+        buf["buffer"]["len"] = rows * cols
+    if kind == "layer_norm":
+        # x, y, weight, bias, mean, rstd, row stride, N, eps
+        a[2]["buffer"]["len"] = a[3]["buffer"]["len"] = cols
+        a[4]["buffer"]["len"] = a[5]["buffer"]["len"] = rows
+        a[6]["scalar"]["value"] = a[7]["scalar"]["value"] = cols
+    else:
+        # x, y, in stride, out stride, rows, cols (a loop over rows from the program id)
+        a[2]["scalar"]["value"] = a[3]["scalar"]["value"] = a[5]["scalar"]["value"] = cols
+        a[4]["scalar"]["value"] = rows
+    big["grid"] = [rows]
+    big["numpy"] = True
+    return big
 
 
 def suite_builds(src):
@@ -275,7 +299,7 @@ def triton_cases(cases, arch, reuse):
             case, sorted(variants), sorted(emu), stack, "; ".join(notes)), file=sys.stderr)
 
 
-def triton_tune_cases(cases):
+def triton_tune_cases(cases, only_cases=None):
     """`warpsmith tune` on the Triton suite's PTX (the build triton_cases made; the ptxas of
     scripts/setup.sh, not Triton's): every variant proved and compared on the small emulator
     launch, and where the case has a large timing launch, predicted on it (`--predict-launch`:
@@ -287,7 +311,7 @@ def triton_tune_cases(cases):
         return
     for case, meta, spec, tspec in suite_builds(src):
         ptx = os.path.join(src, case + ".ptx")
-        if not os.path.isfile(ptx):
+        if not os.path.isfile(ptx) or (only_cases and case not in only_cases):
             continue
         target = re.search(r"^\.target\s+(\w+)", open(ptx).read(), re.M).group(1)
         d = os.path.join(cases, "tune-triton", case)
@@ -400,6 +424,9 @@ def main():
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--reuse", action="store_true", help="keep tune/ and the Triton build if present")
     ap.add_argument("--only", choices=["tune", "triton", "tune-triton", "mma", "regdem"])
+    ap.add_argument("--tune-triton-cases", metavar="A,B",
+                    help="tune only these Triton cases (tuning a 4096-cubed matmul's launch takes"
+                         " the SASS emulator minutes per case)")
     a = ap.parse_args()
     if not os.path.isfile(BIN):
         print("prepare: %s is missing (cargo build --release)" % BIN, file=sys.stderr)
@@ -410,7 +437,7 @@ def main():
     if a.only in (None, "triton"):
         triton_cases(a.cases, a.arch, a.reuse)
     if a.only in (None, "tune-triton"):
-        triton_tune_cases(a.cases)
+        triton_tune_cases(a.cases, set(a.tune_triton_cases.split(",")) if a.tune_triton_cases else None)
     if a.only in (None, "mma"):
         mma_cases(a.cases, a.arch)
     if a.only in (None, "regdem"):
