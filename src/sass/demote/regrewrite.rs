@@ -119,9 +119,11 @@ pub fn apply(
     // Successive instructions use successive scratch banks (RegisterPlan::scratch_banks).
     let mut bank = 0usize;
     let mut pending = 0u8;
+    let mut late_reads = LateReads::default();
     for (k, orig) in body.iter().enumerate() {
         if k > 0 && leaders.contains(&k) {
             pending = all_pending;
+            late_reads.clear();
         }
         if skip.contains(&k) {
             continue;
@@ -140,6 +142,7 @@ pub fn apply(
         }
         let scratch = plan.scratch_in_bank(t, bank);
         let mut inst = rename(orig, plan, &scratch).map_err(&fail)?;
+        late_reads.wait_before(&mut inst);
         if t.is_empty() {
             out[k] = inst;
             continue;
@@ -193,6 +196,7 @@ pub fn apply(
                 if read_sb_ok {
                     if inst.control.read_sb == NO_SB {
                         inst.control.read_sb = sbs.store;
+                        late_reads.add(sbs.store, &inst);
                     }
                     pending |= 1 << inst.control.read_sb;
                 } else if let Some(w) = write_sb {
@@ -256,6 +260,47 @@ pub fn apply(
         }
     }
     Ok((n, loads, stores, placed.moved))
+}
+
+/// The sources of instructions this rewrite gave a read scoreboard where ptxas had set none
+/// (a variable-latency reader of a scratch register). ptxas judged those sources safe to
+/// overwrite without one; once the scoreboard is set, the hazard check's read rule
+/// ([`crate::sass::hazard`]) holds the instruction to it, so a later fixed-latency writer of
+/// one of them in the same block waits on it (a wait on a scoreboard already released costs
+/// nothing). Found on Triton's softmax, whose register demotion the check refused.
+#[derive(Default)]
+struct LateReads(Vec<(u8, RegFile, u32)>);
+
+impl LateReads {
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// `inst` reads its general and uniform registers under read scoreboard `sb`.
+    fn add(&mut self, sb: u8, inst: &Instruction) {
+        let du = inst.own_def_use();
+        for f in [RegFile::Gpr, RegFile::Ugpr] {
+            self.0.extend(du.reads.iter(f).map(|r| (sb, f, r)));
+        }
+    }
+
+    /// Makes `inst` wait before it overwrites a tracked source at fixed latency; forgets what
+    /// its waits cover.
+    fn wait_before(&mut self, inst: &mut Instruction) {
+        if self.0.is_empty() {
+            return;
+        }
+        if timing(inst) == Timing::Fixed {
+            let du = inst.own_def_use();
+            for &(sb, f, r) in &self.0 {
+                if du.writes.contains(f, r) {
+                    inst.control.wait |= 1 << sb;
+                }
+            }
+        }
+        let waits = inst.control.wait;
+        self.0.retain(|&(sb, _, _)| waits & (1 << sb) == 0);
+    }
 }
 
 /// Cycles between an instruction that sets a scoreboard and the first instruction that may wait
@@ -484,6 +529,30 @@ mod tests {
         ];
         let s = scoreboards(&body).unwrap();
         assert!([2, 3, 4, 5].contains(&s.load) && [2, 3, 4, 5].contains(&s.store));
+    }
+
+    #[test]
+    fn late_reads_make_fixed_writers_of_the_sources_wait() {
+        let a = Arch::Sm80;
+        // An LDS that reads R5 under read scoreboard 3 (standing in for the STS we gave one).
+        let reader = with_sbs(NO_SB, 3);
+        let mut late = LateReads::default();
+        late.add(3, &reader);
+        // A variable-latency writer of R5 (through the memory pipe, in order) need not wait.
+        let mut lds = encode::lds(a, 5, 9, 0, Width::B32, Control::NONE, Pred::PT).unwrap();
+        late.wait_before(&mut lds);
+        assert_eq!(lds.control.wait, 0);
+        // A fixed-latency writer of another register does not wait; one of R5 does.
+        let mut other = encode::iadd3(a, 6, 7, 8, RZ as u32, Control::NONE).unwrap();
+        late.wait_before(&mut other);
+        assert_eq!(other.control.wait, 0);
+        let mut writer = encode::iadd3(a, 5, 7, 8, RZ as u32, Control::NONE).unwrap();
+        late.wait_before(&mut writer);
+        assert_eq!(writer.control.wait, 1 << 3);
+        // Once waited on, the scoreboard is released: the next writer goes free.
+        let mut again = encode::iadd3(a, 5, 7, 8, RZ as u32, Control::NONE).unwrap();
+        late.wait_before(&mut again);
+        assert_eq!(again.control.wait, 0);
     }
 
     #[test]
