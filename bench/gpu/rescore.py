@@ -94,6 +94,8 @@ def main():
         else:
             choice = fastest(rep, a.field)
         kernels[kernel] = {"measured_us": measured, "predicted_choice": choice}
+        if t.get("rounds_us"):
+            kernels[kernel]["rounds_us"] = {v: r for v, r in t["rounds_us"].items() if v in measured}
         both = [v for v in measured if v in predicted]
         rho = spearman([predicted[v] for v in both], [measured[v] for v in both])
         ratio = predicted.get("ptxas", 0) / measured["ptxas"] if "ptxas" in measured else None
@@ -103,7 +105,10 @@ def main():
             "  (cubins changed since measured: %s)" % ", ".join(changed) if changed else ""))
     summary = time_variants.summarise(kernels)
     for k, v in kernels.items():
-        lines.append("  %-24s within 5%%: %s" % (k, v.get("choice_within_5pct")))
+        lines.append("  %-24s within 5%%: %s%s" % (
+            k, v.get("choice_within_5pct"),
+            "  (paired by round: %s, best %s)" % (v["choice_within_5pct_paired"], v["best_paired"])
+            if "choice_within_5pct_paired" in v else ""))
     print("\n".join(lines))
     print(json.dumps(summary))
     if a.json:

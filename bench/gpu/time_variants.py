@@ -48,9 +48,28 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def paired(measured, rounds, ref="ptxas"):
+    """Each variant's time paired with the reference's round by round (interleaved timing keeps
+    every variant's per-round medians): the median over the rounds of variant / reference, times
+    the reference's own median. A drift of the clock that every variant of a round shares
+    cancels; `None` without rounds for the reference."""
+    base = measured.get(ref)
+    r0 = rounds.get(ref) if rounds else None
+    if not isinstance(base, (int, float)) or not r0:
+        return None
+    out = {}
+    for v, rv in rounds.items():
+        if v in measured and isinstance(measured[v], (int, float)) and len(rv) == len(r0):
+            out[v] = median([a / b for a, b in zip(rv, r0)]) * base
+    return out
+
+
 def summarise(kernels):
-    """Adds the per-kernel verdicts and returns the summary (pure: unit-tested by `selftest`)."""
-    within, speedups = [], []
+    """Adds the per-kernel verdicts and returns the summary (pure: unit-tested by `selftest`).
+    Where the kernel has per-round medians (`rounds_us`), the same verdict on the paired times
+    ([`paired`]) is added next to it (`choice_within_5pct_paired`): the issue's verdict stays the
+    plain medians'; the paired one shows which verdicts a drift within the run can flip."""
+    within, speedups, within_paired = [], [], []
     for k in kernels.values():
         m = {v: t for v, t in k["measured_us"].items() if isinstance(t, (int, float))}
         if not m:
@@ -65,12 +84,23 @@ def summarise(kernels):
             if "ptxas" in m:
                 k["speedup_over_ptxas"] = m["ptxas"] / m[choice]
                 speedups.append(k["speedup_over_ptxas"])
-    return {
+        p = paired(m, k.get("rounds_us"))
+        if p and choice in p:
+            best_p = min(p, key=p.get)
+            k["paired_us"] = {v: round(t, 3) for v, t in p.items()}
+            k["best_paired"] = best_p
+            k["choice_within_5pct_paired"] = p[choice] <= 1.05 * p[best_p]
+            within_paired.append(k["choice_within_5pct_paired"])
+    summary = {
         "kernels_timed": len(within),
         "choice_within_5pct": sum(within),
         "fraction_within_5pct": (sum(within) / len(within)) if within else None,
         "geomean_speedup_over_ptxas": geomean(speedups),
     }
+    if within_paired:
+        summary["kernels_paired"] = len(within_paired)
+        summary["choice_within_5pct_paired"] = sum(within_paired)
+    return summary
 
 
 def time_dir(timer, d, warmup, runs):
@@ -112,6 +142,15 @@ def cmd_selftest():
     assert ks["c"]["choice_within_5pct"] is False and ks["b"]["speedup_over_ptxas"] == 1.0
     assert s["kernels_timed"] == 3 and s["choice_within_5pct"] == 2
     assert abs(s["geomean_speedup_over_ptxas"] - (10.0 / 8.3) ** (1 / 3)) < 1e-12
+    assert "kernels_paired" not in s
+    # A clock drifting down through the run: ptxas, timed first in each round, reads slow in
+    # the medians; round by round the choice (ptxas) is as fast as the rest.
+    d = {"measured_us": {"ptxas": 12.0, "v": 11.3}, "predicted_choice": "ptxas",
+         "rounds_us": {"ptxas": [12.1, 12.5, 12.4, 11.7, 9.7], "v": [12.8, 12.1, 11.2, 10.5, 10.5]}}
+    s = summarise({"d": d})
+    assert d["choice_within_5pct"] is False and d["choice_within_5pct_paired"] is True
+    assert s["kernels_paired"] == 1 and s["choice_within_5pct_paired"] == 1
+    assert paired({"ptxas": 2.0}, {"ptxas": [1.0, 2.0]}) == {"ptxas": 2.0}
     print("selftest: ok")
     return 0
 
