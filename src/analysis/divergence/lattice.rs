@@ -963,11 +963,9 @@ pub mod ops {
         Abs::DIVERGENT
     }
 
-    /// `a | b`: an addition when the two sides cannot have a bit in common — one side's values lie
-    /// in `[0, 2^k)` on every lane (a constant, or `c·T + b` with a constant base) and the other's
-    /// lowest `k` bits are known zero (its base aligned to `k` bits, its coefficient a multiple of
-    /// `2^k`): `(warp << 5) | lane`, `(i << 2) | 1` — or the bits the two can have set are known
-    /// ([`Abs::possible_bits`]) and disjoint. Otherwise uniform only when both are.
+    /// `a | b`: an addition when the bits the two sides can have set ([`Abs::possible_bits`]: from
+    /// their bounds and known low zeros) are disjoint — `(warp << 5) | lane`, `(i << 2) | 1`.
+    /// Otherwise uniform only when both are.
     pub fn or(a: Abs, b: Abs, w: u32) -> Abs {
         if let Some(r) = pre(&a, &b) {
             return r;
@@ -975,22 +973,7 @@ pub mod ops {
         if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
             return Abs::constant(norm(x | y, w));
         }
-        if let Some(sum) = disjoint_sum(a, b, w) {
-            return sum;
-        }
-        for (hi, lo) in [(a, b), (b, a)] {
-            let Some(k) = bits_needed(&lo) else {
-                continue;
-            };
-            let hi_coef_clear = match hi.coef {
-                Coef::Int(c) => k < 63 && c.rem_euclid(1i64 << k) == 0,
-                _ => false,
-            };
-            if hi_coef_clear && u32::from(hi.align) >= k {
-                return add(hi, lo, w, NoWrap::NONE);
-            }
-        }
-        uniform_only(&[a, b])
+        disjoint_sum(a, b, w).unwrap_or_else(|| uniform_only(&[a, b]))
     }
 
     /// `a ^ b`: an addition when the bits the two can have set are disjoint (as for `or`),
@@ -1018,20 +1001,6 @@ pub mod ops {
             nuw: true,
         };
         Some(add(a, b, w, nw))
-    }
-
-    /// The fewest low bits that hold every lane's value of `x` (`c·T + b` with constant `c`, `b`
-    /// and values in `[0, 2^63)`), if known.
-    fn bits_needed(x: &Abs) -> Option<u32> {
-        let (Coef::Int(c), Coef::Int(b)) = (x.coef, x.base) else {
-            return None;
-        };
-        let last = (b as i128) + 31 * (c as i128);
-        let (lo, hi) = ((b as i128).min(last), (b as i128).max(last));
-        if lo < 0 || hi >= 1i128 << 63 {
-            return None;
-        }
-        Some(128 - (hi as u128).leading_zeros())
     }
 
     /// Sign- (`signed`) or zero-extension from `from` to `to` bits.
