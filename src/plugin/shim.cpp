@@ -5,7 +5,10 @@
 //  1. Registers with the new pass manager (plugin API version 2, the five-field
 //     PassPluginLibraryInfo of llvm/Plugins/PassPlugin.h):
 //       - the function analysis `affine-divergence` (AffineDivergenceAnalysis),
-//       - the printer `print<affine-divergence>` and `require<>`/`invalidate<>` for it.
+//       - the printer `print<affine-divergence>` and `require<>`/`invalidate<>` for it,
+//       - the module pass `warpsmith-trace-divergence` (for tests: the analysis's claims and a
+//         trace of every claimed value on every lane, which tests/plugin_soundness.rs checks on
+//         the PTX emulator after llc).
 //     Every pass is marked required, so clang -O0 (optnone) functions are handled too.
 //  2. Flattens one LLVM function (values, operands, blocks, LLVM CycleInfo) into the plain C
 //     structs below and calls the Rust analysis (src/analysis/divergence/llvm.rs) through
@@ -32,6 +35,8 @@
 //   -affine-divergence-assume-1d            assume 1-D blocks when nvvm.reqntid is absent
 //   -affine-divergence-assume-no-overflow   treat all integer arithmetic as nsw/nuw
 //   -affine-divergence-block-dim=X[,Y[,Z]]  the block shape of every kernel
+//   -warpsmith-trace-claims=PATH            warpsmith-trace-divergence: where the claims go
+//   -warpsmith-trace-capacity=N             warpsmith-trace-divergence: records the trace holds
 //   -warpsmith-spill=N|auto|off             code-generation hook: spill to shared memory with
 //                                           register target N / the next occupancy cliff / not
 //                                           at all (overrides WARPSMITH_SPILL_MAX_REGS)
@@ -50,6 +55,8 @@
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Instructions.h"
@@ -63,6 +70,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -736,10 +744,145 @@ struct AffineDivergencePrinterPass : PassInfoMixin<AffineDivergencePrinterPass> 
   }
 };
 
+// ---- The dynamic soundness check on LLVM IR ---------------------------------------------------
+
+cl::opt<std::string> TraceClaims(
+    "warpsmith-trace-claims",
+    cl::desc("warpsmith-trace-divergence: write the claim of every traced value to this file "
+             "(one line each: id, class, scope, coefficient, base, width, function, value)"),
+    cl::value_desc("path"), cl::init(""));
+cl::opt<unsigned> TraceCapacity("warpsmith-trace-capacity",
+                                cl::desc("warpsmith-trace-divergence: records the trace holds"),
+                                cl::init(1u << 16));
+
+/// `warpsmith-trace-divergence` (a module pass, for tests): the LLVM IR counterpart of
+/// src/analysis/divergence/soundness.rs. In every kernel the analysis has classed, each value it
+/// does not call divergent (integers, pointers and floats of at most 64 bits, arguments
+/// included) gets a trace record right after its definition (after the block's phis for a phi):
+/// a slot taken with an atomic add on the module array `__warpsmith_trace` (global address
+/// space; the emulator returns module variables after a run), then the value's id, the thread
+/// and CTA, `%clock64` (the emulator's per-warp instruction counter, which the lanes of one
+/// warp-instruction share) and the value, in the PTX trace's record layout with no iteration key
+/// (so only warp-level claims can be checked). The claims go to -warpsmith-trace-claims. The
+/// records are written after the analysis ran, so they do not change what was claimed.
+struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
+  static bool isRequired() { return true; }
+
+  static bool traceable(const Type *T) {
+    if (T->isIntegerTy())
+      return T->getIntegerBitWidth() <= 64;
+    return T->isPointerTy() || T->isHalfTy() || T->isBFloatTy() || T->isFloatTy() ||
+           T->isDoubleTy();
+  }
+
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    LLVMContext &C = M.getContext();
+    const DataLayout &DL = M.getDataLayout();
+    Type *I64 = Type::getInt64Ty(C);
+    uint64_t Cap = TraceCapacity;
+    // 64-byte header (word 0: the record count), then 40-byte records; one spare slot takes
+    // every record past the capacity.
+    ArrayType *AT = ArrayType::get(I64, 8 + (Cap + 1) * 5);
+    auto *G = new GlobalVariable(M, AT, false, GlobalValue::ExternalLinkage,
+                                 ConstantAggregateZero::get(AT), "__warpsmith_trace", nullptr,
+                                 GlobalValue::NotThreadLocal, /*AddressSpace=*/1);
+    G->setAlignment(Align(8));
+    std::string Claims;
+    raw_string_ostream CS(Claims);
+    uint32_t NextId = 0;
+    for (Function &F : M) {
+      if (F.isDeclaration() || F.getCallingConv() != CallingConv::PTX_Kernel)
+        continue;
+      auto &R = FAM.getResult<AffineDivergenceAnalysis>(F);
+      if (!R.Analysed)
+        continue;
+      std::vector<std::pair<Value *, Instruction *>> Points;
+      Instruction *Entry = &*F.getEntryBlock().getFirstInsertionPt();
+      for (Argument &A : F.args())
+        Points.push_back({&A, Entry});
+      for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+          if (!I.isTerminator())
+            Points.push_back({&I, isa<PHINode>(I) ? &*BB.getFirstInsertionPt() : I.getNextNode()});
+      for (auto [V, At] : Points) {
+        WsResult Cl = R.Classes.lookup(V);
+        if (!traceable(V->getType()) || Cl.cls == 0 || Cl.cls == 5)
+          continue;
+        uint32_t Id = NextId++;
+        unsigned Bits = V->getType()->isPointerTy() ? DL.getPointerSizeInBits(
+                                                          V->getType()->getPointerAddressSpace())
+                                                    : V->getType()->getPrimitiveSizeInBits();
+        std::string Text;
+        raw_string_ostream TS(Text);
+        V->print(TS);
+        CS << Id << "\t" << Cl.cls << "\t" << Cl.scope << "\t" << Cl.coef << "\t" << Cl.base
+           << "\t" << Bits << "\t" << F.getName() << "\t" << StringRef(Text).trim() << "\n";
+        record(M, G, Cap, V, At, Id, Bits, DL);
+      }
+      FAM.invalidate(F, PreservedAnalyses::none());
+    }
+    if (!TraceClaims.empty()) {
+      std::error_code EC;
+      raw_fd_ostream Out(TraceClaims, EC, sys::fs::OF_Text);
+      if (EC)
+        report_fatal_error(Twine("warpsmith-trace-divergence: ") + TraceClaims + ": " +
+                           EC.message());
+      Out << Claims;
+    }
+    return PreservedAnalyses::none();
+  }
+
+  /// The record of value `V` (`Bits` wide), before `At`.
+  static void record(Module &M, GlobalVariable *G, uint64_t Cap, Value *V, Instruction *At,
+                     uint32_t Id, unsigned Bits, const DataLayout &DL) {
+    IRBuilder<> B(At);
+    LLVMContext &C = M.getContext();
+    Type *I64 = Type::getInt64Ty(C);
+    Value *X = V;
+    if (X->getType()->isPointerTy())
+      X = B.CreatePtrToInt(X, DL.getIntPtrType(X->getType()));
+    else if (!X->getType()->isIntegerTy())
+      X = B.CreateBitCast(X, IntegerType::get(C, Bits));
+    X = B.CreateZExtOrTrunc(X, I64);
+    auto sreg = [&](Intrinsic::ID I) { return B.CreateIntrinsic(I, {}); };
+    Value *Tid = B.CreateOr(
+        sreg(Intrinsic::nvvm_read_ptx_sreg_tid_x),
+        B.CreateOr(B.CreateShl(sreg(Intrinsic::nvvm_read_ptx_sreg_tid_y), 10),
+                   B.CreateShl(sreg(Intrinsic::nvvm_read_ptx_sreg_tid_z), 20)));
+    Value *Cta = B.CreateAdd(
+        sreg(Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+        B.CreateMul(sreg(Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                    B.CreateAdd(sreg(Intrinsic::nvvm_read_ptx_sreg_ctaid_y),
+                                B.CreateMul(sreg(Intrinsic::nvvm_read_ptx_sreg_nctaid_y),
+                                            sreg(Intrinsic::nvvm_read_ptx_sreg_ctaid_z)))));
+    Value *Who = B.CreateOr(B.CreateZExt(Tid, I64), B.CreateShl(B.CreateZExt(Cta, I64), 32));
+    Value *N = B.CreateAtomicRMW(AtomicRMWInst::Add, G, ConstantInt::get(I64, 1), MaybeAlign(8),
+                                 AtomicOrdering::Monotonic);
+    Value *CapV = ConstantInt::get(I64, Cap);
+    Value *Slot = B.CreateSelect(B.CreateICmpULT(N, CapV), N, CapV);
+    Value *Base = B.CreateAdd(B.CreateMul(Slot, ConstantInt::get(I64, 5)), ConstantInt::get(I64, 8));
+    Value *Clock = sreg(Intrinsic::nvvm_read_ptx_sreg_clock64);
+    Value *Words[5] = {ConstantInt::get(I64, Id), Who, Clock, ConstantInt::get(I64, 0), X};
+    for (unsigned K = 0; K < 5; ++K) {
+      Value *P = B.CreateInBoundsGEP(I64, G, B.CreateAdd(Base, ConstantInt::get(I64, K)));
+      B.CreateStore(Words[K], P);
+    }
+  }
+};
+
 void registerCallbacks(PassBuilder &PB) {
   PB.registerAnalysisRegistrationCallback([](FunctionAnalysisManager &FAM) {
     FAM.registerPass([] { return AffineDivergenceAnalysis(); });
   });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name == "warpsmith-trace-divergence") {
+          MPM.addPass(TraceDivergencePass());
+          return true;
+        }
+        return false;
+      });
   PB.registerPipelineParsingCallback(
       [](StringRef Name, FunctionPassManager &FPM, ArrayRef<PassBuilder::PipelineElement>) {
         if (Name == "print<affine-divergence>") {

@@ -603,6 +603,17 @@ fn mask(bits: u32) -> u64 {
     }
 }
 
+/// What a trace record claims about the value it logged.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// The value's class.
+    pub class: Class,
+    /// Its width in bits (1 to 64): values are compared modulo `2^width`.
+    pub width: u32,
+    /// A name for reports (the register, or the LLVM value).
+    pub name: String,
+}
+
 /// Checks a trace against the classes of `r`.
 fn check_trace(
     data: &[u8],
@@ -612,6 +623,37 @@ fn check_trace(
     block: [u32; 3],
     capacity: u64,
 ) -> Result<CheckReport, SoundnessError> {
+    let body = m
+        .function(kernel)
+        .and_then(|f| f.body.as_ref())
+        .ok_or_else(|| SoundnessError::NoKernel(kernel.to_string()))?;
+    let claim = |head: u64| {
+        let reg = Reg((head & 0x7fff_ffff) as u32);
+        Some(Claim {
+            class: r.abs(reg).class(),
+            width: body
+                .regs
+                .get(reg.0 as usize)
+                .map_or(64, |d| d.ty.bits().clamp(1, 64)),
+            name: body.reg_name(reg).to_string(),
+        })
+    };
+    Ok(check_records(data, capacity, block, &claim, true))
+}
+
+/// Checks the records of a trace (the layout [`instrument`] writes: a 64-byte header whose first
+/// word counts the records, then 40-byte records of head, thread, clock, iteration key and
+/// value) against `claim(head)`; records whose head has no claim are skipped. The head's low 31
+/// bits name the value, bit 31 marks a write, the high word is the instruction. `block_level`:
+/// also check block-scoped claims across the warps of a CTA, per iteration key (a trace without
+/// iteration keys must not ask for it).
+pub fn check_records(
+    data: &[u8],
+    capacity: u64,
+    block: [u32; 3],
+    claim: &dyn Fn(u64) -> Option<Claim>,
+    block_level: bool,
+) -> CheckReport {
     let logged = word(data, 0);
     // Past the capacity every record lands in the last slot: check the ones before it.
     let truncated = logged > capacity;
@@ -619,15 +661,6 @@ fn check_trace(
         capacity.saturating_sub(1)
     } else {
         logged
-    };
-    let body = m
-        .function(kernel)
-        .and_then(|f| f.body.as_ref())
-        .ok_or_else(|| SoundnessError::NoKernel(kernel.to_string()))?;
-    let width = |reg: u32| -> u32 {
-        body.regs
-            .get(reg as usize)
-            .map_or(64, |d| d.ty.bits().clamp(1, 64))
     };
     // (cta, warp, head, clock) -> (iteration key, [(lane, value)])
     let mut warp_groups: HashMap<WarpKey, (u64, Vec<(u32, u64)>)> = HashMap::new();
@@ -653,65 +686,22 @@ fn check_trace(
         truncated,
         ..CheckReport::default()
     };
-    let mut regs_seen = std::collections::HashSet::new();
+    let mut heads_seen = std::collections::HashSet::new();
     // (cta, head, iteration key) -> [(warp, base)], for block scope.
     let mut block_groups: HashMap<(u32, u64, u64), Vec<(u32, u64)>> = HashMap::new();
     let mut groups: Vec<_> = warp_groups.into_iter().collect();
     groups.sort_by_key(|(k, _)| *k);
     for ((cta, warp, head, _clk), (key, lanes)) in groups {
-        let reg = (head & 0x7fff_ffff) as u32;
-        let write = head & (1 << 31) != 0;
-        let inst = (head >> 32) as u32;
-        let abs = r.abs(Reg(reg));
-        let class = abs.class();
-        let w = width(reg);
-        let mk = mask(w);
-        regs_seen.insert(reg);
+        let Some(c) = claim(head) else { continue };
+        heads_seen.insert(head & 0x7fff_ffff);
         report.warp_groups += 1;
-        let name = body.reg_name(Reg(reg)).to_string();
-        let mut violate = |detail: String| {
-            if report.violations.len() < 200 {
-                report.violations.push(Violation {
-                    reg: name.clone(),
-                    class: class.to_string(),
-                    inst,
-                    write,
-                    detail,
-                });
+        if let Some(base) = check_warp_group(&c, head, cta, warp, &lanes, &mut report) {
+            if block_level && c.class.scope() == Some(Scope::Block) {
+                block_groups
+                    .entry((cta, head, key))
+                    .or_default()
+                    .push((warp, base));
             }
-        };
-        let coef = class.coef().unwrap_or(0);
-        // base_l = v_l - coef·lane (mod 2^w)
-        let bases: Vec<u64> = lanes
-            .iter()
-            .map(|&(lane, v)| v.wrapping_sub((coef as u64).wrapping_mul(u64::from(lane))) & mk)
-            .collect();
-        let first = bases[0];
-        if bases.iter().any(|&b| b != first) {
-            violate(format!(
-                "CTA {cta} warp {warp}: lanes disagree: {:?}",
-                lanes
-                    .iter()
-                    .map(|(l, v)| format!("lane {l}={v:#x}"))
-                    .collect::<Vec<_>>()
-            ));
-            continue;
-        }
-        let expected = match class {
-            Class::Constant(c) | Class::ConstantAffine { base: c, .. } => Some(c),
-            _ => None,
-        };
-        if let Some(c) = expected.filter(|&c| first != (norm(c, w) as u64) & mk) {
-            violate(format!(
-                "CTA {cta} warp {warp}: base {first:#x}, expected {:#x}",
-                (c as u64) & mk
-            ));
-        }
-        if class.scope() == Some(Scope::Block) {
-            block_groups
-                .entry((cta, head, key))
-                .or_default()
-                .push((warp, first));
         }
     }
     let mut bg: Vec<_> = block_groups.into_iter().collect();
@@ -724,26 +714,79 @@ fn check_trace(
         }
         let first = per_warp[0].1;
         if per_warp.iter().any(|(_, b)| *b != first) {
-            let reg = (head & 0x7fff_ffff) as u32;
-            if report.violations.len() < 200 {
-                report.violations.push(Violation {
-                    reg: body.reg_name(Reg(reg)).to_string(),
-                    class: r.abs(Reg(reg)).class().to_string(),
-                    inst: (head >> 32) as u32,
-                    write: head & (1 << 31) != 0,
-                    detail: format!(
-                        "CTA {cta} iteration {key:#x}: warps disagree: {:?}",
-                        per_warp
-                            .iter()
-                            .map(|(w, b)| format!("warp {w} base={b:#x}"))
-                            .collect::<Vec<_>>()
-                    ),
-                });
-            }
+            let c = claim(head).expect("grouped heads have claims");
+            push_violation(
+                &mut report,
+                &c,
+                head,
+                format!(
+                    "CTA {cta} iteration {key:#x}: warps disagree: {:?}",
+                    per_warp
+                        .iter()
+                        .map(|(w, b)| format!("warp {w} base={b:#x}"))
+                        .collect::<Vec<_>>()
+                ),
+            );
         }
     }
-    report.registers_checked = regs_seen.len();
-    Ok(report)
+    report.registers_checked = heads_seen.len();
+    report
+}
+
+fn push_violation(report: &mut CheckReport, c: &Claim, head: u64, detail: String) {
+    if report.violations.len() < 200 {
+        report.violations.push(Violation {
+            reg: c.name.clone(),
+            class: c.class.to_string(),
+            inst: (head >> 32) as u32,
+            write: head & (1 << 31) != 0,
+            detail,
+        });
+    }
+}
+
+/// The warp-level claim on one warp-instruction's lanes: one lane-independent part `b` (the
+/// constant one for constants and constant-affine values). Returns `b` when the lanes agree.
+fn check_warp_group(
+    c: &Claim,
+    head: u64,
+    cta: u32,
+    warp: u32,
+    lanes: &[(u32, u64)],
+    report: &mut CheckReport,
+) -> Option<u64> {
+    let w = c.width;
+    let mk = mask(w);
+    let coef = c.class.coef().unwrap_or(0);
+    // base_l = v_l - coef·lane (mod 2^w)
+    let bases: Vec<u64> = lanes
+        .iter()
+        .map(|&(lane, v)| v.wrapping_sub((coef as u64).wrapping_mul(u64::from(lane))) & mk)
+        .collect();
+    let first = bases[0];
+    if bases.iter().any(|&b| b != first) {
+        let detail = format!(
+            "CTA {cta} warp {warp}: lanes disagree: {:?}",
+            lanes
+                .iter()
+                .map(|(l, v)| format!("lane {l}={v:#x}"))
+                .collect::<Vec<_>>()
+        );
+        push_violation(report, c, head, detail);
+        return None;
+    }
+    let expected = match c.class {
+        Class::Constant(k) | Class::ConstantAffine { base: k, .. } => Some(k),
+        _ => None,
+    };
+    if let Some(k) = expected.filter(|&k| first != (norm(k, w) as u64) & mk) {
+        let detail = format!(
+            "CTA {cta} warp {warp}: base {first:#x}, expected {:#x}",
+            (k as u64) & mk
+        );
+        push_violation(report, c, head, detail);
+    }
+    Some(first)
 }
 
 #[cfg(test)]
