@@ -923,7 +923,13 @@ pub fn spec_for(f: &Function, hints: &Hints) -> EmuResult<LaunchSpec> {
                 range: None,
             }));
         } else if !p.dims.is_empty() {
-            let ty = elem.unwrap_or(ElemType::F32);
+            // f32 elements where the size allows; a 2-byte aggregate (a `__half` passed by value)
+            // gets one 16-bit element, odd sizes bytes.
+            let ty = elem.unwrap_or(match p.size_bytes() {
+                n if n % 4 == 0 => ElemType::F32,
+                n if n % 2 == 0 => ElemType::U16,
+                _ => ElemType::U8,
+            });
             let n = p.size_bytes() / ty.size() as u64;
             args.push(ArgSpec::Byval(BufferSpec {
                 ty,
@@ -970,6 +976,31 @@ pub fn spec_for(f: &Function, hints: &Hints) -> EmuResult<LaunchSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_value_aggregates_get_elements_that_divide_them() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry k(.param .align 2 .b8 k_h[2], .param .align 4 .b8 k_s[12], \
+            .param .b8 k_c[3])\n{\nret;\n}\n";
+        let m = crate::ptx::parse_module(text, "k.ptx").unwrap();
+        let spec = spec_for(m.function("k").unwrap(), &Hints::new()).unwrap();
+        let got: Vec<(ElemType, Option<u64>)> = spec
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgSpec::Byval(b) => (b.ty, b.len),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (ElemType::U16, Some(1)),
+                (ElemType::F32, Some(3)),
+                (ElemType::U8, Some(3))
+            ]
+        );
+    }
 
     #[test]
     fn splitmix_reference_values() {
