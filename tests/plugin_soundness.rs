@@ -8,8 +8,9 @@
 //! PTX of the instrumented IR; the emulator runs it and returns the trace (the module array
 //! `__warpsmith_trace`), which `soundness::check_records` checks against the claims: uniform
 //! values are one value on the lanes of a warp-instruction, constants that value, affine values
-//! `coef·lane + b` modulo `2^width`. Block-level claims (the same `b` in every warp) are not
-//! checked here: the LLVM trace carries no loop-iteration key.
+//! `coef·lane + b` modulo `2^width`, and block-scoped ones the same `b` in every warp of the CTA
+//! at the same instruction and loop iteration (the pass counts natural loops' iterations; in a
+//! function with an irreducible cycle only the warp level is checked).
 //!
 //! Skipped with a message when clang-22, opt, llc or a plugin built with the C++ shim is
 //! missing (the plugin is target/debug/libwarpsmith.so, or WARPSMITH_PLUGIN: `cargo build`
@@ -145,6 +146,7 @@ struct Totals {
     launches: usize,
     records: u64,
     groups: u64,
+    block_groups: u64,
     values: usize,
     truncated: usize,
     not_run: Vec<String>,
@@ -190,10 +192,11 @@ fn check_kernel(
             .find(|b| b.name == "__warpsmith_trace")
             .expect("the trace array is a module variable");
         let claim = |head: u64| claims.get(&(head & 0x7fff_ffff)).cloned();
-        let r = check_records(&trace.data, CAPACITY, shape.block, &claim, false);
+        let r = check_records(&trace.data, CAPACITY, shape.block, &claim, true);
         t.launches += 1;
         t.records += r.records;
         t.groups += r.warp_groups;
+        t.block_groups += r.block_groups;
         t.values += r.registers_checked;
         t.truncated += usize::from(r.truncated);
         if !r.violations.is_empty() {
@@ -309,6 +312,7 @@ fn check_file(cu: &Path, tools: &Tools, work: &Path, t: &std::sync::Mutex<Totals
             g.launches += local.launches;
             g.records += local.records;
             g.groups += local.groups;
+            g.block_groups += local.block_groups;
             g.values += local.values;
             g.truncated += local.truncated;
             g.not_run.extend(local.not_run);
@@ -351,11 +355,12 @@ fn bench_kernels_claims_hold_on_llvm_ir() {
     }
     eprintln!(
         "plugin soundness: {} launches ({} with a truncated trace), {} records, {} warp groups, \
-         {} values checked, {} not run, {} failures",
+         {} multi-warp block groups, {} values checked, {} not run, {} failures",
         t.launches,
         t.truncated,
         t.records,
         t.groups,
+        t.block_groups,
         t.values,
         t.not_run.len(),
         t.failures.len()
@@ -474,11 +479,13 @@ fn triton_llir_from_environment() {
             .find(|b| b.name == "__warpsmith_trace")
             .expect("the trace array");
         let claim = |head: u64| c.get(&(head & 0x7fff_ffff)).cloned();
-        let r = check_records(&trace.data, TRITON_CAPACITY, block, &claim, false);
+        let r = check_records(&trace.data, TRITON_CAPACITY, block, &claim, true);
         eprintln!(
-            "{name}: {} records, {} warp groups, {} values, truncated {}, {} violations",
+            "{name}: {} records, {} warp groups, {} block groups, {} values, truncated {}, {} \
+             violations",
             r.records,
             r.warp_groups,
+            r.block_groups,
             r.registers_checked,
             r.truncated,
             r.violations.len()

@@ -49,6 +49,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/CycleAnalysis.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Argument.h"
@@ -762,9 +763,13 @@ cl::opt<unsigned> TraceCapacity("warpsmith-trace-capacity",
 /// a slot taken with an atomic add on the module array `__warpsmith_trace` (global address
 /// space; the emulator returns module variables after a run), then the value's id, the thread
 /// and CTA, `%clock64` (the emulator's per-warp instruction counter, which the lanes of one
-/// warp-instruction share) and the value, in the PTX trace's record layout with no iteration key
-/// (so only warp-level claims can be checked). The claims go to -warpsmith-trace-claims. The
-/// records are written after the analysis ran, so they do not change what was claimed.
+/// warp-instruction share), an iteration key and the value, in the PTX trace's record layout.
+/// The iteration key mixes the iteration counts of the natural loops around the definition
+/// (a counter phi in each loop header), so that block-level claims can be checked across the
+/// warps of a CTA at the same dynamic instance; in a function with an irreducible cycle, which
+/// has no such counts, the key is the clock with the top bit set, unique to each warp, so only
+/// warp-level claims are checked there. The claims go to -warpsmith-trace-claims. The records
+/// are written after the analysis ran, so they do not change what was claimed.
 struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
   static bool isRequired() { return true; }
 
@@ -797,6 +802,11 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
       auto &R = FAM.getResult<AffineDivergenceAnalysis>(F);
       if (!R.Analysed)
         continue;
+      bool Reducible = true;
+      for (const auto *Cy : FAM.getResult<CycleAnalysis>(F).toplevel_cycles())
+        for (const auto *Sub : depth_first(Cy))
+          Reducible &= Sub->isReducible();
+      LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
       std::vector<std::pair<Value *, Instruction *>> Points;
       Instruction *Entry = &*F.getEntryBlock().getFirstInsertionPt();
       for (Argument &A : F.args())
@@ -805,6 +815,7 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
         for (Instruction &I : BB)
           if (!I.isTerminator())
             Points.push_back({&I, isa<PHINode>(I) ? &*BB.getFirstInsertionPt() : I.getNextNode()});
+      DenseMap<const Loop *, Value *> Counters = loopCounters(LI, I64);
       for (auto [V, At] : Points) {
         WsResult Cl = R.Classes.lookup(V);
         if (!traceable(V->getType()) || Cl.cls == 0 || Cl.cls == 5)
@@ -818,7 +829,18 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
         V->print(TS);
         CS << Id << "\t" << Cl.cls << "\t" << Cl.scope << "\t" << Cl.coef << "\t" << Cl.base
            << "\t" << Bits << "\t" << F.getName() << "\t" << StringRef(Text).trim() << "\n";
-        record(M, G, Cap, V, At, Id, Bits, DL);
+        Value *Key = nullptr;
+        if (Reducible) {
+          IRBuilder<> KB(At);
+          Key = ConstantInt::get(I64, 0);
+          SmallVector<const Loop *, 4> Nest;
+          for (const Loop *L = LI.getLoopFor(At->getParent()); L; L = L->getParentLoop())
+            Nest.push_back(L);
+          for (auto It = Nest.rbegin(); It != Nest.rend(); ++It)
+            Key = KB.CreateAdd(KB.CreateMul(Key, ConstantInt::get(I64, 0x9E3779B97F4A7C15ull)),
+                               KB.CreateAdd(Counters.lookup(*It), ConstantInt::get(I64, 1)));
+        }
+        record(M, G, Cap, V, At, Id, Bits, DL, Key);
       }
       FAM.invalidate(F, PreservedAnalyses::none());
     }
@@ -833,9 +855,27 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
     return PreservedAnalyses::none();
   }
 
-  /// The record of value `V` (`Bits` wide), before `At`.
+  /// An iteration counter for every natural loop: a phi in its header, 0 on entry and one more
+  /// on every back edge. Made before any record, so that records see the counters.
+  static DenseMap<const Loop *, Value *> loopCounters(LoopInfo &LI, Type *I64) {
+    DenseMap<const Loop *, Value *> Out;
+    for (Loop *L : LI.getLoopsInPreorder()) {
+      BasicBlock *H = L->getHeader();
+      IRBuilder<> B(&*H->begin());
+      PHINode *Phi = B.CreatePHI(I64, pred_size(H), "ws.iter");
+      B.SetInsertPoint(&*H->getFirstInsertionPt());
+      Value *Next = B.CreateAdd(Phi, ConstantInt::get(I64, 1), "ws.iter.next");
+      for (BasicBlock *P : predecessors(H))
+        Phi->addIncoming(L->contains(P) ? Next : ConstantInt::get(I64, 0), P);
+      Out[L] = Phi;
+    }
+    return Out;
+  }
+
+  /// The record of value `V` (`Bits` wide), before `At`; `Key` the iteration key (null: the
+  /// clock with the top bit set).
   static void record(Module &M, GlobalVariable *G, uint64_t Cap, Value *V, Instruction *At,
-                     uint32_t Id, unsigned Bits, const DataLayout &DL) {
+                     uint32_t Id, unsigned Bits, const DataLayout &DL, Value *Key) {
     IRBuilder<> B(At);
     LLVMContext &C = M.getContext();
     Type *I64 = Type::getInt64Ty(C);
@@ -863,7 +903,9 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
     Value *Slot = B.CreateSelect(B.CreateICmpULT(N, CapV), N, CapV);
     Value *Base = B.CreateAdd(B.CreateMul(Slot, ConstantInt::get(I64, 5)), ConstantInt::get(I64, 8));
     Value *Clock = sreg(Intrinsic::nvvm_read_ptx_sreg_clock64);
-    Value *Words[5] = {ConstantInt::get(I64, Id), Who, Clock, ConstantInt::get(I64, 0), X};
+    if (!Key)
+      Key = B.CreateOr(Clock, ConstantInt::get(I64, 1ull << 63));
+    Value *Words[5] = {ConstantInt::get(I64, Id), Who, Clock, Key, X};
     for (unsigned K = 0; K < 5; ++K) {
       Value *P = B.CreateInBoundsGEP(I64, G, B.CreateAdd(Base, ConstantInt::get(I64, K)));
       B.CreateStore(Words[K], P);
