@@ -1,7 +1,8 @@
 //! Soundness of the divergence analysis on LLVM IR — the pass plugin's front end — checked
 //! dynamically with the PTX emulator, as tests/divergence_soundness.rs checks the PTX front end.
 //!
-//! The bench kernels (bench/kernels/*.cu) are compiled by clang-22 to LLVM IR (-O3, sm_80);
+//! The bench kernels (bench/kernels/*.cu) are compiled by clang-22 to LLVM IR (sm_80, -O3 under
+//! three launch shapes, -O0 under one);
 //! `opt` with the plugin's `warpsmith-trace-divergence` pass (src/plugin/shim.cpp) analyses each
 //! kernel for a launch shape and writes, after the definition of every value it does not call
 //! divergent, a trace record of the value on each lane, and the claims to a file; `llc` makes
@@ -249,8 +250,8 @@ fn instrument(
     Ok((m, read_claims(&claims)))
 }
 
-/// clang-22's LLVM IR of `cu` (sm_80, -O3) at `ll`.
-fn compile(tools: &Tools, cu: &Path, ll: &Path) -> Result<(), String> {
+/// clang-22's LLVM IR of `cu` (sm_80, optimisation `level`) at `ll`.
+fn compile(tools: &Tools, cu: &Path, ll: &Path, level: &str) -> Result<(), String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     sh(Command::new(&tools.clang)
         .args([
@@ -263,10 +264,10 @@ fn compile(tools: &Tools, cu: &Path, ll: &Path) -> Result<(), String> {
         .args([
             "--cuda-gpu-arch=sm_80",
             "--cuda-feature=+ptx80",
-            "-O3",
             "-S",
             "-emit-llvm",
         ])
+        .arg(level)
         .arg("-include")
         .arg(root.join("bench/kernels/prelude.h"))
         .arg(cu)
@@ -276,16 +277,32 @@ fn compile(tools: &Tools, cu: &Path, ll: &Path) -> Result<(), String> {
 
 /// One .cu file: LLVM IR once, then per shape the instrumented PTX and every kernel's run.
 fn check_file(cu: &Path, tools: &Tools, work: &Path, t: &std::sync::Mutex<Totals>) {
-    let stem = cu.file_stem().unwrap().to_string_lossy().into_owned();
-    let ll = work.join(format!("{stem}.ll"));
-    if let Err(e) = compile(tools, cu, &ll) {
-        t.lock().unwrap().failures.push(e);
-        return;
+    for level in ["-O3", "-O0"] {
+        let stem = format!("{}{level}", cu.file_stem().unwrap().to_string_lossy());
+        let ll = work.join(format!("{stem}.ll"));
+        if let Err(e) = compile(tools, cu, &ll, level) {
+            t.lock().unwrap().failures.push(e);
+            return;
+        }
+        // -O0 code keeps nearly every value in memory (loads: divergent): one shape is enough.
+        let shapes = if level == "-O0" { &SHAPES[..1] } else { SHAPES };
+        check_level(&ll, &stem, shapes, tools, work, t);
     }
-    for (k, shape) in SHAPES.iter().enumerate() {
+}
+
+/// The kernels of `ll` under each of `shapes`.
+fn check_level(
+    ll: &Path,
+    stem: &str,
+    shapes: &[Shape],
+    tools: &Tools,
+    work: &Path,
+    t: &std::sync::Mutex<Totals>,
+) {
+    for (k, shape) in shapes.iter().enumerate() {
         let (m, claims) = match instrument(
             tools,
-            &ll,
+            ll,
             &work.join(format!("{stem}.{k}")),
             shape.block,
             CAPACITY,
@@ -380,7 +397,7 @@ fn wrong_block_shape_is_caught() {
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("plugin-soundness-wrong");
     std::fs::create_dir_all(&work).expect("work dir");
     let ll = work.join("stencil2d.ll");
-    compile(&tools, &root.join("bench/kernels/stencil2d.cu"), &ll).expect("clang");
+    compile(&tools, &root.join("bench/kernels/stencil2d.cu"), &ll, "-O3").expect("clang");
     let launch = Shape {
         name: "2-D",
         grid: &[1],
