@@ -360,8 +360,9 @@ enum Command {
         #[arg(long)]
         kernel: Option<String>,
         /// Threads per block at most: the region is built and occupancy judged for this size.
-        /// Needed where the cubin has no .maxntid/.reqntid; below the cubin's .maxntid it
-        /// narrows it. The output then records the bound (the driver refuses larger blocks).
+        /// Needed where the cubin has no .maxntid/.reqntid (default: the block of the --launch
+        /// spec, for the kernel it launches); below the cubin's .maxntid it narrows it. The
+        /// output then records the bound (the driver refuses larger blocks).
         #[arg(long, value_name = "THREADS")]
         block_size: Option<u32>,
         /// Dynamic shared memory of the launch in bytes (0 if none). Without it no kernel's

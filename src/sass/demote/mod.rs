@@ -55,7 +55,8 @@ use rewrite::Move;
 pub struct DemoteOptions {
     /// Only this kernel (default: every kernel of the cubin).
     pub kernel: Option<String>,
-    /// Threads per block at most; needed where the cubin has no `.maxntid`/`.reqntid` (the
+    /// Threads per block at most; needed where the cubin has no `.maxntid`/`.reqntid` and
+    /// `predict_launch` does not launch the kernel ([`DemoteOptions::block_size_for`]; the
     /// rewrite then records the bound so the driver refuses larger launches).
     pub block_size: Option<u32>,
     /// Dynamic shared memory of the launch, bytes (unknown: no kernel's static size may grow).
@@ -74,6 +75,19 @@ pub struct DemoteOptions {
     /// The launch to predict on (default: the kernel's first `verify` launch). Large grids are
     /// sampled by the predictor, so this may be the real launch even where proofs use small ones.
     pub predict_launch: Option<LaunchSpec>,
+}
+
+impl DemoteOptions {
+    /// The block size to build `kernel`'s layout for: `block_size`, else the block of
+    /// `predict_launch` when that launch is of this kernel (the launch the user described).
+    pub fn block_size_for(&self, kernel: &str) -> Option<u32> {
+        self.block_size.or_else(|| {
+            self.predict_launch
+                .as_ref()
+                .filter(|l| l.kernel == kernel)
+                .map(|l| l.block.iter().product())
+        })
+    }
 }
 
 /// A kernel's predicted time in µs: cubin bytes, kernel, launch.
@@ -208,7 +222,8 @@ fn threads_for(bound: Option<ThreadBound>, given: Option<u32>) -> Result<(u32, b
         (Some(b), _) => Ok((b.threads(), false)),
         (None, Some(g)) => Ok((g, true)),
         (None, None) => Err(
-            "the block size is unknown (no .maxntid/.reqntid in the cubin): give --block-size"
+            "the block size is unknown (no .maxntid/.reqntid in the cubin): give --block-size \
+             (or a --launch of this kernel)"
                 .into(),
         ),
     }
@@ -255,10 +270,11 @@ fn demote_kernel(
         Ok(p) => p,
         Err(why) => return refuse(report, why),
     };
-    let (threads, bound_added) = match threads_for(cubin.thread_bound(name), opts.block_size) {
-        Ok(t) => t,
-        Err(why) => return refuse(report, why),
-    };
+    let (threads, bound_added) =
+        match threads_for(cubin.thread_bound(name), opts.block_size_for(name)) {
+            Ok(t) => t,
+            Err(why) => return refuse(report, why),
+        };
     report.threads = Some(threads);
     let ctx = LaunchContext {
         arch,

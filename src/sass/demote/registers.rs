@@ -245,7 +245,7 @@ fn prepare<'a>(
     opts: &'a DemoteOptions,
 ) -> Result<(Setting<'a>, bool, Usage), String> {
     let code = read_code(cubin, name)?;
-    let (threads, bound_added) = threads_for(cubin.thread_bound(name), opts.block_size)?;
+    let (threads, bound_added) = threads_for(cubin.thread_bound(name), opts.block_size_for(name))?;
     let sbs = regrewrite::scoreboards(&code.body)?;
     let frame = match &code.stack {
         Stack::Frame(f) => Some(f.clone()),
