@@ -428,11 +428,24 @@ fn wrong_block_shape_is_caught() {
     assert!(right.is_empty(), "{right:#?}");
 }
 
-/// Triton's own LLVM IR, when `WARPSMITH_TRITON_LLIR_DIR` names a folder of `<name>.ll` (names
-/// containing `sm_90` are made for sm_90a, the others for sm_80; with the
-/// NVPTX triple; Triton's `llir` has none) next to `<name>.spec.json` (an emulator launch spec
-/// of the kernel; bench/gpu/prepare.py's triton_specs makes them): each analysed for the spec's
-/// block, instrumented, run and checked.
+/// Triton's own LLVM IR in tests/data/triton-llir: four kernels (layer norm, softmax and a
+/// 64×64 fp16 matmul for sm_80, the same matmul with wgmma for sm_90a), each with an emulator
+/// launch spec.
+#[test]
+fn triton_llir_in_the_repo() {
+    let Some(tools) = tools() else {
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/triton-llir");
+    let t = check_llir_dir(&tools, &dir, "plugin-soundness-triton-data");
+    assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+    assert_eq!(t.launches, 4, "not run: {:?}", t.not_run);
+}
+
+/// More of Triton's LLVM IR, when `WARPSMITH_TRITON_LLIR_DIR` names a folder of `<name>.ll`
+/// (names containing `sm_90` are made for sm_90a, the others for sm_80; with the NVPTX triple:
+/// Triton's `llir` has none) next to `<name>.spec.json` (an emulator launch spec of the kernel;
+/// bench/gpu/prepare.py's triton_specs makes them).
 #[test]
 fn triton_llir_from_environment() {
     let Some(dir) = std::env::var_os("WARPSMITH_TRITON_LLIR_DIR") else {
@@ -442,10 +455,18 @@ fn triton_llir_from_environment() {
     let Some(tools) = tools() else {
         return;
     };
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("plugin-soundness-triton");
+    let t = check_llir_dir(&tools, Path::new(&dir), "plugin-soundness-triton");
+    assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+    assert!(t.launches > 0, "nothing ran");
+}
+
+/// Every `<name>.ll` of `dir` with a `<name>.spec.json`: analysed for the spec's block,
+/// instrumented, run on the spec and checked.
+fn check_llir_dir(tools: &Tools, dir: &Path, work: &str) -> Totals {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(work);
     std::fs::create_dir_all(&work).expect("work dir");
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("WARPSMITH_TRITON_LLIR_DIR")
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the LLVM IR folder")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".spec.json"))
         .collect();
@@ -471,7 +492,7 @@ fn triton_llir_from_environment() {
             "sm_80"
         };
         let (m, claims) =
-            match instrument(&tools, &ll, &work.join(&name), block, TRITON_CAPACITY, cpu) {
+            match instrument(tools, &ll, &work.join(&name), block, TRITON_CAPACITY, cpu) {
                 Ok(x) => x,
                 Err(e) => {
                     t.failures.push(e);
@@ -508,6 +529,9 @@ fn triton_llir_from_environment() {
             r.violations.len()
         );
         t.launches += 1;
+        if r.truncated {
+            t.failures.push(format!("{name}: the trace filled up"));
+        }
         if !r.violations.is_empty() {
             t.failures.push(format!("{name}: {:#?}", r.violations));
         }
@@ -515,6 +539,5 @@ fn triton_llir_from_environment() {
     for n in &t.not_run {
         eprintln!("  not run: {n}");
     }
-    assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
-    assert!(t.launches > 0, "nothing ran");
+    t
 }
