@@ -176,8 +176,13 @@ fn check_kernel(
                 hints = hints.scalar(i, 8);
             }
         }
-        let Ok(mut spec) = spec_for(f, &hints) else {
-            return;
+        let mut spec = match spec_for(f, &hints) {
+            Ok(s) => s,
+            Err(e) => {
+                t.not_run
+                    .push(format!("{kernel} ({}): launch spec: {e}", shape.name));
+                return;
+            }
         };
         spec.max_instructions = Some(8_000_000);
         let out = match run(m, &spec, &RunOptions::default()) {
