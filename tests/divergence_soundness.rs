@@ -5,6 +5,8 @@
 //! register (uniform in the warp or the block, constant, affine in the lane) is checked at every
 //! read and write. Zero violations are allowed.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -225,19 +227,7 @@ fn bench_kernels_have_no_violations() {
         .collect();
     files.sort();
     let totals = std::sync::Mutex::new(Totals::default());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(file) = files.get(i) else { break };
-                check_file(file, &totals);
-            });
-        }
-    });
+    common::parallel_map(&files, |file| check_file(file, &totals));
     let t = totals.into_inner().expect("totals");
     let distinct: std::collections::BTreeSet<&str> = t
         .kernels

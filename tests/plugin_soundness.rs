@@ -17,6 +17,8 @@
 //! missing (the plugin is target/debug/libwarpsmith.so, or WARPSMITH_PLUGIN: `cargo build`
 //! makes it).
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -358,19 +360,7 @@ fn bench_kernels_claims_hold_on_llvm_ir() {
         .collect();
     files.sort();
     let totals = std::sync::Mutex::new(Totals::default());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(cu) = files.get(i) else { break };
-                check_file(cu, &tools, &work, &totals);
-            });
-        }
-    });
+    common::parallel_map(&files, |cu| check_file(cu, &tools, &work, &totals));
     let t = totals.into_inner().expect("totals");
     for n in &t.not_run {
         eprintln!("  not run: {n}");
