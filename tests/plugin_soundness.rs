@@ -2,7 +2,8 @@
 //! dynamically with the PTX emulator, as tests/divergence_soundness.rs checks the PTX front end.
 //!
 //! The bench kernels (bench/kernels/*.cu) are compiled by clang-22 to LLVM IR (sm_80, -O3 under
-//! three launch shapes, -O0 under one);
+//! four launch shapes — the fourth 1-D with the block size not told, as
+//! `-affine-divergence-assume-1d` users run it — and -O0 under one);
 //! `opt` with the plugin's `warpsmith-trace-divergence` pass (src/plugin/shim.cpp) analyses each
 //! kernel for a launch shape and writes, after the definition of every value it does not call
 //! divergent, a trace record of the value on each lane, and the claims to a file; `llc` makes
@@ -86,6 +87,9 @@ struct Shape {
     name: &'static str,
     grid: &'static [u32],
     block: [u32; 3],
+    /// Whether the analysis is given the block (`-affine-divergence-block-dim`); otherwise it
+    /// only assumes 1-D blocks of unknown size (`-affine-divergence-assume-1d`).
+    known: bool,
 }
 
 const SHAPES: &[Shape] = &[
@@ -93,16 +97,25 @@ const SHAPES: &[Shape] = &[
         name: "1-D",
         grid: &[2],
         block: [64, 1, 1],
+        known: true,
     },
     Shape {
         name: "incomplete warps",
         grid: &[2],
         block: [48, 1, 1],
+        known: true,
     },
     Shape {
         name: "2-D",
         grid: &[2, 1],
         block: [16, 4, 1],
+        known: true,
+    },
+    Shape {
+        name: "1-D, size not told",
+        grid: &[2],
+        block: [64, 1, 1],
+        known: false,
     },
 ];
 
@@ -219,25 +232,29 @@ fn check_kernel(
 
 type Claims = HashMap<String, HashMap<u64, Claim>>;
 
-/// `ll` analysed for blocks of `block` and instrumented (`opt` with the plugin), then made PTX
-/// (`llc`): the parsed PTX and the claims. `out`: the path prefix of the files written.
+/// `ll` analysed for blocks of `block` (`None`: 1-D blocks of unknown size) and instrumented
+/// (`opt` with the plugin), then made PTX (`llc`): the parsed PTX and the claims. `out`: the
+/// path prefix of the files written.
 fn instrument(
     tools: &Tools,
     ll: &Path,
     out: &Path,
-    block: [u32; 3],
+    block: Option<[u32; 3]>,
     capacity: u64,
     cpu: &str,
 ) -> Result<(warpsmith::ptx::Module, Claims), String> {
     let with = |ext: &str| PathBuf::from(format!("{}.{ext}", out.display()));
     let (inst, claims, ptx) = (with("ll"), with("claims"), with("ptx"));
-    let [x, y, z] = block;
+    let shape_option = match block {
+        Some([x, y, z]) => format!("-affine-divergence-block-dim={x},{y},{z}"),
+        None => "-affine-divergence-assume-1d".to_string(),
+    };
     sh(Command::new(&tools.opt)
         .arg(format!("-load-pass-plugin={}", tools.plugin.display()))
         .arg("-passes=warpsmith-trace-divergence")
         .arg(format!("-warpsmith-trace-claims={}", claims.display()))
         .arg(format!("-warpsmith-trace-capacity={capacity}"))
-        .arg(format!("-affine-divergence-block-dim={x},{y},{z}"))
+        .arg(shape_option)
         .arg("-S")
         .arg(ll)
         .arg("-o")
@@ -311,7 +328,7 @@ fn check_level(
             tools,
             ll,
             &work.join(format!("{stem}.{k}")),
-            shape.block,
+            shape.known.then_some(shape.block),
             CAPACITY,
             "sm_80",
         ) {
@@ -397,13 +414,14 @@ fn wrong_block_shape_is_caught() {
         name: "2-D",
         grid: &[1],
         block: [16, 4, 1],
+        known: true,
     };
     let outcome = |analysed_for: [u32; 3]| {
         let (m, claims) = instrument(
             &tools,
             &ll,
             &work.join("k"),
-            analysed_for,
+            Some(analysed_for),
             CAPACITY,
             "sm_80",
         )
@@ -486,14 +504,20 @@ fn check_llir_dir(tools: &Tools, dir: &Path, work: &str) -> Totals {
         } else {
             "sm_80"
         };
-        let (m, claims) =
-            match instrument(tools, &ll, &work.join(&name), block, TRITON_CAPACITY, cpu) {
-                Ok(x) => x,
-                Err(e) => {
-                    t.failures.push(e);
-                    continue;
-                }
-            };
+        let (m, claims) = match instrument(
+            tools,
+            &ll,
+            &work.join(&name),
+            Some(block),
+            TRITON_CAPACITY,
+            cpu,
+        ) {
+            Ok(x) => x,
+            Err(e) => {
+                t.failures.push(e);
+                continue;
+            }
+        };
         let Some(c) = claims.get(&spec.kernel) else {
             t.not_run
                 .push(format!("{name}: no claims for {}", spec.kernel));
