@@ -24,9 +24,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use warpsmith::analysis::divergence::soundness::{check_records, Claim};
+use warpsmith::analysis::divergence::soundness::{check_records, CheckReport, Claim};
 use warpsmith::emu::launch::{spec_for, Hints, InitSpec};
-use warpsmith::emu::{run, RunOptions};
+use warpsmith::emu::{run, RunOptions, RunOutput};
 use warpsmith::plugin::WsResult;
 use warpsmith::ptx::{parse_module, FuncKind};
 
@@ -169,6 +169,47 @@ struct Totals {
     failures: Vec<String>,
 }
 
+impl Totals {
+    /// Counts one checked launch.
+    fn add_report(&mut self, r: &CheckReport) {
+        self.launches += 1;
+        self.records += r.records;
+        self.groups += r.warp_groups;
+        self.block_groups += r.block_groups;
+        self.values += r.registers_checked;
+        self.truncated += usize::from(r.truncated);
+    }
+
+    /// Adds another total to this one.
+    fn merge(&mut self, o: Totals) {
+        self.launches += o.launches;
+        self.records += o.records;
+        self.groups += o.groups;
+        self.block_groups += o.block_groups;
+        self.values += o.values;
+        self.truncated += o.truncated;
+        self.not_run.extend(o.not_run);
+        self.failures.extend(o.failures);
+    }
+}
+
+/// The trace of a run of an instrumented kernel (the module array `__warpsmith_trace`) checked
+/// against `claims` (by value id), for blocks of `block`.
+fn check_trace(
+    out: &RunOutput,
+    claims: &HashMap<u64, Claim>,
+    capacity: u64,
+    block: [u32; 3],
+) -> CheckReport {
+    let trace = out
+        .buffers
+        .iter()
+        .find(|b| b.name == "__warpsmith_trace")
+        .expect("the trace array is a module variable");
+    let claim = |head: u64| claims.get(&(head & 0x7fff_ffff)).cloned();
+    check_records(&trace.data, capacity, block, &claim, true)
+}
+
 /// One kernel of the instrumented PTX under one shape.
 fn check_kernel(
     m: &warpsmith::ptx::Module,
@@ -207,19 +248,8 @@ fn check_kernel(
                 continue;
             }
         };
-        let trace = out
-            .buffers
-            .iter()
-            .find(|b| b.name == "__warpsmith_trace")
-            .expect("the trace array is a module variable");
-        let claim = |head: u64| claims.get(&(head & 0x7fff_ffff)).cloned();
-        let r = check_records(&trace.data, CAPACITY, shape.block, &claim, true);
-        t.launches += 1;
-        t.records += r.records;
-        t.groups += r.warp_groups;
-        t.block_groups += r.block_groups;
-        t.values += r.registers_checked;
-        t.truncated += usize::from(r.truncated);
+        let r = check_trace(&out, claims, CAPACITY, shape.block);
+        t.add_report(&r);
         if !r.violations.is_empty() {
             t.failures
                 .push(format!("{kernel} ({}): {:#?}", shape.name, r.violations));
@@ -349,15 +379,7 @@ fn check_level(
             };
             let mut local = Totals::default();
             check_kernel(&m, &kernel, shape, c, &mut local);
-            let mut g = t.lock().unwrap();
-            g.launches += local.launches;
-            g.records += local.records;
-            g.groups += local.groups;
-            g.block_groups += local.block_groups;
-            g.values += local.values;
-            g.truncated += local.truncated;
-            g.not_run.extend(local.not_run);
-            g.failures.extend(local.failures);
+            t.lock().unwrap().merge(local);
         }
     }
 }
@@ -530,13 +552,7 @@ fn check_llir_dir(tools: &Tools, dir: &Path, work: &str) -> Totals {
                 continue;
             }
         };
-        let trace = out
-            .buffers
-            .iter()
-            .find(|b| b.name == "__warpsmith_trace")
-            .expect("the trace array");
-        let claim = |head: u64| c.get(&(head & 0x7fff_ffff)).cloned();
-        let r = check_records(&trace.data, TRITON_CAPACITY, block, &claim, true);
+        let r = check_trace(&out, c, TRITON_CAPACITY, block);
         eprintln!(
             "{name}: {} records, {} warp groups, {} block groups, {} values, truncated {}, {} \
              violations",
@@ -547,7 +563,7 @@ fn check_llir_dir(tools: &Tools, dir: &Path, work: &str) -> Totals {
             r.truncated,
             r.violations.len()
         );
-        t.launches += 1;
+        t.add_report(&r);
         if r.truncated {
             t.failures.push(format!("{name}: the trace filled up"));
         }

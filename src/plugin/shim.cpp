@@ -815,7 +815,10 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
         for (Instruction &I : BB)
           if (!I.isTerminator())
             Points.push_back({&I, isa<PHINode>(I) ? &*BB.getFirstInsertionPt() : I.getNextNode()});
-      DenseMap<const Loop *, Value *> Counters = loopCounters(LI, I64);
+      // Iteration counters only where every cycle is a natural loop (otherwise unused).
+      DenseMap<const Loop *, Value *> Counters;
+      if (Reducible)
+        Counters = loopCounters(LI, I64);
       for (auto [V, At] : Points) {
         WsResult Cl = R.Classes.lookup(V);
         if (!traceable(V->getType()) || Cl.cls == 0 || Cl.cls == 5)
@@ -840,7 +843,7 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
             Key = KB.CreateAdd(KB.CreateMul(Key, ConstantInt::get(I64, 0x9E3779B97F4A7C15ull)),
                                KB.CreateAdd(Counters.lookup(*It), ConstantInt::get(I64, 1)));
         }
-        record(M, G, Cap, V, At, Id, Bits, DL, Key);
+        record(G, Cap, V, At, Id, Bits, DL, Key);
       }
       FAM.invalidate(F, PreservedAnalyses::none());
     }
@@ -874,10 +877,10 @@ struct TraceDivergencePass : PassInfoMixin<TraceDivergencePass> {
 
   /// The record of value `V` (`Bits` wide), before `At`; `Key` the iteration key (null: the
   /// clock with the top bit set).
-  static void record(Module &M, GlobalVariable *G, uint64_t Cap, Value *V, Instruction *At,
-                     uint32_t Id, unsigned Bits, const DataLayout &DL, Value *Key) {
+  static void record(GlobalVariable *G, uint64_t Cap, Value *V, Instruction *At, uint32_t Id,
+                     unsigned Bits, const DataLayout &DL, Value *Key) {
     IRBuilder<> B(At);
-    LLVMContext &C = M.getContext();
+    LLVMContext &C = V->getContext();
     Type *I64 = Type::getInt64Ty(C);
     Value *X = V;
     if (X->getType()->isPointerTy())
