@@ -253,9 +253,11 @@ enum Command {
         /// Only this kernel.
         #[arg(long)]
         kernel: Option<String>,
-        /// Wall-clock budget of the analysis for the whole file, in milliseconds. When it is
-        /// spent, the loads and kernels not yet decided are left as they were. Each kernel also
-        /// has 20 ms of solver time for proofs. 0: no limits (every proof is attempted).
+        /// Wall-clock budget of the analysis for the whole file, in milliseconds, shared among
+        /// its kernels: each gets what is left divided by the kernels still to analyse, so time a
+        /// kernel does not use passes to the next. When a kernel's share is spent, its loads not
+        /// yet decided are left as they were. Each kernel also has 20 ms of solver time for
+        /// proofs. 0: no limits (every proof is attempted).
         #[arg(long, value_name = "MS", default_value_t = 2000)]
         time_budget: u64,
         /// Make every replacement the analysis proves, also those whose added instructions

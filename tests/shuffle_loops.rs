@@ -111,3 +111,62 @@ fn the_time_budget_holds_when_single_queries_are_slow() {
     let skipped = rep.kernels[0].skipped.as_deref().unwrap_or_default();
     assert!(skipped.contains("time budget"), "{skipped:?}");
 }
+
+/// A kernel whose analysis cannot finish does not spend the budget of the kernels after it:
+/// each kernel's share is what is left divided by the kernels still to analyse. Before, the
+/// first kernel of bench/kernels/heavy.cu spent the whole 2 s and eight kernels were skipped.
+#[test]
+fn a_slow_kernel_leaves_time_for_the_next() {
+    use std::time::Duration;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/shuffle/long_paths.ptx"
+    );
+    let slow = std::fs::read_to_string(path).expect("read");
+    let fast = r#"
+.visible .entry stencil3(.param .u64 in, .param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<6>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r3, %r1, %r2, %r3;
+  cvta.to.global.u64 %rd3, %rd1;
+  mul.wide.s32 %rd4, %r3, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd5+4];
+  ld.global.f32 %f3, [%rd5+8];
+  add.f32 %f4, %f1, %f2;
+  add.f32 %f5, %f4, %f3;
+  cvta.to.global.u64 %rd6, %rd2;
+  add.s64 %rd7, %rd6, %rd4;
+  st.global.f32 [%rd7], %f5;
+  ret;
+}
+"#;
+    let text = format!("{slow}{fast}");
+    let mut m = warpsmith::ptx::parse_module(&text, "two.ptx").expect("parse");
+    let opts = ShuffleOptions {
+        time_budget: Some(Duration::from_millis(1500)),
+        profitable_only: false,
+        ..ShuffleOptions::default()
+    };
+    let rep = shuffle_module(&mut m, &opts).expect("shuffle");
+    let [first, second] = &rep.kernels[..] else {
+        panic!("two kernels: {:?}", rep.kernels);
+    };
+    assert!(
+        first
+            .skipped
+            .as_deref()
+            .is_some_and(|s| s.contains("time budget")),
+        "{first:?}"
+    );
+    assert_eq!(second.skipped, None, "{second:?}");
+    assert_eq!(second.shuffles, 2, "{second:?}");
+}

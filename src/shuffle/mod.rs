@@ -53,8 +53,9 @@ pub struct ShuffleOptions {
     /// Only this kernel (default: every kernel).
     pub kernel: Option<String>,
     /// Wall-clock budget for the analysis of the whole module ([`DEFAULT_TIME_BUDGET`]; `None`:
-    /// no limit). When it is spent, the kernels and loads not yet decided are left unchanged and
-    /// the pass returns what it has proved so far: a drop-in ptxas never stalls a build.
+    /// no limit), shared among its kernels ([`kernel_deadline`]). When a kernel's share is spent,
+    /// its loads not yet decided are left unchanged and the pass goes on with the next kernel: a
+    /// drop-in ptxas never stalls a build.
     pub time_budget: Option<std::time::Duration>,
     /// Z3 time each kernel may spend on proofs ([`prove::PROOF_BUDGET`]; `None`: no limit).
     /// Most claims are decided without a solver; a proof that does not fit leaves the load with
@@ -232,7 +233,6 @@ pub fn shuffle_module(
     }
     let max_delta = opts.max_delta.clamp(1, 31);
     let tc = Instant::now();
-    let deadline = opts.time_budget.map(|b| tc + b);
     let ctx = z3_context();
     log::debug!(
         "shuffle: Z3 context {:.1} ms",
@@ -243,169 +243,26 @@ pub fn shuffle_module(
     let mut kernels = Vec::new();
     {
         let prog = Program::new(m, "input.ptx").map_err(ShuffleError::Analysis)?;
-        for (fi, df) in prog.funcs.iter().enumerate() {
-            if !df.is_kernel || !df.has_body {
-                continue;
-            }
-            if opts.kernel.as_ref().is_some_and(|k| *k != df.name) {
-                continue;
-            }
+        let chosen: Vec<usize> = prog
+            .funcs
+            .iter()
+            .enumerate()
+            .filter(|(_, df)| df.is_kernel && df.has_body)
+            .filter(|(_, df)| opts.kernel.as_ref().is_none_or(|k| *k == df.name))
+            .map(|(fi, _)| fi)
+            .collect();
+        for (done, &fi) in chosen.iter().enumerate() {
             let Some(func) = prog.function(fi as u32) else {
                 continue;
             };
             let Some(body) = func.body.as_ref() else {
                 continue;
             };
+            let deadline = kernel_deadline(tc, opts.time_budget, chosen.len() - done);
             let t0 = Instant::now();
-            let loads = load_infos(&prog, fi as u32, body);
-            let mut rep = KernelShuffleReport {
-                name: df.name.clone(),
-                loads: loads.len(),
-                shuffles: 0,
-                deltas: Vec::new(),
-                cross_iteration: 0,
-                checked: 0,
-                rejected: Vec::new(),
-                analysis_ms: 0.0,
-                paths: 0,
-                merged: 0,
-                queries: 0,
-                skipped: None,
-                notes: Vec::new(),
-            };
-            let limits = symexec::Limits {
-                deadline,
-                ..symexec::Limits::default()
-            };
-            let mut engine = symexec::Engine::new(ctx, df, body, limits);
-            let explored = engine.explore();
-            log::debug!(
-                "shuffle: kernel {}: symbolic emulation {:.1} ms",
-                df.name,
-                t0.elapsed().as_secs_f64() * 1000.0
-            );
-            match explored {
-                Err(why) => {
-                    log::warn!("shuffle: kernel {}: {why}; left unchanged", df.name);
-                    for l in &loads {
-                        rep.rejected.push(Rejected {
-                            load: l.what.clone(),
-                            why: format!("analysis stopped: {why}"),
-                        });
-                    }
-                    rep.skipped = Some(why);
-                }
-                Ok(ex) => {
-                    rep.paths = ex.paths;
-                    rep.merged = ex.merged;
-                    if !ex.arrivals.is_empty() {
-                        rep.notes.push(format!(
-                            "{} loop entr{}: one abstract iteration each, {} induction variable(s) \
-                             recognised (add/sub of a loop-invariant step); other loop-carried \
-                             values are opaque",
-                            ex.arrivals.len(),
-                            if ex.arrivals.len() == 1 { "y" } else { "ies" },
-                            ex.induction_vars
-                        ));
-                    }
-                    let narrow = loads.iter().filter(|l| l.unusable.is_some()).count();
-                    if narrow > 0 {
-                        rep.notes.push(format!(
-                            "{narrow} load(s) not considered: only 32- and 64-bit loads into \
-                             registers of the access width are shuffled (partial)"
-                        ));
-                    }
-                    let (dom, prover) = engine.parts();
-                    prover.proof_budget = opts.solver_budget;
-                    let t1 = Instant::now();
-                    let det = detect::detect(dom, prover, &ex, &loads, max_delta, deadline);
-                    if det.proofs_skipped > 0 {
-                        rep.notes.push(format!(
-                            "{} proof(s) not attempted: the kernel's solver budget ({} ms of Z3) \
-                             was spent; those loads use the checked form or stay loads",
-                            det.proofs_skipped,
-                            opts.solver_budget.unwrap_or_default().as_millis()
-                        ));
-                    }
-                    if det.out_of_time > 0 {
-                        rep.notes.push(format!(
-                            "time budget spent: {} load(s) left as they were",
-                            det.out_of_time
-                        ));
-                    }
-                    log::debug!(
-                        "shuffle: kernel {}: detection {:.1} ms; {} Z3 queries in all, {} \
-                         answered by a concrete witness",
-                        df.name,
-                        t1.elapsed().as_secs_f64() * 1000.0,
-                        det.queries,
-                        prover.witnessed
-                    );
-                    rep.queries = det.queries;
-                    let what = |i: Inst| {
-                        loads
-                            .iter()
-                            .find(|l| l.inst == i)
-                            .map(|l| l.what.clone())
-                            .unwrap_or_default()
-                    };
-                    for (i, why) in &det.rejected {
-                        rep.rejected.push(Rejected {
-                            load: what(*i),
-                            why: why.clone(),
-                        });
-                    }
-                    let mut det = det;
-                    if opts.profitable_only {
-                        let in_loop: std::collections::HashSet<Inst> = ex
-                            .loops
-                            .values()
-                            .flat_map(|l| l.insts.iter().copied())
-                            .collect();
-                        let (kept, dropped) = cost::profitable(
-                            body,
-                            &loads,
-                            std::mem::take(&mut det.replacements),
-                            &in_loop,
-                        );
-                        det.replacements = kept;
-                        for (i, per) in dropped {
-                            rep.rejected.push(Rejected {
-                                load: what(i),
-                                why: format!(
-                                    "unprofitable: about {per:.1} instructions added per load \
-                                     component, more than the {} it is taken to save \
-                                     (src/shuffle/cost.rs)",
-                                    cost::LOAD_SAVING
-                                ),
-                            });
-                        }
-                    }
-                    rep.shuffles = det.replacements.len();
-                    rep.cross_iteration = det
-                        .replacements
-                        .iter()
-                        .filter(|r| r.comps.iter().any(|c| c.cross.is_some()))
-                        .count();
-                    rep.checked = det
-                        .replacements
-                        .iter()
-                        .filter(|r| r.comps.iter().any(|c| c.checked))
-                        .count();
-                    rep.deltas = det
-                        .replacements
-                        .iter()
-                        .map(|r| r.comps.first().map_or(0, |c| c.delta))
-                        .collect();
-                    plans.push(Plan {
-                        item: df.item,
-                        loads,
-                        reps: det.replacements,
-                        static_rows: codegen::ntid_x_multiple_of_32(func),
-                        loops: ex.loops.clone(),
-                    });
-                }
-            }
+            let (mut rep, plan) =
+                analyse_kernel(ctx, &prog, fi, func, body, opts, max_delta, deadline);
+            plans.extend(plan);
             rep.analysis_ms = t0.elapsed().as_secs_f64() * 1000.0;
             kernels.push(rep);
         }
@@ -419,6 +276,217 @@ pub fn shuffle_module(
         }
     }
     Ok(ShuffleReport { kernels })
+}
+
+/// The end of kernel's share of the module's time budget: what is left of it, divided evenly
+/// among the kernels not yet analysed (`left`, this one included). A kernel that finishes early
+/// passes the rest of its share on, and one kernel whose analysis cannot finish no longer spends
+/// the time of every kernel after it. `None`: no budget.
+fn kernel_deadline(
+    start: Instant,
+    budget: Option<std::time::Duration>,
+    left: usize,
+) -> Option<Instant> {
+    let budget = budget?;
+    let remaining = budget.saturating_sub(start.elapsed());
+    Some(Instant::now() + remaining / (left.max(1) as u32))
+}
+
+/// Symbolic emulation, detection and the profitability rule for one kernel (`fi` of `prog`):
+/// the kernel's report and, when the analysis finished, what code generation is to do.
+#[allow(clippy::too_many_arguments)]
+fn analyse_kernel(
+    ctx: &'static z3::Context,
+    prog: &Program,
+    fi: usize,
+    func: &crate::ptx::ir::Function,
+    body: &crate::ptx::ir::Body,
+    opts: &ShuffleOptions,
+    max_delta: u32,
+    deadline: Option<Instant>,
+) -> (KernelShuffleReport, Option<Plan>) {
+    let t0 = Instant::now();
+    let df = &prog.funcs[fi];
+    let mut plan = None;
+    let loads = load_infos(prog, fi as u32, body);
+    let mut rep = KernelShuffleReport {
+        name: df.name.clone(),
+        loads: loads.len(),
+        shuffles: 0,
+        deltas: Vec::new(),
+        cross_iteration: 0,
+        checked: 0,
+        rejected: Vec::new(),
+        analysis_ms: 0.0,
+        paths: 0,
+        merged: 0,
+        queries: 0,
+        skipped: None,
+        notes: Vec::new(),
+    };
+    let limits = symexec::Limits {
+        deadline,
+        ..symexec::Limits::default()
+    };
+    let mut engine = symexec::Engine::new(ctx, df, body, limits);
+    let explored = engine.explore();
+    log::debug!(
+        "shuffle: kernel {}: symbolic emulation {:.1} ms",
+        df.name,
+        t0.elapsed().as_secs_f64() * 1000.0
+    );
+    match explored {
+        Err(why) => {
+            log::warn!("shuffle: kernel {}: {why}; left unchanged", df.name);
+            for l in &loads {
+                rep.rejected.push(Rejected {
+                    load: l.what.clone(),
+                    why: format!("analysis stopped: {why}"),
+                });
+            }
+            rep.skipped = Some(why);
+        }
+        Ok(ex) => {
+            note_exploration(&mut rep, &ex, &loads);
+            let (dom, prover) = engine.parts();
+            prover.proof_budget = opts.solver_budget;
+            let t1 = Instant::now();
+            let mut det = detect::detect(dom, prover, &ex, &loads, max_delta, deadline);
+            log::debug!(
+                "shuffle: kernel {}: detection {:.1} ms; {} Z3 queries in all, {} \
+                 answered by a concrete witness",
+                df.name,
+                t1.elapsed().as_secs_f64() * 1000.0,
+                det.queries,
+                prover.witnessed
+            );
+            note_detection(&mut rep, &det, &loads, opts);
+            if opts.profitable_only {
+                let reps = std::mem::take(&mut det.replacements);
+                det.replacements = keep_profitable(&mut rep, reps, body, &loads, &ex);
+            }
+            note_replacements(&mut rep, &det.replacements);
+            plan = Some(Plan {
+                item: df.item,
+                loads,
+                reps: det.replacements,
+                static_rows: codegen::ntid_x_multiple_of_32(func),
+                loops: ex.loops.clone(),
+            });
+        }
+    }
+    (rep, plan)
+}
+
+/// The `what` text of the load at `i` (empty when it is not one of `loads`).
+fn load_text(loads: &[detect::LoadInfo], i: Inst) -> String {
+    loads
+        .iter()
+        .find(|l| l.inst == i)
+        .map(|l| l.what.clone())
+        .unwrap_or_default()
+}
+
+/// The report's figures and notes from the symbolic emulation: paths, merges, how loops were
+/// summarised and which loads were not considered.
+fn note_exploration(
+    rep: &mut KernelShuffleReport,
+    ex: &symexec::Exploration<'_>,
+    loads: &[detect::LoadInfo],
+) {
+    rep.paths = ex.paths;
+    rep.merged = ex.merged;
+    if !ex.arrivals.is_empty() {
+        rep.notes.push(format!(
+            "{} loop entr{}: one abstract iteration each, {} induction variable(s) recognised \
+             (add/sub of a loop-invariant step); other loop-carried values are opaque",
+            ex.arrivals.len(),
+            if ex.arrivals.len() == 1 { "y" } else { "ies" },
+            ex.induction_vars
+        ));
+    }
+    let narrow = loads.iter().filter(|l| l.unusable.is_some()).count();
+    if narrow > 0 {
+        rep.notes.push(format!(
+            "{narrow} load(s) not considered: only 32- and 64-bit loads into registers of the \
+             access width are shuffled (partial)"
+        ));
+    }
+}
+
+/// The report's figures and notes from detection: budgets spent, queries, rejected loads.
+fn note_detection(
+    rep: &mut KernelShuffleReport,
+    det: &detect::Detection,
+    loads: &[detect::LoadInfo],
+    opts: &ShuffleOptions,
+) {
+    if det.proofs_skipped > 0 {
+        rep.notes.push(format!(
+            "{} proof(s) not attempted: the kernel's solver budget ({} ms of Z3) was spent; \
+             those loads use the checked form or stay loads",
+            det.proofs_skipped,
+            opts.solver_budget.unwrap_or_default().as_millis()
+        ));
+    }
+    if det.out_of_time > 0 {
+        rep.notes.push(format!(
+            "time budget spent: {} load(s) left as they were",
+            det.out_of_time
+        ));
+    }
+    rep.queries = det.queries;
+    for (i, why) in &det.rejected {
+        rep.rejected.push(Rejected {
+            load: load_text(loads, *i),
+            why: why.clone(),
+        });
+    }
+}
+
+/// The replacements worth their added instructions ([`cost`]); the others are reported as
+/// rejected.
+fn keep_profitable(
+    rep: &mut KernelShuffleReport,
+    reps: Vec<detect::Replacement>,
+    body: &crate::ptx::ir::Body,
+    loads: &[detect::LoadInfo],
+    ex: &symexec::Exploration<'_>,
+) -> Vec<detect::Replacement> {
+    let in_loop: std::collections::HashSet<Inst> = ex
+        .loops
+        .values()
+        .flat_map(|l| l.insts.iter().copied())
+        .collect();
+    let (kept, dropped) = cost::profitable(body, loads, reps, &in_loop);
+    for (i, per) in dropped {
+        rep.rejected.push(Rejected {
+            load: load_text(loads, i),
+            why: format!(
+                "unprofitable: about {per:.1} instructions added per load component, more than \
+                 the {} it is taken to save (src/shuffle/cost.rs)",
+                cost::LOAD_SAVING
+            ),
+        });
+    }
+    kept
+}
+
+/// The report's counts of the replacements made.
+fn note_replacements(rep: &mut KernelShuffleReport, reps: &[detect::Replacement]) {
+    rep.shuffles = reps.len();
+    rep.cross_iteration = reps
+        .iter()
+        .filter(|r| r.comps.iter().any(|c| c.cross.is_some()))
+        .count();
+    rep.checked = reps
+        .iter()
+        .filter(|r| r.comps.iter().any(|c| c.checked))
+        .count();
+    rep.deltas = reps
+        .iter()
+        .map(|r| r.comps.first().map_or(0, |c| c.delta))
+        .collect();
 }
 
 /// What code generation does to one kernel.
