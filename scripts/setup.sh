@@ -5,7 +5,9 @@
 #   1. Debian packages: LLVM 22 (headers, libraries, opt/llc/FileCheck/lit), clang 22, Z3, and
 #      what a bare machine lacks to build at all (C/C++ toolchain, pip, curl).
 #   2. NVIDIA command-line tools from PyPI (ptxas + libdevice, nvdisasm, cuobjdump) into the
-#      git-ignored project-local folder .tools/nvidia (never into the system Python).
+#      git-ignored project-local folder .tools/nvidia (never into the system Python), and NVRTC
+#      (NVIDIA's CUDA front end as a library: the tests compile the bench kernels with it too,
+#      scripts/compile-kernels-nvrtc.py).
 #   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton for the Triton suite.
 #   3. The Rust toolchain: rustup's stable toolchain with clippy and rustfmt when cargo is
 #      missing; the clippy/rustfmt components when rustup is there but they are not.
@@ -43,13 +45,16 @@ fi
 
 # ---- 2. NVIDIA tools from PyPI -----------------------------------------------------------------
 # Pinned: ptxas 12.9 is the assembler every figure in docs/ was measured with.
-nvidia_wheels=(nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-nvdisasm==13.5.37 nvidia-cuda-cuobjdump==13.5.37)
+nvidia_wheels=(nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-nvdisasm==13.5.37 nvidia-cuda-cuobjdump==13.5.37
+  nvidia-cuda-nvrtc-cu12==12.9.86)
 stamp="$tools/nvidia/.installed"
 want="${nvidia_wheels[*]}"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   log "installing NVIDIA wheels into .tools/nvidia: $want"
   rm -rf "$tools/nvidia.tmp"
   python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/nvidia.tmp" "${nvidia_wheels[@]}"
+  # NVRTC's ".alt" build (for programs that load two NVRTCs at once) is not used: 110 MB less.
+  rm -f "$tools/nvidia.tmp"/nvidia/cuda_nvrtc/lib/*.alt.so*
   rm -rf "$tools/nvidia"
   mv "$tools/nvidia.tmp" "$tools/nvidia"
   printf '%s' "$want" >"$stamp"

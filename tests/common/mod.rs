@@ -271,3 +271,34 @@ pub fn print_reparse_assemble(what: &str, m: &warpsmith::ptx::Module) -> warpsmi
     }
     back
 }
+
+/// The bench kernels compiled by NVIDIA's NVRTC for sm_80 and sm_90
+/// (scripts/compile-kernels-nvrtc.py: `<name>.<arch>.nvrtc.ptx`), once per test process; `None`,
+/// after printing why `test` is skipped, when libnvrtc is not installed. A compile error panics.
+pub fn nvrtc_kernels_dir(test: &str) -> Option<&'static PathBuf> {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nvrtc-kernels");
+        let o = std::process::Command::new("python3")
+            .arg(repo_root().join("scripts/compile-kernels-nvrtc.py"))
+            .arg(&out)
+            .output()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        match o.status.code() {
+            Some(0) => Ok(out),
+            Some(2) => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+            _ => panic!(
+                "scripts/compile-kernels-nvrtc.py failed:\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            ),
+        }
+    });
+    match dir {
+        Ok(d) => Some(d),
+        Err(why) => {
+            eprintln!("SKIPPED ({test}): {why}");
+            None
+        }
+    }
+}
