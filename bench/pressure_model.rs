@@ -4,12 +4,14 @@
 //! with the relative errors.
 //!
 //! Run: `cargo bench --bench pressure_model [-- --arch sm_90] [--ptx DIR:sm_XX ...]
-//! [--cuda DIR:sm_XX ...] [--detail]` (a `--ptx` DIR holds `.ptx` files, e.g. the Triton suite's output,
-//! compiled for sm_XX; a `--cuda` DIR holds `.cu` files compiled like bench/kernels, e.g. the
-//! model's holdout bench/regmodel_holdout). Needs clang-22 and ptxas. Prints a Markdown table, a
-//! summary line per source folder and one for all. `--detail` adds the model's parts (per-thread peak, assigned
-//! register numbers, expansion peak, uniform peak) to each row, and the SASS peak: the most GPRs
-//! ptxas's code keeps live at once (`warpsmith::sass::liveness`, as `sass dis --liveness`), which
+//! [--cuda DIR:sm_XX ...] [--nvrtc] [--detail]` (a `--ptx` DIR holds `.ptx` files, e.g. the Triton
+//! suite's output, compiled for sm_XX; a `--cuda` DIR holds `.cu` files compiled like
+//! bench/kernels, e.g. the model's holdout bench/regmodel_holdout; `--nvrtc` adds the bench
+//! kernels compiled by NVIDIA's NVRTC for sm_80 and sm_90, scripts/compile-kernels-nvrtc.py).
+//! Needs clang-22 and ptxas. Prints a Markdown table, a summary line per source folder and one
+//! for all. `--detail` adds the model's parts (per-thread peak, assigned register numbers,
+//! expansion peak, uniform peak) to each row, and the SASS peak: the most GPRs ptxas's code keeps
+//! live at once (`warpsmith::sass::liveness`, as `sass dis --liveness`), which
 //! tells how much of ptxas's count is values and how much numbering.
 
 use std::path::{Path, PathBuf};
@@ -131,6 +133,9 @@ fn main() {
             }
         }
     }
+    if args.iter().any(|a| a == "--nvrtc") {
+        nvrtc_rows(&mut rows);
+    }
     for (dir, a) in &dirs {
         for p in files_with_ext(dir, "ptx") {
             if let Ok(text) = std::fs::read_to_string(&p) {
@@ -236,6 +241,36 @@ fn peak_summary(rows: &[Row]) {
         near(&|r| r.parts.per_thread),
         near(&|r| r.estimate)
     );
+}
+
+/// The rows of the bench kernels compiled by NVIDIA's NVRTC for sm_80 and sm_90
+/// (scripts/compile-kernels-nvrtc.py), in the group `nvrtc`.
+fn nvrtc_rows(rows: &mut Vec<Row>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = root.join("target/nvrtc-kernels");
+    let status = std::process::Command::new("python3")
+        .arg(root.join("scripts/compile-kernels-nvrtc.py"))
+        .arg(&out)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED (--nvrtc): scripts/compile-kernels-nvrtc.py failed");
+        return;
+    }
+    for p in files_with_ext(&out, "ptx") {
+        let file = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let arch = if file.contains(".sm_90.") {
+            "sm_90"
+        } else {
+            "sm_80"
+        };
+        if let Ok(text) = std::fs::read_to_string(&p) {
+            rows_of(&format!("nvrtc/{file}"), &text, arch, rows);
+        }
+    }
 }
 
 /// The folder a row's source belongs to ("bench/kernels" for the bench kernels).
