@@ -345,3 +345,55 @@ fn disjoint_or_and_bit_fields_are_sound() {
     assert!(rep.violations.is_empty(), "{:#?}", rep.violations);
     assert!(rep.registers_checked >= 10, "{rep:?}");
 }
+
+/// Any PTX with its launch beside it (`X.ptx` and `X.spec.json`, the emulator's launch spec) in
+/// the folder `WARPSMITH_SPEC_PTX_DIR` names: the claims are checked with the launch's block
+/// shape given to the analysis and without it. For corpora the test command does not build,
+/// e.g. Numba's PTX (bench/numba/compile_kernels.py). Skipped when the variable is unset.
+#[test]
+fn ptx_with_specs_from_environment() {
+    use warpsmith::emu::launch::LaunchSpec;
+    let Some(dir) = std::env::var_os("WARPSMITH_SPEC_PTX_DIR") else {
+        eprintln!("SKIPPED (ptx_with_specs_from_environment): WARPSMITH_SPEC_PTX_DIR is not set");
+        return;
+    };
+    let files = common::files_with_ext(std::path::Path::new(&dir), "ptx");
+    assert!(!files.is_empty(), "no .ptx files in {dir:?}");
+    let mut failures = Vec::new();
+    let (mut launches, mut records) = (0, 0);
+    for p in &files {
+        let text = std::fs::read_to_string(p).expect("read");
+        let name = p.display().to_string();
+        let m = parse_module(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        let spec_text = std::fs::read_to_string(p.with_extension("spec.json"))
+            .unwrap_or_else(|e| panic!("{name}: no launch spec beside it: {e}"));
+        let spec = LaunchSpec::from_json(&spec_text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut block = [1u32; 3];
+        for (k, v) in spec.block.iter().enumerate() {
+            block[k] = *v;
+        }
+        for block_dim in [Some(block), None] {
+            let opts = Options {
+                block_dim,
+                ..Options::default()
+            };
+            match check_launch(&m, &spec.kernel, &spec, &opts, 1 << 18) {
+                Ok(r) => {
+                    launches += 1;
+                    records += r.records;
+                    if !r.violations.is_empty() {
+                        failures.push(format!("{name} ({block_dim:?}): {:#?}", r.violations));
+                    }
+                }
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
+        }
+    }
+    eprintln!(
+        "soundness ({}): {} files, {launches} launches, {records} records, {} failures",
+        std::path::Path::new(&dir).display(),
+        files.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
