@@ -12,7 +12,7 @@
 mod common;
 
 use warpsmith::emu::equiv;
-use warpsmith::emu::launch::{spec_for, Hints, InitSpec, LaunchSpec};
+use warpsmith::emu::launch::{spec_for, ElemType, Hints, InitSpec, LaunchSpec};
 use warpsmith::ptx::{parse_module, print_module, FuncKind, Module};
 use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
 use warpsmith::shuffle::{shuffle_module, ShuffleOptions};
@@ -45,7 +45,8 @@ fn nvrtc_kernels_round_trip() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A launch of two 64-thread blocks on buffers of 16 Ki random elements, 8 for every scalar.
+/// A launch of two 64-thread blocks on buffers of 16 Ki random elements, 8 for every scalar
+/// (the CSR kernels' row pointers and column indices count up instead).
 fn launch(m: &Module, kernel: &str) -> Option<LaunchSpec> {
     let f = m.function(kernel)?;
     let mut h = Hints::new()
@@ -57,6 +58,14 @@ fn launch(m: &Module, kernel: &str) -> Option<LaunchSpec> {
         h = h.init(i, InitSpec::Named("random".into()));
         if p.size_bytes() != 8 {
             h = h.scalar(i, 8);
+        }
+    }
+    if kernel.starts_with("spmv_csr") {
+        // Row pointers and column indices that index inside their buffers: one entry per row.
+        for i in [0, 1] {
+            h = h
+                .ty(i, ElemType::S32)
+                .init(i, InitSpec::Named("iota".into()));
         }
     }
     let mut spec = spec_for(f, &h).ok()?;
@@ -239,7 +248,7 @@ fn nvrtc_kernels_keep_their_bytes_through_spill_and_shuffle() {
     eprintln!(
         "NVRTC sm_80: {} files; spill auto kept {} rewrites, forced .maxnreg 24 made {}; {} \
          shuffles; {} kernels register-demoted and proved; {} rewrites compute the original's \
-         bytes, {} not run:\n  {}",
+         bytes, {} not run{}",
         files.len(),
         all.spill_kept,
         all.spill_forced,
@@ -247,8 +256,11 @@ fn nvrtc_kernels_keep_their_bytes_through_spill_and_shuffle() {
         all.demoted,
         all.equal,
         all.not_run.len(),
-        all.not_run.join("\n  ")
+        all.not_run
+            .iter()
+            .map(|n| format!("\n  {n}"))
+            .collect::<String>()
     );
     assert!(all.wrong.is_empty(), "{}", all.wrong.join("\n"));
-    assert!(all.equal >= 80, "only {} rewrites compared", all.equal);
+    assert!(all.equal >= 85, "only {} rewrites compared", all.equal);
 }
