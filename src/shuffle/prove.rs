@@ -40,6 +40,9 @@ pub struct Prover<'ctx> {
     bounds: HashMap<String, u64>,
     /// Product term → its variable and bound fact.
     products: HashMap<Dynamic<'ctx>, (BV<'ctx>, Option<Bool<'ctx>>)>,
+    /// The two factors of each binary product, with their own products replaced
+    /// ([`Prover::congruence`]).
+    factors: HashMap<Dynamic<'ctx>, (BV<'ctx>, BV<'ctx>)>,
     cache: HashMap<Vec<Bool<'ctx>>, SatResult>,
     models: HashMap<Vec<Bool<'ctx>>, Option<Model<'ctx>>>,
     /// [`Prover::wrap_sensitive`]'s answers per node.
@@ -80,6 +83,7 @@ impl<'ctx> Prover<'ctx> {
             ranged: RangedForms::new(&bounds, super::symexec::TID[0]),
             bounds,
             products: HashMap::new(),
+            factors: HashMap::new(),
             cache: HashMap::new(),
             models: HashMap::new(),
             wrap_memo: HashMap::new(),
@@ -216,11 +220,48 @@ impl<'ctx> Prover<'ctx> {
                 let v = BV::fresh_const(self.ctx, "prod", bv.get_size());
                 let fact = self
                     .ub(t)
-                    .map(|u| v.bvule(&BV::from_u64(self.ctx, u, bv.get_size())));
+                    .map(|u| v.bvule(&BV::from_u64(self.ctx, u, bv.get_size())))
+                    .or_else(|| signed_product_range(self.ctx, t, &v));
                 self.products.insert(t.clone(), (v, fact));
+                if let [a, b] = &t.children()[..] {
+                    let (a, _) = self.linearize(a);
+                    let (b, _) = self.linearize(b);
+                    if let (Some(a), Some(b)) = (a.as_bv(), b.as_bv()) {
+                        self.factors.insert(t.clone(), (a, b));
+                    }
+                }
             }
             out.push(t.clone());
         }
+    }
+
+    /// Functional consistency of the variables that replace `prods`: two products of equal
+    /// factors (in either order) are equal. Without it a claim such as `x·s = y·s` where
+    /// `x = y` holds only through a wrap-around `selp` is refuted by giving the two products
+    /// different values (Numba's PTX multiplies every index by a stride parameter).
+    fn congruence(&self, prods: &[Dynamic<'ctx>]) -> Vec<Bool<'ctx>> {
+        let mut facts = Vec::new();
+        for (i, p) in prods.iter().enumerate() {
+            for q in &prods[i + 1..] {
+                let (Some((a, b)), Some((c, d))) = (self.factors.get(p), self.factors.get(q))
+                else {
+                    continue;
+                };
+                let (vp, vq) = (&self.products[p].0, &self.products[q].0);
+                if vp.get_size() != vq.get_size() || a.get_size() != c.get_size() {
+                    continue;
+                }
+                let same = Bool::or(
+                    self.ctx,
+                    &[
+                        &Bool::and(self.ctx, &[&a._eq(c), &b._eq(d)]),
+                        &Bool::and(self.ctx, &[&a._eq(d), &b._eq(c)]),
+                    ],
+                );
+                facts.push(same.implies(&vp._eq(vq)));
+            }
+        }
+        facts
     }
 
     /// `t` with its products replaced, and the facts about them.
@@ -238,10 +279,11 @@ impl<'ctx> Prover<'ctx> {
             let v = Dynamic::from_ast(&self.products[p].0);
             g = g.substitute(&[(p, &v)]);
         }
-        let facts = prods
+        let mut facts: Vec<Bool<'ctx>> = prods
             .iter()
             .filter_map(|p| self.products[p].1.clone())
             .collect();
+        facts.extend(self.congruence(&prods));
         (g, facts)
     }
 
@@ -697,6 +739,50 @@ fn no_wrap<'ctx>(
     r
 }
 
+/// The width `w` when `t` is a `w`-bit value sign-extended (`sign_extend`, or the `concat` of
+/// copies of its top bit and itself that sign extensions simplify to).
+fn sign_extended_from(t: &Dynamic<'_>) -> Option<u32> {
+    if t.kind() != AstKind::App {
+        return None;
+    }
+    let d = t.decl();
+    match d.kind() {
+        DeclKind::SIGN_EXT => t.nth_child(0)?.as_bv().map(|x| x.get_size()),
+        DeclKind::CONCAT => {
+            let parts = t.children();
+            let (last, sign) = parts.split_last()?;
+            let x = last.as_bv()?;
+            let top = x.get_size() - 1;
+            let top_bit = x.extract(top, top);
+            let copies_top = |p: &Dynamic<'_>| p.as_bv().is_some_and(|b| b == top_bit);
+            (!sign.is_empty() && sign.iter().all(copies_top)).then_some(x.get_size())
+        }
+        _ => None,
+    }
+}
+
+/// The signed range of product `t` (the variable `v` stands for it) when both its factors are
+/// sign-extended from `w1` and `w2` bits: `|t| ≤ 2^(w1+w2−2)`. ptxas's `mul.wide.s32` of
+/// `%ntid.x` and `%ctaid.x`, the block base of a 64-bit index, is such a product; without the
+/// range the index may be taken near `−2^63`, where `i − 1` wraps.
+fn signed_product_range<'ctx>(
+    ctx: &'ctx Context,
+    t: &Dynamic<'ctx>,
+    v: &BV<'ctx>,
+) -> Option<Bool<'ctx>> {
+    let [a, b] = &t.children()[..] else {
+        return None;
+    };
+    let bits = sign_extended_from(a)? + sign_extended_from(b)? - 2;
+    let size = v.get_size();
+    if bits + 1 >= size {
+        return None;
+    }
+    let hi = BV::from_u64(ctx, 1u64 << bits, size);
+    let lo = hi.bvneg();
+    Some(Bool::and(ctx, &[&v.bvsge(&lo), &v.bvsle(&hi)]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -738,6 +824,32 @@ mod tests {
         // Cached.
         assert_eq!(p.check(&[lhs._eq(&rhs).not()]), SatResult::Unsat);
         assert_eq!(p.queries, 1);
+    }
+
+    /// Products are generalised to variables, but two products of equal factors stay equal
+    /// (Numba's `index · stride`, where the two indices agree only through a `selp`), and a
+    /// product of two sign-extended 32-bit values keeps its signed range (a 64-bit block base
+    /// `mul.wide.s32 %ntid.x, %ctaid.x` is far from −2^63, so `i − 1` does not wrap).
+    #[test]
+    fn products_keep_congruence_and_signed_ranges() {
+        let cfg = z3::Config::new();
+        let ctx = Context::new(&cfg);
+        let v64 = |n: &str| BV::new_const(&ctx, n, 64);
+        let (x, y, s) = (v64("x"), v64("y"), v64("s"));
+        let mut p = Prover::new(&ctx, Vec::new(), HashMap::new());
+        let differ = x.bvmul(&s)._eq(&y.bvmul(&s)).not();
+        assert_eq!(p.check(&[x._eq(&y), differ]), SatResult::Unsat);
+        let swapped = x.bvmul(&s)._eq(&s.bvmul(&y)).not();
+        assert_eq!(p.check(&[x._eq(&y), swapped]), SatResult::Unsat);
+        let v32 = |n: &str| BV::new_const(&ctx, n, 32);
+        let (a, b, t) = (v32("a"), v32("b"), v32("t"));
+        let i = a.sign_ext(32).bvmul(&b.sign_ext(32)).bvadd(&t.sign_ext(32));
+        let wraps = i.bvsub(&BV::from_u64(&ctx, 1, 64)).bvslt(&i).not();
+        assert_eq!(p.check(&[wraps.clone()]), SatResult::Unsat);
+        // 64-bit factors have no such range: i − 1 wraps at i = −2^63.
+        let j = x.bvmul(&y);
+        let wraps = j.bvsub(&BV::from_u64(&ctx, 1, 64)).bvslt(&j).not();
+        assert_eq!(p.check(&[wraps]), SatResult::Sat);
     }
 
     /// Satisfiable queries are answered by a concrete witness (no Z3 query) whose model then
