@@ -845,7 +845,7 @@ mod tests {
         let (a, b, t) = (v32("a"), v32("b"), v32("t"));
         let i = a.sign_ext(32).bvmul(&b.sign_ext(32)).bvadd(&t.sign_ext(32));
         let wraps = i.bvsub(&BV::from_u64(&ctx, 1, 64)).bvslt(&i).not();
-        assert_eq!(p.check(&[wraps.clone()]), SatResult::Unsat);
+        assert_eq!(p.check(&[wraps]), SatResult::Unsat);
         // 64-bit factors have no such range: i − 1 wraps at i = −2^63.
         let j = x.bvmul(&y);
         let wraps = j.bvsub(&BV::from_u64(&ctx, 1, 64)).bvslt(&j).not();
