@@ -231,9 +231,9 @@ pub fn shuffle_module(
             m.sm().unwrap_or("an unknown target")
         )));
     }
-    let max_delta = opts.max_delta.clamp(1, 31);
     let tc = Instant::now();
-    let ctx = z3_context();
+    // The thread's Z3 context is made now, its cost logged and counted in the time budget.
+    z3_context();
     log::debug!(
         "shuffle: Z3 context {:.1} ms",
         tc.elapsed().as_secs_f64() * 1000.0
@@ -252,19 +252,11 @@ pub fn shuffle_module(
             .map(|(fi, _)| fi)
             .collect();
         for (done, &fi) in chosen.iter().enumerate() {
-            let Some(func) = prog.function(fi as u32) else {
-                continue;
-            };
-            let Some(body) = func.body.as_ref() else {
-                continue;
-            };
             let deadline = kernel_deadline(tc, opts.time_budget, chosen.len() - done);
-            let t0 = Instant::now();
-            let (mut rep, plan) =
-                analyse_kernel(ctx, &prog, fi, func, body, opts, max_delta, deadline);
-            plans.extend(plan);
-            rep.analysis_ms = t0.elapsed().as_secs_f64() * 1000.0;
-            kernels.push(rep);
+            if let Some((rep, plan)) = analyse_kernel(&prog, fi, opts, deadline) {
+                plans.extend(plan);
+                kernels.push(rep);
+            }
         }
     }
     // Code generation.
@@ -293,18 +285,18 @@ fn kernel_deadline(
 }
 
 /// Symbolic emulation, detection and the profitability rule for one kernel (`fi` of `prog`):
-/// the kernel's report and, when the analysis finished, what code generation is to do.
-#[allow(clippy::too_many_arguments)]
+/// the kernel's report and, when the analysis finished, what code generation is to do; `None`
+/// for a function without a body.
 fn analyse_kernel(
-    ctx: &'static z3::Context,
     prog: &Program,
     fi: usize,
-    func: &crate::ptx::ir::Function,
-    body: &crate::ptx::ir::Body,
     opts: &ShuffleOptions,
-    max_delta: u32,
     deadline: Option<Instant>,
-) -> (KernelShuffleReport, Option<Plan>) {
+) -> Option<(KernelShuffleReport, Option<Plan>)> {
+    let func = prog.function(fi as u32)?;
+    let body = func.body.as_ref()?;
+    let ctx = z3_context();
+    let max_delta = opts.max_delta.clamp(1, 31);
     let t0 = Instant::now();
     let df = &prog.funcs[fi];
     let mut plan = None;
@@ -375,7 +367,8 @@ fn analyse_kernel(
             });
         }
     }
-    (rep, plan)
+    rep.analysis_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    Some((rep, plan))
 }
 
 /// The `what` text of the load at `i` (empty when it is not one of `loads`).
