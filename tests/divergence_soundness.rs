@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use warpsmith::analysis::divergence::soundness::{check_launch, CheckReport, SoundnessError};
 use warpsmith::analysis::divergence::Options;
-use warpsmith::emu::launch::{spec_for, Hints, InitSpec};
+use warpsmith::emu::launch::{spec_for, Hints};
 use warpsmith::ptx::{parse_module, FuncKind, Module};
 
 /// The bench kernels compiled once per test process, or `None` when clang-22 is missing.
@@ -88,19 +88,7 @@ fn check(m: &Module, kernel: &str, shape: &Shape) -> Result<Option<CheckReport>,
     let f = m.function(kernel).expect("kernel exists");
     let mut last_err = String::new();
     for init in ["random", "zero"] {
-        let mut hints = Hints::new()
-            .grid(shape.grid)
-            .block(shape.block)
-            .len(1 << 14)
-            .dynamic_smem(1 << 14);
-        for (i, _) in f.param_list().iter().enumerate() {
-            hints = hints.init(i, InitSpec::Named(init.into()));
-        }
-        for (i, p) in f.param_list().iter().enumerate() {
-            if p.size_bytes() != 8 {
-                hints = hints.scalar(i, 8);
-            }
-        }
+        let hints = common::generic_hints(f, shape.grid, shape.block, init);
         let Ok(mut spec) = spec_for(f, &hints) else {
             return Ok(None);
         };

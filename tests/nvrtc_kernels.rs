@@ -12,7 +12,7 @@
 mod common;
 
 use warpsmith::emu::equiv;
-use warpsmith::emu::launch::{spec_for, ElemType, Hints, InitSpec, LaunchSpec};
+use warpsmith::emu::launch::{spec_for, ElemType, InitSpec, LaunchSpec};
 use warpsmith::ptx::{parse_module, print_module, FuncKind, Module};
 use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
 use warpsmith::shuffle::{shuffle_module, ShuffleOptions};
@@ -49,17 +49,7 @@ fn nvrtc_kernels_round_trip() {
 /// (the CSR kernels' row pointers and column indices count up instead).
 fn launch(m: &Module, kernel: &str) -> Option<LaunchSpec> {
     let f = m.function(kernel)?;
-    let mut h = Hints::new()
-        .grid(&[2])
-        .block(&[64])
-        .len(1 << 14)
-        .dynamic_smem(1 << 14);
-    for (i, p) in f.param_list().iter().enumerate() {
-        h = h.init(i, InitSpec::Named("random".into()));
-        if p.size_bytes() != 8 {
-            h = h.scalar(i, 8);
-        }
-    }
+    let mut h = common::generic_hints(f, &[2], &[64], "random");
     if kernel.starts_with("spmv_csr") {
         // Row pointers and column indices that index inside their buffers: one entry per row.
         for i in [0, 1] {
@@ -108,6 +98,17 @@ struct Tally {
 }
 
 impl Tally {
+    /// Adds another file's tally to this one.
+    fn add(&mut self, t: Tally) {
+        self.spill_kept += t.spill_kept;
+        self.spill_forced += t.spill_forced;
+        self.shuffles += t.shuffles;
+        self.demoted += t.demoted;
+        self.equal += t.equal;
+        self.not_run.extend(t.not_run);
+        self.wrong.extend(t.wrong);
+    }
+
     fn record(&mut self, what: String, v: Verdict) {
         match v {
             Verdict::Equal => self.equal += 1,
@@ -237,13 +238,7 @@ fn nvrtc_kernels_keep_their_bytes_through_spill_and_shuffle() {
     let tallies = common::parallel_map(&files, |p| check_file(p, use_ptxas));
     let mut all = Tally::default();
     for t in tallies {
-        all.spill_kept += t.spill_kept;
-        all.spill_forced += t.spill_forced;
-        all.shuffles += t.shuffles;
-        all.demoted += t.demoted;
-        all.equal += t.equal;
-        all.not_run.extend(t.not_run);
-        all.wrong.extend(t.wrong);
+        all.add(t);
     }
     eprintln!(
         "NVRTC sm_80: {} files; spill auto kept {} rewrites, forced .maxnreg 24 made {}; {} \

@@ -302,3 +302,27 @@ pub fn nvrtc_kernels_dir(test: &str) -> Option<&'static PathBuf> {
         }
     }
 }
+
+/// Launch hints for a kernel whose inputs are not known: `grid` × `block` threads, every buffer
+/// 16 Ki elements initialised with `init` (`"random"`, `"zero"`, …), 16 KiB of dynamic shared
+/// memory, and 8 for every parameter that is not 64 bits wide.
+pub fn generic_hints(
+    f: &warpsmith::ptx::ir::Function,
+    grid: &[u32],
+    block: &[u32],
+    init: &str,
+) -> warpsmith::emu::launch::Hints {
+    use warpsmith::emu::launch::{Hints, InitSpec};
+    let mut h = Hints::new()
+        .grid(grid)
+        .block(block)
+        .len(1 << 14)
+        .dynamic_smem(1 << 14);
+    for (i, p) in f.param_list().iter().enumerate() {
+        h = h.init(i, InitSpec::Named(init.into()));
+        if p.size_bytes() != 8 {
+            h = h.scalar(i, 8);
+        }
+    }
+    h
+}
