@@ -14,7 +14,7 @@ mod common;
 use warpsmith::emu::equiv;
 use warpsmith::emu::launch::{spec_for, ElemType, InitSpec, LaunchSpec};
 use warpsmith::ptx::{parse_module, print_module, FuncKind, Module};
-use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
+use warpsmith::sass::demote::{demote, DemoteError, DemoteOptions, RegisterTarget};
 use warpsmith::shuffle::{shuffle_module, ShuffleOptions};
 use warpsmith::spill::{spill_module, SpillOptions, Target};
 use warpsmith::tools::{self, Tool};
@@ -67,6 +67,7 @@ fn launch(m: &Module, kernel: &str) -> Option<LaunchSpec> {
 enum Verdict {
     Equal,
     /// The emulator could not run the original on the generic launch (data-dependent indices).
+    /// A rewrite that is not run is listed, never counted as equal.
     NotRun(String),
     Wrong(String),
 }
@@ -151,8 +152,9 @@ fn shuffled(orig: &Module, k: &str) -> Option<(Module, usize)> {
 }
 
 /// Register demotion of ptxas's build of kernel `k` (`cubin`), proved on `spec` (two seeds) by
-/// the demoter itself; whether it demoted. A rewrite the proof refuses is an error.
-fn demoted(cubin: &[u8], k: &str, spec: &LaunchSpec) -> Result<bool, String> {
+/// the demoter itself; whether it demoted. A proof that could not run is [`Verdict::NotRun`];
+/// any other error, or a rewrite kept without its proof, is [`Verdict::Wrong`].
+fn demoted(cubin: &[u8], k: &str, spec: &LaunchSpec) -> Result<bool, Verdict> {
     let opts = DemoteOptions {
         kernel: Some(k.to_string()),
         dynamic_smem: Some(spec.dynamic_smem as u32),
@@ -161,10 +163,16 @@ fn demoted(cubin: &[u8], k: &str, spec: &LaunchSpec) -> Result<bool, String> {
         registers: Some(RegisterTarget::Auto),
         ..DemoteOptions::default()
     };
-    let out = demote(cubin, &opts).map_err(|e| e.to_string())?;
+    let out = demote(cubin, &opts).map_err(|e| match e {
+        DemoteError::Verify { .. } => Verdict::NotRun(e.to_string()),
+        e => Verdict::Wrong(e.to_string()),
+    })?;
     let kernel = &out.kernels[0];
     if kernel.demoted && kernel.verified.len() != 1 {
-        return Err(format!("demoted without a proof: {}", kernel.reason));
+        return Err(Verdict::Wrong(format!(
+            "demoted without a proof: {}",
+            kernel.reason
+        )));
     }
     Ok(kernel.demoted)
 }
@@ -213,10 +221,7 @@ fn check_file(path: &std::path::Path, use_ptxas: bool) -> Tally {
         match cubin.as_deref().map(|c| demoted(c, &k, &spec)) {
             Some(Ok(true)) => t.demoted += 1,
             Some(Ok(false)) | None => {}
-            Some(Err(e)) if e.contains("emulator") => {
-                t.not_run.push(format!("{name}:{k} demote: {e}"))
-            }
-            Some(Err(e)) => t.wrong.push(format!("{name}:{k} demote: {e}")),
+            Some(Err(v)) => t.record(format!("{name}:{k} demote"), v),
         }
     }
     t
