@@ -93,12 +93,8 @@ fn check(m: &Module, kernel: &str, shape: &Shape) -> Result<Option<CheckReport>,
             return Ok(None);
         };
         spec.max_instructions = Some(4_000_000);
-        let mut d = [1u32; 3];
-        for (k, v) in shape.block.iter().enumerate() {
-            d[k] = *v;
-        }
         let opts = Options {
-            block_dim: Some(d),
+            block_dim: Some(common::dim3(shape.block)),
             ..Options::default()
         };
         match check_launch(m, kernel, &spec, &opts, 1 << 16) {
@@ -356,11 +352,7 @@ fn ptx_with_specs_from_environment() {
         let spec_text = std::fs::read_to_string(p.with_extension("spec.json"))
             .unwrap_or_else(|e| panic!("{name}: no launch spec beside it: {e}"));
         let spec = LaunchSpec::from_json(&spec_text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut block = [1u32; 3];
-        for (k, v) in spec.block.iter().enumerate() {
-            block[k] = *v;
-        }
-        for block_dim in [Some(block), None] {
+        for block_dim in [Some(common::dim3(&spec.block)), None] {
             let opts = Options {
                 block_dim,
                 ..Options::default()

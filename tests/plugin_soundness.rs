@@ -516,10 +516,7 @@ fn check_llir_dir(tools: &Tools, dir: &Path, work: &str) -> Totals {
         let ll = sp.with_file_name(format!("{name}.ll"));
         let text = std::fs::read_to_string(sp).expect("spec");
         let spec = warpsmith::emu::launch::LaunchSpec::from_json(&text).expect("spec parses");
-        let mut block = [1u32; 3];
-        for (k, v) in spec.block.iter().take(3).enumerate() {
-            block[k] = *v;
-        }
+        let block = common::dim3(&spec.block);
         // Triton's sm_90 kernels use wgmma: sm_90a.
         let cpu = if name.contains("sm_90") {
             "sm_90a"

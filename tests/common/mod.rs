@@ -326,3 +326,13 @@ pub fn generic_hints(
     }
     h
 }
+
+/// A block or grid shape of one to three numbers as three, the missing ones 1 (the analysis's
+/// `Options::block_dim`).
+pub fn dim3(v: &[u32]) -> [u32; 3] {
+    let mut d = [1u32; 3];
+    for (k, x) in v.iter().take(3).enumerate() {
+        d[k] = *x;
+    }
+    d
+}
