@@ -415,3 +415,60 @@ fn stride_vote_catches_a_wrapping_index() {
     assert_eq!((k.shuffles, k.checked), (1, 1), "{k:#?}\n{text}");
     assert!(text.contains("vote.sync.any.pred"), "{text}");
 }
+
+/// Numba's `out[i] = a[i - 1] - a[i]` (bench/numba/compile_kernels.py, `shift_wrap`): a 64-bit
+/// index from `mul.wide.s32 %ntid.x, %ctaid.x`, Python's negative-index wrap-around (a `selp`
+/// adding `n` where `i − 1 < 0`, the sign mask `i >> 63 & n` for `i`), and every index times a
+/// stride parameter. The proof of delta −1 needs the generalised products `(…)·s` of the two
+/// lanes to stay equal when their factors are, and the block base to stay far from −2^63.
+const NUMBA_WRAP_SHIFT: &str = r#"
+.visible .entry k(.param .u64 k_in, .param .u64 k_out, .param .u64 k_n, .param .u64 k_s)
+{
+  .reg .pred %p<3>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<24>;
+  ld.param.u64 %rd2, [k_in];
+  ld.param.u64 %rd3, [k_n];
+  ld.param.u64 %rd4, [k_s];
+  ld.param.u64 %rd5, [k_out];
+  mov.u32 %r1, %tid.x;
+  cvt.s64.s32 %rd8, %r1;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %ctaid.x;
+  mul.wide.s32 %rd9, %r2, %r3;
+  add.s64 %rd1, %rd9, %rd8;
+  setp.ge.s64 %p1, %rd1, %rd3;
+  @%p1 bra $L_end;
+  cvta.to.global.u64 %rd10, %rd2;
+  setp.lt.s64 %p2, %rd1, 1;
+  selp.b64 %rd11, %rd3, 0, %p2;
+  add.s64 %rd12, %rd1, %rd11;
+  add.s64 %rd13, %rd12, -1;
+  mul.lo.s64 %rd14, %rd13, %rd4;
+  add.s64 %rd15, %rd10, %rd14;
+  shr.s64 %rd16, %rd1, 63;
+  and.b64 %rd17, %rd16, %rd3;
+  add.s64 %rd18, %rd17, %rd1;
+  mul.lo.s64 %rd19, %rd18, %rd4;
+  add.s64 %rd20, %rd10, %rd19;
+  ld.global.f32 %f1, [%rd20];
+  ld.global.f32 %f2, [%rd15];
+  sub.f32 %f3, %f2, %f1;
+  cvta.to.global.u64 %rd21, %rd5;
+  add.s64 %rd23, %rd21, %rd19;
+  st.global.f32 [%rd23], %f3;
+$L_end:
+  ret;
+}
+"#;
+
+#[test]
+fn numba_wrap_around_index_times_a_stride() {
+    let n = 200;
+    let launches: Vec<Hints> = shapes(n).into_iter().map(|h| h.scalar(3, 4)).collect();
+    let (rep, text) = check(NUMBA_WRAP_SHIFT, &launches);
+    let k = &rep.kernels[0];
+    assert_eq!(k.shuffles, 1, "{k:#?}\n{text}");
+    assert_eq!(k.deltas, vec![-1], "{k:#?}");
+}
