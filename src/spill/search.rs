@@ -143,8 +143,14 @@ pub(super) fn ptxas_check(
     let args: Vec<&str> = ptxas_args.iter().map(String::as_str).collect();
     match crate::tools::ptxas_verbose_source(&text, arch, &args) {
         Ok(v) => v.into_iter().find(|k| k.name == *f.name),
-        Err(e) => {
+        // ptxas refusing a candidate is one of the search's answers; ptxas missing, or printing
+        // what cannot be read, turns the pass off for the kernel, which the user must hear of.
+        Err(e @ crate::tools::ToolError::Failed { .. }) => {
             log::info!("ptxas check of `{}` failed: {e}", f.name);
+            None
+        }
+        Err(e) => {
+            log::warn!("ptxas check of `{}` failed: {e}", f.name);
             None
         }
     }

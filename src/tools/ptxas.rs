@@ -253,10 +253,7 @@ pub fn parse_ptxas_verbose(
             message: message.to_string(),
             text: raw.to_string(),
         };
-        let msg = match line.strip_prefix("ptxas info") {
-            Some(rest) => rest.trim_start().trim_start_matches(':').trim(),
-            None => line,
-        };
+        let msg = info_message(line);
 
         if let Some(rest) = msg
             .strip_prefix("Compiling entry function ")
@@ -375,6 +372,19 @@ fn record<'a>(
         })
 }
 
+/// The message of a `-v` line: what follows `ptxas info    :`, whatever name the assembler runs
+/// under (`ptxas-blackwell info    :` for the CUDA 13 ptxas Triton 3.9 bundles for sm_90 and
+/// later); other lines (the indented figures) as they are.
+fn info_message(line: &str) -> &str {
+    let Some((tool, rest)) = line.split_once(' ') else {
+        return line;
+    };
+    match rest.trim_start().strip_prefix("info") {
+        Some(rest) if tool.starts_with("ptxas") => rest.trim_start().trim_start_matches(':').trim(),
+        _ => line,
+    }
+}
+
 /// `'abc' rest` → (`abc`, ` rest`).
 fn quoted(s: &str) -> Option<(&str, &str)> {
     let s = s.strip_prefix('\'')?;
@@ -455,6 +465,45 @@ ptxas info    : Function properties for lb_256x4
 ptxas info    : Used 64 registers, used 0 barriers, 296 bytes cumulative stack size, 372 bytes cmem[0]
 ptxas info    : Compile time = 40.1 ms
 ";
+
+    /// ptxas 13.4 as Triton 3.9 bundles it (`ptxas-blackwell`, run for sm_90 and later): every
+    /// line names the assembler by its file name; Triton's causal attention, d=128, sm_90a.
+    const BLACKWELL_NAMED: &str = "\
+ptxas-blackwell info    : 11 bytes gmem
+ptxas-blackwell info    : Compiling entry function 'attention_forward' for 'sm_90a'
+ptxas-blackwell info    : Function properties for attention_forward
+    136 bytes stack frame, 168 bytes spill stores, 156 bytes spill loads
+ptxas-blackwell info    : Used 255 registers, used 1 barriers, 136 bytes cumulative stack size
+ptxas-blackwell info    : Compile time = 236.023 ms
+";
+
+    #[test]
+    fn lines_named_for_another_assembler_name() {
+        let r = parse_ptxas_verbose(BLACKWELL_NAMED, "sm_90a").unwrap();
+        assert_eq!(r.len(), 1);
+        let k = &r[0];
+        assert!(k.entry);
+        assert_eq!(
+            (k.name.as_str(), k.arch.as_str()),
+            ("attention_forward", "sm_90a")
+        );
+        assert_eq!(
+            (
+                k.registers,
+                k.barriers,
+                k.stack_frame,
+                k.spill_stores,
+                k.spill_loads
+            ),
+            (255, 1, 136, 168, 156)
+        );
+        // Not an info line of an assembler: left as it is.
+        assert_eq!(info_message("nvlink info    : x"), "nvlink info    : x");
+        assert_eq!(
+            info_message("ptxas info    : Used 3 registers"),
+            "Used 3 registers"
+        );
+    }
 
     #[test]
     fn whole_program_entries_and_functions() {
