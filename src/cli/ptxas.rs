@@ -14,8 +14,9 @@
 //! refused, a bad environment variable, even a panic) or the real ptxas rejects the rewritten
 //! PTX, a warning names the pass and the reason and the ORIGINAL PTX is assembled.
 //!
-//! The real ptxas is `WARPSMITH_PTXAS`, else `.tools/bin/ptxas`, else `ptxas` on `PATH` — never
-//! this executable itself (compared after resolving symbolic links), and a wrapper started by a
+//! The real ptxas is `WARPSMITH_PTXAS` (for a link named `ptxas-blackwell`,
+//! `WARPSMITH_PTXAS_BLACKWELL` first: [`name_specific_var`]), else `.tools/bin/ptxas`, else
+//! `ptxas` on `PATH` — never this executable itself (compared after resolving symbolic links), and a wrapper started by a
 //! wrapper refuses to run instead of recursing. Documentation: docs/ptxas-wrapper.md and
 //! `warpsmith ptxas --warpsmith-help`.
 
@@ -42,11 +43,17 @@ pub const HELP_FLAG: &str = "--warpsmith-help";
 const EXIT_ERROR: u8 = 2;
 
 /// ptxas options that take a value, by every spelling (long without `--`, short without `-`),
-/// from `ptxas --help` of CUDA 12.9. The value is the next argument, or follows `=`.
+/// from `ptxas --help` of CUDA 12.9 and 13.4, and `regAllocOptLevel`, which `--help` does not
+/// list and Triton 3.7 and later pass on every call (`--regAllocOptLevel=2`). The value is the
+/// next argument, or follows `=`.
 const VALUE_OPTIONS: &[&str] = &[
     "Ofast-compile",
     "Ofc",
     "allow-expensive-optimizations",
+    "apply-controls",
+    "enable-func-clone-sc",
+    "regAllocOptLevel",
+    "sanitize",
     "def-load-cache",
     "dlcm",
     "def-store-cache",
@@ -460,6 +467,41 @@ pub fn find_real_ptxas(
     plan.search(Tool::Ptxas).map(|l| l.path)
 }
 
+/// The variable that names the real assembler of a wrapper started as `argv0`, read before
+/// `WARPSMITH_PTXAS`: `WARPSMITH_PTXAS_BLACKWELL` for `ptxas-blackwell` (the suffix in capitals,
+/// other characters `_`), so one process can wrap two assemblers — Triton 3.9 runs its CUDA 12.9
+/// `ptxas` (`TRITON_PTXAS_PATH`) below sm_90 and its CUDA 13 `ptxas-blackwell`
+/// (`TRITON_PTXAS_BLACKWELL_PATH`) from sm_90 on. None for `ptxas` and `warpsmith ptxas`.
+pub fn name_specific_var(argv0: &OsStr) -> Option<String> {
+    let base = Path::new(argv0).file_name()?.to_str()?;
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    let suffix = base.strip_prefix("ptxas-").filter(|s| !s.is_empty())?;
+    let suffix: String = suffix
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    Some(format!("{}_{suffix}", Tool::Ptxas.env_var()))
+}
+
+/// The value that names the real assembler: the wrapper's own variable
+/// ([`name_specific_var`] of `argv0`) when `lookup` has it, else `WARPSMITH_PTXAS`'s; with the
+/// variable it came from.
+pub fn real_ptxas_setting(
+    argv0: Option<&OsStr>,
+    lookup: impl Fn(&str) -> Option<OsString>,
+) -> Option<(String, OsString)> {
+    let own = argv0.and_then(name_specific_var);
+    own.into_iter()
+        .chain([Tool::Ptxas.env_var().to_string()])
+        .find_map(|var| lookup(&var).map(|v| (var, v)))
+}
+
 /// Whether a program name (argv[0]) makes this process the wrapper: its file name is `ptxas`,
 /// or `ptxas-` followed by anything (`ptxas-blackwell`, the name of the assembler Triton runs for
 /// sm_100 and later, set with `TRITON_PTXAS_BLACKWELL_PATH`), with or without `.exe`.
@@ -515,6 +557,9 @@ Environment:
                          PTX or WARPSMITH_SPILL_BLOCK_SIZE). Unset or empty: pass-through.
   WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
                          never warpsmith itself).
+  WARPSMITH_PTXAS_BLACKWELL   the real ptxas of a link named ptxas-blackwell (Triton 3.9 runs
+                         that one from sm_90 on); unset: WARPSMITH_PTXAS. Any link
+                         ptxas-SUFFIX reads WARPSMITH_PTXAS_SUFFIX first.
   WARPSMITH_KEEP_TEMPS   1: keep the rewritten PTX and print its path on standard error.
   WARPSMITH_SHUFFLE_BUDGET_MS   time budget of the shuffle analysis per file, ms (default
                                 2000; 0: none). When spent, what is proved so far is kept.
@@ -531,6 +576,8 @@ Environment:
 Examples:
   clang++ -x cuda --cuda-gpu-arch=sm_90 --ptxas-path=$HOME/bin/ptxas …   ($HOME/bin/ptxas -> warpsmith)
   TRITON_PTXAS_PATH=$HOME/bin/ptxas WARPSMITH_PASSES=spill python train.py
+  TRITON_PTXAS_BLACKWELL_PATH=$HOME/bin/ptxas-blackwell (also a link to warpsmith) for
+  Triton 3.9 on sm_90 and later; WARPSMITH_PTXAS_BLACKWELL=<Triton's ptxas-blackwell>
 
 See docs/ptxas-wrapper.md.
 ";
@@ -611,8 +658,14 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         return ExitCode::from(EXIT_ERROR);
     }
     let me = std::env::current_exe().unwrap_or_default();
+    let setting = real_ptxas_setting(std::env::args_os().next().as_deref(), |v| {
+        std::env::var_os(v)
+    });
+    if let Some((var, value)) = &setting {
+        log::debug!("real ptxas from {var}={}", Path::new(value).display());
+    }
     let real = match find_real_ptxas(
-        std::env::var_os(Tool::Ptxas.env_var()).as_deref(),
+        setting.as_ref().map(|(_, v)| v.as_os_str()),
         &tools::project_tool_dirs(),
         std::env::var_os("PATH").as_deref(),
         &me,
@@ -620,6 +673,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok(p) => p,
         Err(e) => {
             eprintln!("warpsmith ptxas: {e}");
+            if let Some((var, _)) = setting.filter(|(v, _)| v != Tool::Ptxas.env_var()) {
+                eprintln!("warpsmith ptxas: (the value is {var}'s: this wrapper's own variable)");
+            }
             return ExitCode::from(EXIT_ERROR);
         }
     };
@@ -901,6 +957,80 @@ mod tests {
             "/ptxas/warpsmith",
         ] {
             assert!(!is_ptxas_name(OsStr::new(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn each_wrapper_name_has_its_own_real_ptxas_variable() {
+        let var = |n: &str| name_specific_var(OsStr::new(n));
+        assert_eq!(
+            var("/x/ptxas-blackwell").as_deref(),
+            Some("WARPSMITH_PTXAS_BLACKWELL")
+        );
+        assert_eq!(
+            var("ptxas-12.9.exe").as_deref(),
+            Some("WARPSMITH_PTXAS_12_9")
+        );
+        assert_eq!(var("ptxas"), None);
+        assert_eq!(var("warpsmith"), None);
+        let env = |set: &'static [(&'static str, &'static str)]| {
+            move |v: &str| {
+                set.iter()
+                    .find(|(k, _)| *k == v)
+                    .map(|(_, x)| OsString::from(*x))
+            }
+        };
+        let both = env(&[
+            ("WARPSMITH_PTXAS", "/cuda12/ptxas"),
+            ("WARPSMITH_PTXAS_BLACKWELL", "/cuda13/ptxas"),
+        ]);
+        let blackwell = Some(OsStr::new("/bin/ptxas-blackwell"));
+        assert_eq!(
+            real_ptxas_setting(blackwell, both),
+            Some(("WARPSMITH_PTXAS_BLACKWELL".into(), "/cuda13/ptxas".into()))
+        );
+        assert_eq!(
+            real_ptxas_setting(Some(OsStr::new("/bin/ptxas")), both),
+            Some(("WARPSMITH_PTXAS".into(), "/cuda12/ptxas".into()))
+        );
+        // The wrapper's own variable unset: the common one.
+        let common = env(&[("WARPSMITH_PTXAS", "/cuda12/ptxas")]);
+        assert_eq!(
+            real_ptxas_setting(blackwell, common),
+            Some(("WARPSMITH_PTXAS".into(), "/cuda12/ptxas".into()))
+        );
+        assert_eq!(real_ptxas_setting(blackwell, env(&[])), None);
+    }
+
+    #[test]
+    fn triton_3_7_and_later_options() {
+        // Triton 3.7+ adds `--regAllocOptLevel=2` before the architecture; the spelled-out
+        // form takes the next argument, which must not be taken for an input.
+        for a in [
+            args(&[
+                "-lineinfo",
+                "-v",
+                "--regAllocOptLevel=2",
+                "--gpu-name=sm_90a",
+                "k.ptx",
+                "-o",
+                "k.o",
+            ]),
+            args(&[
+                "-v",
+                "--regAllocOptLevel",
+                "2",
+                "--sanitize",
+                "memcheck",
+                "k.ptx",
+            ]),
+        ] {
+            let inv = parse_invocation(&a);
+            assert_eq!(inv.inputs.len(), 1, "{a:?}");
+            assert_eq!(a[inv.inputs[0]], "k.ptx");
+            assert!(check_args(&a, &inv)
+                .iter()
+                .any(|x| x.starts_with("--regAllocOptLevel")));
         }
     }
 
