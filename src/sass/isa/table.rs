@@ -482,6 +482,21 @@ mod tests {
     }
 
     #[test]
+    fn l2_prefetch_hint_of_async_copies_leaves_the_operands_alone() {
+        // `LDGSTS.E.BYPASS.LTC128B.128 [R83], [R10.64], P3` as ptxas 12.9 writes it for Triton
+        // 3.9's sm_80 matmuls; bit 72 is `.LTC128B` (nvdisasm lists the word with and without
+        // it reading and writing the same registers, on sm_80 and on sm_90).
+        let hinted = 0x0003_e200_0990_1d48_u128 << 64 | 0x0000_0000_0a53_7fae;
+        let plain = hinted & !(1u128 << 72);
+        for g in [Generation::Sm8x, Generation::Sm90] {
+            let t = table(g);
+            let (a, b) = (t.lookup(hinted), t.lookup(plain));
+            assert!(a.is_some(), "{g:?}: the hinted copy is a known form");
+            assert_eq!(a.map(|f| &f.operands), b.map(|f| &f.operands), "{g:?}");
+        }
+    }
+
+    #[test]
     fn warpgroup_mma_forms_touch_any_general_register() {
         let t = Table::parse("x", "0x19f3 QGMMA - g16:w2 p12:r1 q~87:r1 u24:r4\n").unwrap();
         let mma = t.lookup(0x09f3 | 0x7000 | 1 << 91).unwrap();
