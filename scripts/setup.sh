@@ -8,7 +8,8 @@
 #      git-ignored project-local folder .tools/nvidia (never into the system Python), and NVRTC
 #      (NVIDIA's CUDA front end as a library: the tests compile the bench kernels with it too,
 #      scripts/compile-kernels-nvrtc.py).
-#   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton for the Triton suite.
+#   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton (3.6.0) and
+#       .tools/triton-3.9 (3.9.0) for the Triton suite.
 #   3. The Rust toolchain: rustup's stable toolchain with clippy and rustfmt when cargo is
 #      missing; the clippy/rustfmt components when rustup is there but they are not.
 #   4. A CUDA toolkit layout for clang in .tools/cuda (headers, libdevice, ptxas, fatbinary,
@@ -72,25 +73,33 @@ for t in ptxas nvdisasm cuobjdump; do
 done
 
 # ---- 2b. Triton from PyPI (the Triton suite: tests/triton, bench/triton) ----------------------
-# Pinned: Triton 3.6.0 is the version issue 12 was reported against. Installed with --no-deps
-# (it needs nothing else to compile kernels: no torch, no CUDA driver, no GPU) into the git-ignored
-# .tools/triton; scripts put it on PYTHONPATH. About 640 MB unpacked (its own LLVM/MLIR library and
-# a CUDA 12.8 ptxas/cuobjdump/nvdisasm). WARPSMITH_SKIP_TRITON=1 skips it (the `triton` step of
-# scripts/test.sh then reports SKIPPED).
-triton_wheel=triton==3.6.0
-stamp="$tools/triton/.installed"
+# Two pinned versions, each installed with --no-deps (it needs nothing else to compile kernels: no
+# torch, no CUDA driver, no GPU) into a git-ignored folder that scripts put on PYTHONPATH:
+# - Triton 3.6.0 in .tools/triton: the version issue 12 was reported against; about 640 MB
+#   unpacked (its own LLVM/MLIR library and a CUDA 12.8 ptxas/cuobjdump/nvdisasm);
+# - Triton 3.9.0 in .tools/triton-3.9: the newest on PyPI (Dec 2026), which calls ptxas
+#   differently: from sm_90 on it runs its CUDA 13.4 `ptxas-blackwell`
+#   (TRITON_PTXAS_BLACKWELL_PATH) on PTX ISA 9.4, and passes --regAllocOptLevel=2; about 1 GB.
+# WARPSMITH_SKIP_TRITON=1 skips both (the `triton` step of scripts/test.sh then reports SKIPPED).
+install_triton() { # WHEEL FOLDER
+  local wheel="$1" dir="$tools/$2" stamp="$tools/$2/.installed"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$wheel" ]]; then
+    log "Triton present ($wheel in .tools/$2)"
+    return
+  fi
+  log "installing $wheel into .tools/$2"
+  rm -rf "$dir.tmp"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$dir.tmp" "$wheel"
+  for t in "$dir.tmp"/triton/backends/nvidia/bin/*; do chmod +x "$t"; done
+  rm -rf "$dir"
+  mv "$dir.tmp" "$dir"
+  printf '%s' "$wheel" >"$stamp"
+}
 if [[ "${WARPSMITH_SKIP_TRITON:-0}" == 1 ]]; then
   log "Triton skipped (WARPSMITH_SKIP_TRITON=1)"
-elif [[ ! -f "$stamp" || "$(cat "$stamp")" != "$triton_wheel" ]]; then
-  log "installing $triton_wheel into .tools/triton"
-  rm -rf "$tools/triton.tmp"
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/triton.tmp" "$triton_wheel"
-  for t in ptxas cuobjdump nvdisasm; do chmod +x "$tools/triton.tmp/triton/backends/nvidia/bin/$t"; done
-  rm -rf "$tools/triton"
-  mv "$tools/triton.tmp" "$tools/triton"
-  printf '%s' "$triton_wheel" >"$stamp"
 else
-  log "Triton present ($triton_wheel)"
+  install_triton triton==3.6.0 triton
+  install_triton triton==3.9.0 triton-3.9
 fi
 
 # ---- 3. Rust toolchain -------------------------------------------------------------------------

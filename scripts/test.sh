@@ -9,9 +9,10 @@
 #   test       cargo test
 #   kernels    scripts/compile-kernels.sh target/kernels --check-ptxas   (bench kernels → PTX → ptxas)
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
-#   triton     bench/triton/never_worse.py --ci --passes spill,shuffle,demote (Triton suite,
+#   triton     bench/triton/never_worse.py --ci --passes spill,shuffle,demote (Triton 3.6 suite,
 #              sm_80 + sm_90: warpsmith ptxas (and the demote stage) vs
 #              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12)
+#   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
 #   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
 #
@@ -119,39 +120,47 @@ else
 fi
 
 # ---- triton: the Triton suite through `warpsmith ptxas` (issue 12; tests/triton, bench/triton) --
-# Triton (.tools/triton, from setup.sh) compiles the suite without a GPU twice per architecture:
-# with its own ptxas, and with TRITON_PTXAS_PATH at a `ptxas` link to target/debug/warpsmith
-# (WARPSMITH_PASSES=spill,shuffle). --ci: the CI subset of tests/triton/suite.py, 13 builds, about
-# 3 minutes on 2 cores (the whole suite takes over 10; docs/benchmarks.md). A one-kernel probe
-# first tells "Triton cannot compile here" (SKIPPED, with the reason) from a failing check.
-triton_dir="$root/.tools/triton"
-triton_out="$root/target/triton"
-if ((!build_ok)); then
-  skip triton "the build failed"
-elif [[ ! -f "$triton_dir/.installed" ]]; then
-  skip triton "Triton is not installed in .tools/triton (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
-elif ! probe=$(PYTHONPATH="$triton_dir" python3 tests/triton/compile_suite.py --arch sm_80 \
-  --only layer_norm_4096 --out "$triton_out/probe" 2>&1); then
-  skip triton "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
-else
-  # The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite; then
-  # the emulator runs every kernel Triton made (its own ptxas side) against a CPU reference and
-  # against the spilling pass's rewrite at 64 registers (tests/emu_triton.rs, `equiv`), and the
-  # SASS decoder checks the same cubins against nvdisasm and its holdout record
-  # (tests/sass_holdout.rs, tests/data/sass-holdout/triton-suite.txt).
-  triton_check() {
-    python3 bench/triton/test_never_worse.py &&
-      PYTHONPATH="$triton_dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
-        --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
-        --out "$triton_out" &&
-      rm -rf "$triton_out/equiv" && mkdir -p "$triton_out/equiv" &&
-      ln -s ../sm_80/ptxas "$triton_out/equiv/sm_80" &&
-      ln -s ../sm_90/ptxas "$triton_out/equiv/sm_90" &&
-      WARPSMITH_TRITON_DIR="$triton_out/equiv" cargo test --test emu_triton triton_suite_from_environment &&
-      WARPSMITH_TRITON_DIR="$triton_out/equiv" cargo test --test sass_holdout holdout_triton_suite_from_environment
-  }
-  step triton triton_check
-fi
+# Triton (from setup.sh) compiles the suite without a GPU twice per architecture: with its own
+# ptxas, and with TRITON_PTXAS_PATH / TRITON_PTXAS_BLACKWELL_PATH at `ptxas` / `ptxas-blackwell`
+# links to target/debug/warpsmith (WARPSMITH_PASSES=spill,shuffle). Twice: `triton` with Triton
+# 3.6.0 (.tools/triton, its CUDA 12.8 ptxas), `triton-3.9` with Triton 3.9.0 (.tools/triton-3.9:
+# CUDA 12.9 ptxas for sm_80, CUDA 13.4 ptxas-blackwell and PTX ISA 9.4 for sm_90). --ci: the CI
+# subset of tests/triton/suite.py, 13 builds, about 1-3 minutes each on 2 cores (the whole suite
+# takes over 10; docs/benchmarks.md). A one-kernel probe first tells "Triton cannot compile here"
+# (SKIPPED, with the reason) from a failing check.
+#
+# The checker's own rules first (legality, verdicts, cuobjdump parsing), then the suite; then the
+# emulator runs every kernel Triton made (its own ptxas side) against a CPU reference and against
+# the spilling pass's rewrite at 64 registers (tests/emu_triton.rs, `equiv`), and the SASS decoder
+# checks the same cubins against nvdisasm and its holdout record (tests/sass_holdout.rs,
+# tests/data/sass-holdout/triton-suite.txt; both versions' cubins decode alike).
+triton_check() { # TRITON_FOLDER OUT
+  local dir="$1" out="$2"
+  python3 bench/triton/test_never_worse.py &&
+    PYTHONPATH="$dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
+      --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
+      --out "$out" &&
+    rm -rf "$out/equiv" && mkdir -p "$out/equiv" &&
+    ln -s ../sm_80/ptxas "$out/equiv/sm_80" &&
+    ln -s ../sm_90/ptxas "$out/equiv/sm_90" &&
+    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test emu_triton triton_suite_from_environment &&
+    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_holdout holdout_triton_suite_from_environment
+}
+triton_step() { # STEP_NAME FOLDER_UNDER_.tools
+  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" probe
+  if ((!build_ok)); then
+    skip "$name" "the build failed"
+  elif [[ ! -f "$dir/.installed" ]]; then
+    skip "$name" "Triton is not installed in .tools/$2 (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
+  elif ! probe=$(PYTHONPATH="$dir" python3 tests/triton/compile_suite.py --arch sm_80 \
+    --only layer_norm_4096 --out "$out/probe" 2>&1); then
+    skip "$name" "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
+  else
+    step "$name" triton_check "$dir" "$out"
+  fi
+}
+triton_step triton triton
+triton_step triton-3.9 triton-3.9
 
 # The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
 # the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).

@@ -3,8 +3,10 @@
 
 For every kernel of tests/triton/suite.py and every architecture, the suite is compiled twice by
 Triton without a GPU: once with ptxas alone (Triton's own unless --real-ptxas), once with
-TRITON_PTXAS_PATH at a `ptxas` symbolic link to warpsmith (WARPSMITH_PTXAS = the same real ptxas,
-WARPSMITH_PASSES as given). Both cubins' resources are read with `cuobjdump -res-usage`
+TRITON_PTXAS_PATH and TRITON_PTXAS_BLACKWELL_PATH at `ptxas` and `ptxas-blackwell` symbolic links
+to warpsmith (WARPSMITH_PTXAS and WARPSMITH_PTXAS_BLACKWELL = the same real assemblers,
+WARPSMITH_PASSES as given). Triton 3.9 runs its CUDA 13 `ptxas-blackwell` from sm_90 on, earlier
+versions `ptxas`; tests/triton/compile_suite.py stops when a call went elsewhere. Both cubins' resources are read with `cuobjdump -res-usage`
 (REG, STACK, SHARED, LOCAL) and the occupancy of each launch is computed by
 `warpsmith occupancy` with the cubin's static shared memory and Triton's dynamic shared memory
 (metadata `shared`) at Triton's block size (num_warps × 32).
@@ -150,9 +152,11 @@ def outcome(warnings, cubin_before, cubin_after):
     return what
 
 
-def compile_suite(arch, out, python, ptxas, env, only, ci):
-    """Runs tests/triton/compile_suite.py; returns {case: record} (failed cases have `error`)."""
-    cmd = [python, COMPILE_SUITE, "--arch", arch, "--out", out, "--ptxas", ptxas]
+def compile_suite(arch, out, python, assemblers, env, only, ci):
+    """Runs tests/triton/compile_suite.py with `assemblers` (`ptxas`, `ptxas-blackwell`: the paths
+    Triton is to run); returns {case: record} (failed cases have `error`)."""
+    cmd = [python, COMPILE_SUITE, "--arch", arch, "--out", out, "--ptxas", assemblers["ptxas"],
+           "--ptxas-blackwell", assemblers["ptxas-blackwell"]]
     if only:
         cmd += ["--only", *only]
     if ci:
@@ -163,7 +167,8 @@ def compile_suite(arch, out, python, ptxas, env, only, ci):
         raise SystemExit(f"never_worse: {' '.join(cmd)} failed (exit {p.returncode})")
     with open(os.path.join(out, "suite.json")) as f:
         suite = json.load(f)
-    print(f"never_worse: {arch} with {ptxas}: {time.monotonic() - start:.0f} s", file=sys.stderr)
+    print(f"never_worse: {arch} with {suite['ptxas']}: {time.monotonic() - start:.0f} s",
+          file=sys.stderr)
     return {c["case"]: c for c in suite["cases"]}, suite
 
 
@@ -191,7 +196,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arch", nargs="+", default=["sm_80", "sm_90"], choices=["sm_80", "sm_90"])
     ap.add_argument("--warpsmith", default=os.path.join(ROOT, "target", "debug", "warpsmith"))
-    ap.add_argument("--real-ptxas", help="NVIDIA's ptxas for both builds (default: Triton's own)")
+    ap.add_argument("--real-ptxas",
+                    help="NVIDIA's ptxas for both builds and both assembler names (default: "
+                         "Triton's own `ptxas` and `ptxas-blackwell`)")
     ap.add_argument("--cuobjdump", help="default: .tools/bin/cuobjdump, else Triton's own")
     ap.add_argument("--passes", default="spill,shuffle", help="WARPSMITH_PASSES")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "triton"))
@@ -213,11 +220,17 @@ def main():
         return 2
     nvidia_bin = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     real = os.path.abspath(opts.real_ptxas or os.path.join(nvidia_bin, "ptxas"))
+    # Triton 3.9 runs `ptxas-blackwell` from sm_90 on (older wheels bundle it for sm_100 on).
+    real_blackwell = os.path.join(nvidia_bin, "ptxas-blackwell")
+    if opts.real_ptxas or not os.path.exists(real_blackwell):
+        real_blackwell = real
+    real_blackwell = os.path.abspath(real_blackwell)
     cuobjdump = opts.cuobjdump or os.path.join(ROOT, ".tools", "bin", "cuobjdump")
     if not opts.cuobjdump and not os.path.exists(cuobjdump):
         cuobjdump = os.path.join(nvidia_bin, "cuobjdump")
     warpsmith = os.path.abspath(opts.warpsmith)
-    for what, path in (("warpsmith", warpsmith), ("ptxas", real), ("cuobjdump", cuobjdump)):
+    for what, path in (("warpsmith", warpsmith), ("ptxas", real), ("ptxas-blackwell", real_blackwell),
+                       ("cuobjdump", cuobjdump)):
         if not os.access(path, os.X_OK):
             print(f"never_worse: {what} {path} is not an executable", file=sys.stderr)
             return 2
@@ -226,23 +239,27 @@ def main():
     out = os.path.abspath(opts.out)
     link_dir = os.path.join(out, "bin")
     os.makedirs(link_dir, exist_ok=True)
-    link = os.path.join(link_dir, "ptxas")
-    if os.path.lexists(link):
-        os.remove(link)
-    os.symlink(warpsmith, link)
+    links = {}
+    for name in ("ptxas", "ptxas-blackwell"):
+        links[name] = os.path.join(link_dir, name)
+        if os.path.lexists(links[name]):
+            os.remove(links[name])
+        os.symlink(warpsmith, links[name])
+    reals = {"ptxas": real, "ptxas-blackwell": real_blackwell}
 
     base_env = dict(os.environ)
     for var in [v for v in base_env if v.startswith("WARPSMITH_") or v.startswith("TRITON_")]:
         del base_env[var]
     passes = [p.strip() for p in opts.passes.split(",") if p.strip()]
     ptx_passes = ",".join(p for p in passes if p != "demote")
-    ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PASSES=ptx_passes)
+    ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PTXAS_BLACKWELL=real_blackwell,
+                  WARPSMITH_PASSES=ptx_passes)
 
     # Compile every (architecture, side) suite first, `--jobs` at a time.
     tasks = []
     compiled = {}
     for arch in opts.arch:
-        for side, ptxas, env in (("ptxas", real, base_env), ("warpsmith", link, ws_env)):
+        for side, ptxas, env in (("ptxas", reals, base_env), ("warpsmith", links, ws_env)):
             d = os.path.join(out, arch, side)
             if opts.reuse and os.path.exists(os.path.join(d, "suite.json")):
                 with open(os.path.join(d, "suite.json")) as f:
@@ -293,7 +310,8 @@ def main():
                 failed = True
             rows.append(row)
 
-    print(f"\nwarpsmith ptxas (WARPSMITH_PASSES={opts.passes}) against ptxas alone ({real}); "
+    print(f"\nwarpsmith ptxas (WARPSMITH_PASSES={opts.passes}) against ptxas alone ({real}, "
+          f"{real_blackwell}); "
           "regs/local B/static smem B/occupancy\n")
     print("| kernel | arch | threads | dyn smem | ptxas alone | warpsmith | legal | verdict | goal | wrapper |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -308,7 +326,8 @@ def main():
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("worse", "equal", "better", "error")}
     print(f"\n{len(rows)} kernel builds: " + ", ".join(f"{n} {v}" for v, n in counts.items()) +
           f"; illegal launches: {sum(1 for r in rows if 'after' in r and not r['after']['legal'])}")
-    report = {"passes": opts.passes, "real_ptxas": real, "warpsmith": warpsmith,
+    report = {"passes": opts.passes, "real_ptxas": real, "real_ptxas_blackwell": real_blackwell,
+              "warpsmith": warpsmith,
               "triton_version": triton.__version__, "rows": rows, "counts": counts,
               "result": "FAIL" if failed else "PASS"}
     with open(os.path.join(out, "never_worse.json.tmp"), "w") as f:

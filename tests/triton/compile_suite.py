@@ -12,9 +12,11 @@ that failed to compile (with the error). Exit status: 0 when every case compiled
 --holdout compiles the register model's holdout configurations (suite.HOLDOUT_CASES) instead
 of the suite; bench/pressure_model.rs reads their PTX (docs/benchmarks.md, "Register model").
 
---ptxas sets TRITON_PTXAS_PATH. Triton silently falls back to its bundled ptxas when the named one
-does not answer `--version` with a CUDA release; the script checks that Triton took the given
-path and stops otherwise. Triton's cache is a fresh folder under DIR (its key ignores which ptxas
+--ptxas sets TRITON_PTXAS_PATH, --ptxas-blackwell TRITON_PTXAS_BLACKWELL_PATH: Triton 3.6-3.8 run
+`ptxas` below sm_100, Triton 3.9 runs its CUDA 13 `ptxas-blackwell` from sm_90 on. Triton silently
+falls back to its bundled assembler when the named one does not answer `--version` with a CUDA
+release; the script checks that every ptxas call went to the path given for the architecture's
+assembler and stops otherwise (exit 2). Triton's cache is a fresh folder under DIR (its key ignores which ptxas
 assembled a kernel, so a shared cache would return cubins made by another ptxas).
 """
 
@@ -37,11 +39,29 @@ def write_atomic(path, data):
     os.replace(tmp, path)
 
 
+def assembler_for(opts):
+    """The assembler Triton runs for `opts.arch` (its `NvidiaTool`: path and CUDA version), the
+    option that names it here and that option's value: `ptxas` below sm_100 in Triton 3.6-3.8,
+    `ptxas-blackwell` from sm_90 on in 3.9 (`backends.nvidia.compiler.get_ptxas`)."""
+    from triton import knobs
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas
+        tool = get_ptxas(int(opts.arch.removeprefix("sm_")))
+    except ImportError:
+        tool = knobs.nvidia.ptxas
+    if tool.path == knobs.nvidia.ptxas.path:
+        return tool, "--ptxas", opts.ptxas
+    return tool, "--ptxas-blackwell", opts.ptxas_blackwell
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arch", required=True, choices=["sm_80", "sm_90"])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--ptxas", help="the ptxas Triton runs (TRITON_PTXAS_PATH); default Triton's own")
+    ap.add_argument("--ptxas-blackwell",
+                    help="the ptxas-blackwell Triton runs (TRITON_PTXAS_BLACKWELL_PATH; Triton 3.9 "
+                         "from sm_90 on); default Triton's own")
     ap.add_argument("--only", nargs="+", metavar="CASE", help="compile only these cases")
     ap.add_argument("--ci", action="store_true", help="only the cases of the CI subset")
     ap.add_argument("--holdout", action="store_true",
@@ -65,10 +85,12 @@ def main():
     shutil.rmtree(cache, ignore_errors=True)
     # Both must be set before Triton reads them (it caches the ptxas it finds).
     os.environ["TRITON_CACHE_DIR"] = cache
-    if opts.ptxas:
-        os.environ["TRITON_PTXAS_PATH"] = os.path.abspath(opts.ptxas)
-    else:
-        os.environ.pop("TRITON_PTXAS_PATH", None)
+    for var, path in (("TRITON_PTXAS_PATH", opts.ptxas),
+                      ("TRITON_PTXAS_BLACKWELL_PATH", opts.ptxas_blackwell)):
+        if path:
+            os.environ[var] = os.path.abspath(path)
+        else:
+            os.environ.pop(var, None)
 
     try:
         import triton
@@ -78,12 +100,12 @@ def main():
               f".tools/triton on PYTHONPATH", file=sys.stderr)
         return 2
     try:
-        ptxas = knobs.nvidia.ptxas
+        ptxas, option, given = assembler_for(opts)
     except RuntimeError as e:
         print(f"compile_suite: Triton finds no ptxas: {e}", file=sys.stderr)
         return 2
-    if opts.ptxas and os.path.abspath(ptxas.path) != os.path.abspath(opts.ptxas):
-        print(f"compile_suite: Triton did not take --ptxas {opts.ptxas}: its `--version` gave no "
+    if given and os.path.abspath(ptxas.path) != os.path.abspath(given):
+        print(f"compile_suite: Triton did not take {option} {given}: its `--version` gave no "
               f"CUDA release, so Triton fell back to {ptxas.path}", file=sys.stderr)
         return 2
     print(f"compile_suite: Triton {triton.__version__}, {opts.arch}, ptxas {ptxas.path} "
@@ -107,6 +129,11 @@ def main():
         else:
             failed += 1
             status = f"FAIL {record['error']}"
+        ran = {call["argv"][0] for call in record.get("ptxas_calls", [])}
+        if ran - {ptxas.path}:
+            print(f"compile_suite: Triton ran {', '.join(sorted(ran))} for {case.name}, not "
+                  f"{ptxas.path}", file=sys.stderr)
+            return 2
         write_atomic(f"{base}.json", json.dumps(record, indent=2) + "\n")
         summary["cases"].append(record)
         print(f"  {opts.arch} {case.name:28} {status}", file=sys.stderr)
