@@ -41,14 +41,18 @@ def write_atomic(path, data):
 
 def assembler_for(opts):
     """The assembler Triton runs for `opts.arch` (its `NvidiaTool`: path and CUDA version), the
-    option that names it here and that option's value: `ptxas` below sm_100 in Triton 3.6-3.8,
-    `ptxas-blackwell` from sm_90 on in 3.9 (`backends.nvidia.compiler.get_ptxas`)."""
+    option that names it here and that option's value (`backends.nvidia.compiler.get_ptxas`):
+    `ptxas` for every architecture in Triton 3.4 and 3.5, below sm_100 in 3.6-3.8, below sm_90 in
+    3.9; `ptxas-blackwell` otherwise."""
     from triton import knobs
     try:
         from triton.backends.nvidia.compiler import get_ptxas
-        tool = get_ptxas(int(opts.arch.removeprefix("sm_")))
     except ImportError:
-        tool = knobs.nvidia.ptxas
+        return knobs.nvidia.ptxas, "--ptxas", opts.ptxas
+    try:
+        tool = get_ptxas(int(opts.arch.removeprefix("sm_")))
+    except TypeError:  # Triton 3.4 and 3.5: one assembler for every architecture
+        tool = get_ptxas()
     if tool.path == knobs.nvidia.ptxas.path:
         return tool, "--ptxas", opts.ptxas
     return tool, "--ptxas-blackwell", opts.ptxas_blackwell
@@ -66,6 +70,8 @@ def main():
     ap.add_argument("--ci", action="store_true", help="only the cases of the CI subset")
     ap.add_argument("--holdout", action="store_true",
                     help="the register model's holdout cases (suite.HOLDOUT_CASES) instead")
+    ap.add_argument("--llir", action="store_true",
+                    help="also write Triton's LLVM IR, NAME.ll (tests/plugin_soundness.rs reads it)")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     opts = ap.parse_args()
 
@@ -118,12 +124,14 @@ def main():
         compiled, record = suite.compile_case(case, opts.arch)
         record["ptxas"] = ptxas.path
         base = os.path.join(out, case.name)
-        for ext in ("ptx", "cubin", "json"):
+        for ext in ("ptx", "cubin", "json", "ll"):
             if os.path.exists(f"{base}.{ext}"):
                 os.remove(f"{base}.{ext}")
         if compiled is not None:
             write_atomic(f"{base}.ptx", compiled.asm["ptx"])
             write_atomic(f"{base}.cubin", compiled.asm["cubin"])
+            if opts.llir:
+                write_atomic(f"{base}.ll", compiled.asm["llir"])
             status = (f"ok   {record['kernel']}: {record['threads']} threads, "
                       f"{record['shared']} B dynamic shared ({record['compile_seconds']} s)")
         else:
