@@ -133,9 +133,12 @@ fi
 # emulator runs every kernel Triton made (its own ptxas side) against a CPU reference and against
 # the spilling pass's rewrite at 64 registers (tests/emu_triton.rs, `equiv`), and the SASS decoder
 # checks the same cubins against nvdisasm and its holdout record (tests/sass_holdout.rs,
-# tests/data/sass-holdout/triton-suite.txt; both versions' cubins decode alike).
-triton_check() { # TRITON_FOLDER OUT
-  local dir="$1" out="$2"
+# tests/data/sass-holdout/triton-suite.txt; both versions' cubins decode alike), and the SASS
+# emulator runs each kernel as the given ptxas assembles it against the PTX emulator
+# (tests/sass_emu_triton.rs; for Triton 3.9 its CUDA 13.4 ptxas-blackwell, which its sm_90 PTX
+# ISA 9.4 needs).
+triton_check() { # TRITON_FOLDER OUT PTXAS
+  local dir="$1" out="$2" ptxas="$3"
   python3 bench/triton/test_never_worse.py &&
     PYTHONPATH="$dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
       --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
@@ -143,11 +146,13 @@ triton_check() { # TRITON_FOLDER OUT
     rm -rf "$out/equiv" && mkdir -p "$out/equiv" &&
     ln -s ../sm_80/ptxas "$out/equiv/sm_80" &&
     ln -s ../sm_90/ptxas "$out/equiv/sm_90" &&
-    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test emu_triton triton_suite_from_environment &&
-    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_holdout holdout_triton_suite_from_environment
+    WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
+      cargo test --test emu_triton triton_suite_from_environment &&
+    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_holdout holdout_triton_suite_from_environment &&
+    WARPSMITH_PTXAS="$ptxas" WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_emu_triton
 }
-triton_step() { # STEP_NAME FOLDER_UNDER_.tools
-  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" probe
+triton_step() { # STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR
+  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" ptxas="$3" probe
   if ((!build_ok)); then
     skip "$name" "the build failed"
   elif [[ ! -f "$dir/.installed" ]]; then
@@ -156,11 +161,11 @@ triton_step() { # STEP_NAME FOLDER_UNDER_.tools
     --only layer_norm_4096 --out "$out/probe" 2>&1); then
     skip "$name" "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
   else
-    step "$name" triton_check "$dir" "$out"
+    step "$name" triton_check "$dir" "$out" "$ptxas"
   fi
 }
-triton_step triton triton
-triton_step triton-3.9 triton-3.9
+triton_step triton triton "$root/.tools/bin/ptxas"
+triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell"
 
 # The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
 # the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).
