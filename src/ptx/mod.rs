@@ -5,6 +5,7 @@ pub mod builder;
 pub mod diag;
 mod fxhash;
 pub mod ir;
+mod label_scopes;
 pub mod lexer;
 pub mod parse;
 pub mod printer;

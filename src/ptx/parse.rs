@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use super::diag::{Diagnostic, ParseErrors};
 use super::fxhash::FxMap;
 use super::ir::*;
+use super::label_scopes::{self, ScopeError};
 use super::lexer::{Lexer, Tok, Token};
 
 /// Parses a whole PTX module. `file` names the source in diagnostics.
@@ -1076,6 +1077,7 @@ impl<'a> Parser<'a> {
             labels,
             label_defined: Vec::new(),
             label_first_use: Vec::new(),
+            repeated: Vec::new(),
             sym_operands: false,
         };
         b.scopes.push();
@@ -1150,11 +1152,40 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        if !b.repeated.is_empty() {
+            self.scope_labels(&mut b);
+        }
         self.scope_pool = b.scopes;
         self.label_pool = b.labels;
         self.last_counts = b.body.counts();
         b.body.shrink_to_fit();
         b.body
+    }
+
+    /// Binds the labels of a body that defines a name more than once to their blocks
+    /// ([`label_scopes`]) and reports what cannot be bound.
+    fn scope_labels(&mut self, b: &mut BodyBuilder<'a>) {
+        for e in label_scopes::scope_labels(&mut b.body) {
+            match e {
+                ScopeError::DefinedTwice(l) => {
+                    if let Some(&(_, t)) = b.repeated.iter().find(|(r, _)| *r == l) {
+                        let name = self.text(t).to_string();
+                        self.error_at(t, format!("label `{name}` defined twice in one block"));
+                    }
+                }
+                ScopeError::NotInScope(l) => {
+                    if let Some(t) = b.label_first_use[l.index()] {
+                        let name = self.text(t).to_string();
+                        self.error_at(
+                            t,
+                            format!(
+                                "`{name}` is defined only in blocks that do not enclose this use"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     fn statement(&mut self, b: &mut BodyBuilder<'a>) -> PResult<()> {
@@ -1200,9 +1231,11 @@ impl<'a> Parser<'a> {
                 self.advance();
                 self.advance();
                 let name = self.text(t);
-                let label = b.intern_label(name);
+                let mut label = b.intern_label(name);
                 if !b.mark_defined(label) {
-                    self.error_at(t, format!("label `{name}` defined twice"));
+                    // Defined again: right when the two are in different `{ … }` blocks
+                    // (`label_scopes`), checked at the end of the body.
+                    label = b.repeated_label(name, t);
                 }
                 let d = self.peek();
                 if d.kind == Tok::Dot {
@@ -1671,6 +1704,9 @@ struct BodyBuilder<'a> {
     label_defined: Vec<bool>,
     /// The first token that referred to a label before its definition (for "undefined label").
     label_first_use: Vec<Option<Token>>,
+    /// The second and later definitions of a name, each its own label, with its token
+    /// (`label_scopes` binds the uses to them).
+    repeated: Vec<(Label, Token)>,
     /// True when some operand is a bare symbol that may turn out to be a label.
     sym_operands: bool,
 }
@@ -1685,6 +1721,15 @@ impl<'a> BodyBuilder<'a> {
         self.labels.insert(name, l);
         self.label_defined.push(false);
         self.label_first_use.push(None);
+        l
+    }
+    /// A label for another definition of `name` (at `t`), defined.
+    fn repeated_label(&mut self, name: &'a str, t: Token) -> Label {
+        let l = Label::new(self.body.labels.len());
+        self.body.labels.push(name.into());
+        self.label_defined.push(true);
+        self.label_first_use.push(None);
+        self.repeated.push((l, t));
         l
     }
     /// Marks `l` defined; false when it already was.
