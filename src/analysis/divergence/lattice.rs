@@ -822,7 +822,10 @@ pub mod ops {
     }
 
     /// `a >> k` (logical when `arith` is false) for a constant `k`: the affine part vanishes when
-    /// `0 ≤ c·31 < 2^k` and the base is a multiple of `2^k` (`%tid.x >> 5` is the warp index).
+    /// the lane part `c·T` (`0 ≤ c·31`) lies below both `2^k` and the base's alignment `2^align`:
+    /// the sum then carries nothing out of the base's zero low bits, and the shift drops it
+    /// (`%tid.x >> 5` is the warp index; `%tid.x >> 7`, the warpgroup of CUTLASS's sm_90
+    /// kernels, too, with warp bases that are multiples of 32 only).
     pub fn shr(a: Abs, k: Abs, w: u32, arith: bool) -> Abs {
         if let Some(r) = pre(&a, &k) {
             return r;
@@ -856,7 +859,9 @@ pub mod ops {
             .canon(w);
         }
         let need = if arith { EXACT_SIGNED } else { EXACT_UNSIGNED };
-        if c > 0 && (c as i128) * 31 < (1i128 << s) && a.align as i64 >= s && a.exact & need != 0 {
+        let below = |k: i64| c > 0 && k < 63 && (c as i128) * 31 < (1i128 << k);
+        let aligned = a.align as i64 >= s || below(i64::from(a.align));
+        if below(s) && aligned && a.exact & need != 0 {
             let base = match a.base {
                 Coef::Int(x) => {
                     Coef::Int(norm(if arith { x >> s } else { zext_bits(x, w) >> s }, w))
@@ -940,11 +945,13 @@ pub mod ops {
                 .canon(w);
             }
         }
-        // mask = !(2^k - 1) within w bits
+        // mask = !(2^k - 1) within w bits: the lane part below 2^k and below the base's
+        // alignment occupies bits the base leaves zero and the mask clears (`%tid.x & ~127`).
         let inv = zext_bits(!mask, w);
         if inv > 0 && (inv & (inv + 1)) == 0 {
             let k = inv.count_ones();
-            if fits_lanes(k) && u32::from(x.align) >= k {
+            let aligned = u32::from(x.align) >= k || fits_lanes(u32::from(x.align));
+            if fits_lanes(k) && aligned {
                 let base = match x.base {
                     Coef::Int(b) => Coef::Int(norm(b & mask, w)),
                     b => b,
@@ -1676,6 +1683,26 @@ mod tests {
             and(t, Abs::constant(!31), 32).class(),
             Class::Uniform(Scope::Warp)
         );
+        // The warpgroup (CUTLASS's sm_90 kernels: `%tid.x >> 7`, `%tid.x & ~127`): the warp's
+        // base is a multiple of 32 only, but its lanes never carry past bit 4.
+        assert_eq!(
+            shr(t, Abs::constant(7), 32, false).class(),
+            Class::Uniform(Scope::Warp)
+        );
+        assert_eq!(
+            and(t, Abs::constant(!127), 32).class(),
+            Class::Uniform(Scope::Warp)
+        );
+        // A base aligned to 8 only: lanes 8 and up carry into the shifted bits.
+        let b8 = mul(
+            Abs::uniform(Scope::Block),
+            Abs::constant(8),
+            32,
+            NoWrap::NONE,
+        );
+        let i8 = add(b8, t, 32, NoWrap::BOTH);
+        assert_eq!(shr(i8, Abs::constant(7), 32, false), Abs::DIVERGENT);
+        assert_eq!(and(i8, Abs::constant(!127), 32), Abs::DIVERGENT);
         // Shifting by less than the lane span keeps lanes apart.
         assert_eq!(shr(t, Abs::constant(1), 32, false), Abs::DIVERGENT);
         assert_eq!(and(t, Abs::constant(15), 32), Abs::DIVERGENT);
