@@ -10,6 +10,7 @@
 #      scripts/compile-kernels-nvrtc.py).
 #   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton (3.6.0) and
 #       .tools/triton-3.9 (3.9.0) for the Triton suite.
+#   2c. CUTLASS 4.2's headers (PyPI nvidia-cutlass) into .tools/cutlass for tests/cutlass_kernels.rs.
 #   3. The Rust toolchain: rustup's stable toolchain with clippy and rustfmt when cargo is
 #      missing; the clippy/rustfmt components when rustup is there but they are not.
 #   4. A CUDA toolkit layout for clang in .tools/cuda (headers, libdevice, ptxas, fatbinary,
@@ -100,6 +101,23 @@ if [[ "${WARPSMITH_SKIP_TRITON:-0}" == 1 ]]; then
 else
   install_triton triton==3.6.0 triton
   install_triton triton==3.9.0 triton-3.9
+fi
+
+# ---- 2c. CUTLASS headers from PyPI (tests/cutlass_kernels.rs) ---------------------------------
+# NVIDIA's CUTLASS 4.2 (`nvidia-cutlass`, 6 MB, --no-deps): its C++ headers under
+# cutlass_library/source/include, to compile two CUTLASS 2.x sm_80 GEMMs and a CUTLASS 3.x sm_90
+# warp-specialised GEMM (TMA, wgmma, setmaxnreg) with clang 22 as test inputs nobody wrote for us.
+cutlass_wheel=nvidia-cutlass==4.2.0.0
+cutlass_stamp="$tools/cutlass/.installed"
+if [[ -f "$cutlass_stamp" && "$(cat "$cutlass_stamp")" == "$cutlass_wheel" ]]; then
+  log "CUTLASS present ($cutlass_wheel)"
+else
+  log "installing $cutlass_wheel into .tools/cutlass"
+  rm -rf "$tools/cutlass.tmp"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/cutlass.tmp" "$cutlass_wheel"
+  rm -rf "$tools/cutlass"
+  mv "$tools/cutlass.tmp" "$tools/cutlass"
+  printf '%s' "$cutlass_wheel" >"$cutlass_stamp"
 fi
 
 # ---- 3. Rust toolchain -------------------------------------------------------------------------
