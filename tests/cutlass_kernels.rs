@@ -93,6 +93,7 @@ fn compile(clang: &Path, include: &Path, case: &Case) -> String {
             "-DNDEBUG",
             "-Wno-unknown-cuda-version",
             "-Wno-deprecated-literal-operator",
+            "-Wno-cuda-compat",
         ])
         .arg("-I")
         .arg(include)
