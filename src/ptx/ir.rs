@@ -422,6 +422,21 @@ impl Operand {
             | Operand::Sink => {}
         }
     }
+    /// Calls `f` on every label the operand names (inside vectors, lists, brackets and pairs
+    /// too), in order, for rebinding.
+    pub fn for_each_label_mut(&mut self, f: &mut impl FnMut(&mut Label)) {
+        match self {
+            Operand::Label(l) => f(l),
+            Operand::Bracket(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter_mut().for_each(|o| o.for_each_label_mut(f))
+            }
+            Operand::Pair(a, b) => {
+                a.for_each_label_mut(f);
+                b.for_each_label_mut(f);
+            }
+            _ => {}
+        }
+    }
 }
 
 macro_rules! opcodes {

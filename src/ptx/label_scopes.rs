@@ -14,7 +14,7 @@
 //! definitions of one name in the same block remain an error.
 
 use super::fxhash::FxMap;
-use super::ir::{Body, Label, Operand, Stmt};
+use super::ir::{Body, Label, Stmt};
 
 /// What [`scope_labels`] found wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,22 +100,14 @@ pub(crate) fn scope_labels(body: &mut Body) -> Vec<ScopeError> {
             block = blocks.parents[block as usize];
         }
     };
-    let mut bound: Vec<(usize, Vec<(usize, Label)>)> = Vec::new();
+    // Branch-target tables are statements: rebound after the walk over them.
     let mut targets: Vec<(usize, Vec<Label>)> = Vec::new();
     for (i, s) in body.stmts.iter().enumerate() {
         let block = blocks.of_stmt[i];
         match s {
             Stmt::Inst(id) => {
-                let mut uses = Vec::new();
-                for (k, op) in body.insts[id.index()].operands.iter().enumerate() {
-                    collect_labels(op, k, &mut uses);
-                }
-                if !uses.is_empty() {
-                    let new = uses
-                        .into_iter()
-                        .map(|(k, l)| (k, bind(l, block, &mut errors)))
-                        .collect();
-                    bound.push((id.index(), new));
+                for op in body.insts[id.index()].operands.iter_mut() {
+                    op.for_each_label_mut(&mut |l| *l = bind(*l, block, &mut errors));
                 }
             }
             Stmt::BranchTargets { targets: t, .. } => {
@@ -125,14 +117,6 @@ pub(crate) fn scope_labels(body: &mut Body) -> Vec<ScopeError> {
             _ => {}
         }
     }
-    drop(defs);
-    for (inst, new) in bound {
-        let ops = &mut body.insts[inst].operands;
-        let mut it = new.into_iter().peekable();
-        for (k, op) in ops.iter_mut().enumerate() {
-            rebind(op, k, &mut it);
-        }
-    }
     for (i, new) in targets {
         if let Stmt::BranchTargets { targets: t, .. } = &mut body.stmts[i] {
             *t = new;
@@ -140,44 +124,6 @@ pub(crate) fn scope_labels(body: &mut Body) -> Vec<ScopeError> {
     }
     rename_repeated(body);
     errors
-}
-
-/// The labels in operand `k` (and the vectors and brackets inside it), in order.
-fn collect_labels(op: &Operand, k: usize, out: &mut Vec<(usize, Label)>) {
-    match op {
-        Operand::Label(l) => out.push((k, *l)),
-        Operand::Vector(v) | Operand::List(v) | Operand::Bracket(v) => {
-            v.iter().for_each(|o| collect_labels(o, k, out))
-        }
-        Operand::Pair(a, b) => {
-            collect_labels(a, k, out);
-            collect_labels(b, k, out);
-        }
-        _ => {}
-    }
-}
-
-/// Replaces the labels of operand `k`, in the order [`collect_labels`] found them.
-fn rebind(
-    op: &mut Operand,
-    k: usize,
-    new: &mut std::iter::Peekable<impl Iterator<Item = (usize, Label)>>,
-) {
-    match op {
-        Operand::Label(l) => {
-            if let Some((_, n)) = new.next_if(|(kk, _)| *kk == k) {
-                *l = n;
-            }
-        }
-        Operand::Vector(v) | Operand::List(v) | Operand::Bracket(v) => {
-            v.iter_mut().for_each(|o| rebind(o, k, new))
-        }
-        Operand::Pair(a, b) => {
-            rebind(a, k, new);
-            rebind(b, k, new);
-        }
-        _ => {}
-    }
 }
 
 /// Gives the second and later labels of one name the name `NAME$sK` (K from 1, skipping names
