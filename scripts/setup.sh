@@ -82,16 +82,20 @@ done
 #   differently: from sm_90 on it runs its CUDA 13.4 `ptxas-blackwell`
 #   (TRITON_PTXAS_BLACKWELL_PATH) on PTX ISA 9.4, and passes --regAllocOptLevel=2; about 1 GB.
 # WARPSMITH_SKIP_TRITON=1 skips both (the `triton` step of scripts/test.sh then reports SKIPPED).
-install_triton() { # WHEEL FOLDER
+# One pinned wheel, --no-deps, into .tools/FOLDER (replaced whole; a stamp names the wheel).
+install_wheel() { # WHEEL FOLDER
   local wheel="$1" dir="$tools/$2" stamp="$tools/$2/.installed"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$wheel" ]]; then
-    log "Triton present ($wheel in .tools/$2)"
+    log "present: $wheel in .tools/$2"
     return
   fi
   log "installing $wheel into .tools/$2"
   rm -rf "$dir.tmp"
   python3 -m pip install -q --disable-pip-version-check --no-deps --target "$dir.tmp" "$wheel"
-  for t in "$dir.tmp"/triton/backends/nvidia/bin/*; do chmod +x "$t"; done
+  # Triton's bundled ptxas, cuobjdump and nvdisasm lose their mode in the wheel.
+  for t in "$dir.tmp"/triton/backends/nvidia/bin/*; do
+    if [[ -f "$t" ]]; then chmod +x "$t"; fi
+  done
   rm -rf "$dir"
   mv "$dir.tmp" "$dir"
   printf '%s' "$wheel" >"$stamp"
@@ -99,26 +103,15 @@ install_triton() { # WHEEL FOLDER
 if [[ "${WARPSMITH_SKIP_TRITON:-0}" == 1 ]]; then
   log "Triton skipped (WARPSMITH_SKIP_TRITON=1)"
 else
-  install_triton triton==3.6.0 triton
-  install_triton triton==3.9.0 triton-3.9
+  install_wheel triton==3.6.0 triton
+  install_wheel triton==3.9.0 triton-3.9
 fi
 
 # ---- 2c. CUTLASS headers from PyPI (tests/cutlass_kernels.rs) ---------------------------------
 # NVIDIA's CUTLASS 4.2 (`nvidia-cutlass`, 6 MB, --no-deps): its C++ headers under
 # cutlass_library/source/include, to compile two CUTLASS 2.x sm_80 GEMMs and a CUTLASS 3.x sm_90
 # warp-specialised GEMM (TMA, wgmma, setmaxnreg) with clang 22 as test inputs nobody wrote for us.
-cutlass_wheel=nvidia-cutlass==4.2.0.0
-cutlass_stamp="$tools/cutlass/.installed"
-if [[ -f "$cutlass_stamp" && "$(cat "$cutlass_stamp")" == "$cutlass_wheel" ]]; then
-  log "CUTLASS present ($cutlass_wheel)"
-else
-  log "installing $cutlass_wheel into .tools/cutlass"
-  rm -rf "$tools/cutlass.tmp"
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools/cutlass.tmp" "$cutlass_wheel"
-  rm -rf "$tools/cutlass"
-  mv "$tools/cutlass.tmp" "$tools/cutlass"
-  printf '%s' "$cutlass_wheel" >"$cutlass_stamp"
-fi
+install_wheel nvidia-cutlass==4.2.0.0 cutlass
 
 # ---- 3. Rust toolchain -------------------------------------------------------------------------
 # Callers add ~/.cargo/bin to their own PATH (scripts/test.sh and scripts/demo.sh do).
