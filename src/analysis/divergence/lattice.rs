@@ -156,6 +156,19 @@ fn below_sign_bit(m: u64, w: u32) -> bool {
     w >= 2 && m < 1u64 << (w.min(64) - 1)
 }
 
+/// True when the lane part `c·T` of an affine value (`T` the lane, 0 … 31) lies below `2^k`.
+fn lanes_below(c: i64, k: u32) -> bool {
+    c > 0 && k < 63 && (c as i128) * 31 < (1i128 << k)
+}
+
+/// True when clearing the bits below `2^k` of `B + c·T`, `B` a multiple of `2^align`, clears the
+/// lane part whole and keeps `B`'s bits: the lane part lies below `2^k`, and either `B`'s low `k`
+/// bits are zero or the lane part fits below `2^align` (it then fills bits `B` leaves zero and
+/// carries nothing past them). `>> k` and `& !(2^k - 1)` of such a value depend on `B` only.
+fn lanes_drop_below(c: i64, k: u32, align: u8) -> bool {
+    lanes_below(c, k) && (u32::from(align) >= k || lanes_below(c, u32::from(align)))
+}
+
 fn tz(x: i64) -> u8 {
     if x == 0 {
         64
@@ -859,9 +872,7 @@ pub mod ops {
             .canon(w);
         }
         let need = if arith { EXACT_SIGNED } else { EXACT_UNSIGNED };
-        let below = |k: i64| c > 0 && k < 63 && (c as i128) * 31 < (1i128 << k);
-        let aligned = a.align as i64 >= s || below(i64::from(a.align));
-        if below(s) && aligned && a.exact & need != 0 {
+        if lanes_drop_below(c, s as u32, a.align) && a.exact & need != 0 {
             let base = match a.base {
                 Coef::Int(x) => {
                     Coef::Int(norm(if arith { x >> s } else { zext_bits(x, w) >> s }, w))
@@ -914,12 +925,11 @@ pub mod ops {
         if c == 0 {
             return uniform_only(&[x]).with_umax(umax, w);
         }
-        let fits_lanes = |k: u32| c > 0 && k < 63 && (c as i128) * 31 < (1i128 << k);
         // The lane part c·T lies below 2^k ≤ 2^align, so adding it to the aligned base carries
         // nothing: a mask that keeps the low k bits keeps the lane part whole and masks the base,
         // (B + c·T) & m = (B & m) + c·T (`%tid.x & 31` is the lane, `%tid.x & 127` in a
         // 256-thread block is the lane plus a warp-uniform 0, 32, 64 or 96).
-        if let Some(k) = (1..63).find(|&k| fits_lanes(k)) {
+        if let Some(k) = (1..63).find(|&k| lanes_below(c, k)) {
             // The bits c·T can set: from c's lowest set bit up to k.
             let lane_mask = ((1i64 << k) - 1) & !((1i64 << tz(c).min(62)) - 1);
             if u32::from(x.align) >= k && low & lane_mask == lane_mask {
@@ -950,8 +960,7 @@ pub mod ops {
         let inv = zext_bits(!mask, w);
         if inv > 0 && (inv & (inv + 1)) == 0 {
             let k = inv.count_ones();
-            let aligned = u32::from(x.align) >= k || fits_lanes(u32::from(x.align));
-            if fits_lanes(k) && aligned {
+            if lanes_drop_below(c, k, x.align) {
                 let base = match x.base {
                     Coef::Int(b) => Coef::Int(norm(b & mask, w)),
                     b => b,
