@@ -16,9 +16,9 @@
 //!
 //! The real ptxas is `WARPSMITH_PTXAS` (for a link named `ptxas-blackwell`,
 //! `WARPSMITH_PTXAS_BLACKWELL` first: [`name_specific_var`]), else `.tools/bin/ptxas`, else
-//! `ptxas` on `PATH` — never this executable itself (compared after resolving symbolic links), and a wrapper started by a
-//! wrapper refuses to run instead of recursing. Documentation: docs/ptxas-wrapper.md and
-//! `warpsmith ptxas --warpsmith-help`.
+//! `ptxas` on `PATH` — never this executable itself (compared after resolving symbolic links),
+//! and a wrapper started by a wrapper refuses to run instead of recursing. Documentation:
+//! docs/ptxas-wrapper.md and `warpsmith ptxas --warpsmith-help`.
 
 use std::ffi::{OsStr, OsString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -467,15 +467,21 @@ pub fn find_real_ptxas(
     plan.search(Tool::Ptxas).map(|l| l.path)
 }
 
+/// The file name of a program path (argv[0]) without `.exe`.
+fn program_name(argv0: &OsStr) -> Option<&str> {
+    let base = Path::new(argv0).file_name()?.to_str()?;
+    Some(base.strip_suffix(".exe").unwrap_or(base))
+}
+
 /// The variable that names the real assembler of a wrapper started as `argv0`, read before
 /// `WARPSMITH_PTXAS`: `WARPSMITH_PTXAS_BLACKWELL` for `ptxas-blackwell` (the suffix in capitals,
 /// other characters `_`), so one process can wrap two assemblers — Triton 3.9 runs its CUDA 12.9
 /// `ptxas` (`TRITON_PTXAS_PATH`) below sm_90 and its CUDA 13 `ptxas-blackwell`
 /// (`TRITON_PTXAS_BLACKWELL_PATH`) from sm_90 on. None for `ptxas` and `warpsmith ptxas`.
 pub fn name_specific_var(argv0: &OsStr) -> Option<String> {
-    let base = Path::new(argv0).file_name()?.to_str()?;
-    let base = base.strip_suffix(".exe").unwrap_or(base);
-    let suffix = base.strip_prefix("ptxas-").filter(|s| !s.is_empty())?;
+    let suffix = program_name(argv0)?
+        .strip_prefix("ptxas-")
+        .filter(|s| !s.is_empty())?;
     let suffix: String = suffix
         .chars()
         .map(|c| {
@@ -506,10 +512,9 @@ pub fn real_ptxas_setting(
 /// or `ptxas-` followed by anything (`ptxas-blackwell`, the name of the assembler Triton runs for
 /// sm_100 and later, set with `TRITON_PTXAS_BLACKWELL_PATH`), with or without `.exe`.
 pub fn is_ptxas_name(argv0: &OsStr) -> bool {
-    let Some(base) = Path::new(argv0).file_name().and_then(|b| b.to_str()) else {
+    let Some(base) = program_name(argv0) else {
         return false;
     };
-    let base = base.strip_suffix(".exe").unwrap_or(base);
     base == "ptxas"
         || base
             .strip_prefix("ptxas-")
