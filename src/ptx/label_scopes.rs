@@ -37,20 +37,22 @@ fn blocks(body: &Body) -> Blocks {
     let mut parents = vec![0];
     let mut stack = vec![0u32];
     for s in &body.stmts {
+        // The body block stays at the bottom of the stack (an unbalanced `}` cannot pop it).
+        let current = *stack.last().unwrap_or(&0);
         match s {
             Stmt::ScopeOpen => {
                 let b = parents.len() as u32;
-                parents.push(*stack.last().unwrap_or(&0));
+                parents.push(current);
                 stack.push(b);
                 of_stmt.push(b);
             }
             Stmt::ScopeClose => {
-                of_stmt.push(*stack.last().unwrap_or(&0));
+                of_stmt.push(current);
                 if stack.len() > 1 {
                     stack.pop();
                 }
             }
-            _ => of_stmt.push(*stack.last().unwrap_or(&0)),
+            _ => of_stmt.push(current),
         }
     }
     Blocks { of_stmt, parents }
@@ -129,10 +131,12 @@ pub(crate) fn scope_labels(body: &mut Body) -> Vec<ScopeError> {
 /// Gives the second and later labels of one name the name `NAME$sK` (K from 1, skipping names
 /// the function already has).
 fn rename_repeated(body: &mut Body) {
-    let mut taken: std::collections::HashSet<Box<str>> = std::collections::HashSet::new();
+    // Every name in use, the function's own and the ones given here.
+    let mut taken: std::collections::HashSet<Box<str>> = body.labels.iter().cloned().collect();
+    let mut seen: std::collections::HashSet<Box<str>> = std::collections::HashSet::new();
     let mut next: FxMap<Box<str>, u32> = FxMap::default();
     for i in 0..body.labels.len() {
-        if taken.insert(body.labels[i].clone()) {
+        if seen.insert(body.labels[i].clone()) {
             continue;
         }
         let base = body.labels[i].clone();
@@ -140,7 +144,7 @@ fn rename_repeated(body: &mut Body) {
         let name = loop {
             *k += 1;
             let candidate: Box<str> = format!("{base}$s{k}").into();
-            if !body.labels.contains(&candidate) && !taken.contains(&candidate) {
+            if !taken.contains(&candidate) {
                 break candidate;
             }
         };
