@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use warpsmith::analysis::divergence::soundness::{check_records, CheckReport, Claim};
-use warpsmith::emu::launch::{spec_for, Hints, InitSpec};
+use warpsmith::emu::launch::spec_for;
 use warpsmith::emu::{run, RunOptions, RunOutput};
 use warpsmith::plugin::WsResult;
 use warpsmith::ptx::{parse_module, FuncKind};
@@ -221,17 +221,8 @@ fn check_kernel(
     let f = m.function(kernel).expect("kernel exists");
     let mut last_err = String::new();
     for init in ["random", "zero"] {
-        let mut hints = Hints::new()
-            .grid(shape.grid)
-            .block(&shape.block[..if shape.block[1] > 1 { 2 } else { 1 }])
-            .len(1 << 14)
-            .dynamic_smem(1 << 14);
-        for (i, p) in f.param_list().iter().enumerate() {
-            hints = hints.init(i, InitSpec::Named(init.into()));
-            if p.size_bytes() != 8 {
-                hints = hints.scalar(i, 8);
-            }
-        }
+        let block = &shape.block[..if shape.block[1] > 1 { 2 } else { 1 }];
+        let hints = common::generic_hints(f, shape.grid, block, init);
         let mut spec = match spec_for(f, &hints) {
             Ok(s) => s,
             Err(e) => {
