@@ -16,7 +16,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use warpsmith::analysis::occupancy::{self, LaunchResources};
 use warpsmith::tools::{self, KernelResources, Tool};
@@ -64,13 +64,10 @@ fn cutlass_include() -> Result<PathBuf, String> {
 /// CUTLASS enables its `mma`/`cp.async` paths by `__CUDACC_VER_MAJOR__`, which only nvcc
 /// defines).
 fn compile(clang: &Path, include: &Path, case: &Case) -> String {
-    // Both tests compile every case at once, in one process: one file per call.
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
     let root = common::repo_root();
     let out = std::env::temp_dir().join(format!(
-        "warpsmith-cutlass-{}-{}-{}.ptx",
+        "warpsmith-cutlass-{}-{}.ptx",
         std::process::id(),
-        CALLS.fetch_add(1, Ordering::Relaxed),
         case.source
     ));
     let status = Command::new(clang)
@@ -108,33 +105,33 @@ fn compile(clang: &Path, include: &Path, case: &Case) -> String {
     text
 }
 
-/// The PTX of every case, or `None` after printing why `test` is skipped.
-fn compiled(test: &str) -> Option<Vec<(&'static Case, String)>> {
-    let missing = |why: String| {
-        eprintln!("SKIPPED ({test}): {why}");
-        None
-    };
-    let include = match cutlass_include() {
-        Ok(d) => d,
-        Err(why) => return missing(why),
-    };
+/// The PTX of every case (compiled once for both tests), or why the tests are skipped.
+fn compile_all() -> Result<Vec<(&'static Case, String)>, String> {
+    let include = cutlass_include()?;
     if !common::repo_root()
         .join(".tools/cuda/include/cuda.h")
         .is_file()
     {
-        return missing("the CUDA layout .tools/cuda is missing (scripts/setup.sh)".into());
+        return Err("the CUDA layout .tools/cuda is missing (scripts/setup.sh)".into());
     }
-    let clang = match tools::find(Tool::Clang) {
-        Ok(c) => c,
-        Err(e) => return missing(e.to_string()),
-    };
-    if !common::ptxas_available(test) {
-        return None;
-    }
-    Some(common::parallel_map(
+    let clang = tools::find(Tool::Clang).map_err(|e| e.to_string())?;
+    tools::find(Tool::Ptxas).map_err(|e| e.to_string())?;
+    Ok(common::parallel_map(
         &CASES.iter().collect::<Vec<_>>(),
         |c| (*c, compile(&clang, &include, c)),
     ))
+}
+
+/// [`compile_all`]'s PTX, or `None` after printing why `test` is skipped.
+fn compiled(test: &str) -> Option<&'static [(&'static Case, String)]> {
+    static PTX: OnceLock<Result<Vec<(&'static Case, String)>, String>> = OnceLock::new();
+    match PTX.get_or_init(compile_all) {
+        Ok(k) => Some(k),
+        Err(why) => {
+            eprintln!("SKIPPED ({test}): {why}");
+            None
+        }
+    }
 }
 
 #[test]
@@ -142,7 +139,7 @@ fn cutlass_kernels_round_trip() {
     let Some(kernels) = compiled("cutlass_kernels_round_trip") else {
         return;
     };
-    for (case, ptx) in &kernels {
+    for (case, ptx) in kernels {
         let path = std::env::temp_dir().join(format!(
             "warpsmith-cutlass-rt-{}-{}.ptx",
             std::process::id(),
@@ -187,7 +184,7 @@ fn cutlass_kernels_through_the_drop_in_are_never_worse() {
         return;
     };
     let ptxas = tools::find(Tool::Ptxas).expect("checked");
-    for (case, ptx) in &kernels {
+    for (case, ptx) in kernels {
         let dir = std::env::temp_dir().join(format!(
             "warpsmith-cutlass-ni-{}-{}",
             std::process::id(),
