@@ -6,8 +6,8 @@ Triton without a GPU: once with ptxas alone (Triton's own unless --real-ptxas), 
 TRITON_PTXAS_PATH and TRITON_PTXAS_BLACKWELL_PATH at `ptxas` and `ptxas-blackwell` symbolic links
 to warpsmith (WARPSMITH_PTXAS and WARPSMITH_PTXAS_BLACKWELL = the same real assemblers,
 WARPSMITH_PASSES as given). Triton 3.9 runs its CUDA 13 `ptxas-blackwell` from sm_90 on, earlier
-versions `ptxas`; tests/triton/compile_suite.py stops when a call went elsewhere. Both cubins' resources are read with `cuobjdump -res-usage`
-(REG, STACK, SHARED, LOCAL) and the occupancy of each launch is computed by
+versions `ptxas`; tests/triton/compile_suite.py stops when a call went elsewhere. Both cubins'
+resources are read with `cuobjdump -res-usage` (REG, STACK, SHARED, LOCAL) and the occupancy of each launch is computed by
 `warpsmith occupancy` with the cubin's static shared memory and Triton's dynamic shared memory
 (metadata `shared`) at Triton's block size (num_warps × 32).
 
@@ -259,17 +259,17 @@ def main():
     tasks = []
     compiled = {}
     for arch in opts.arch:
-        for side, ptxas, env in (("ptxas", reals, base_env), ("warpsmith", links, ws_env)):
+        for side, assemblers, env in (("ptxas", reals, base_env), ("warpsmith", links, ws_env)):
             d = os.path.join(out, arch, side)
             if opts.reuse and os.path.exists(os.path.join(d, "suite.json")):
                 with open(os.path.join(d, "suite.json")) as f:
                     compiled[arch, side] = {c["case"]: c for c in json.load(f)["cases"]}
             else:
-                tasks.append((arch, side, d, ptxas, env))
+                tasks.append((arch, side, d, assemblers, env))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         futures = {
-            pool.submit(compile_suite, arch, d, sys.executable, ptxas, env, opts.only, opts.ci):
-            (arch, side) for arch, side, d, ptxas, env in tasks}
+            pool.submit(compile_suite, arch, d, sys.executable, asm, env, opts.only, opts.ci):
+            (arch, side) for arch, side, d, asm, env in tasks}
         for fut in concurrent.futures.as_completed(futures):
             compiled[futures[fut]] = fut.result()[0]
     demoted = {}

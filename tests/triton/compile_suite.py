@@ -16,8 +16,9 @@ of the suite; bench/pressure_model.rs reads their PTX (docs/benchmarks.md, "Regi
 `ptxas` below sm_100, Triton 3.9 runs its CUDA 13 `ptxas-blackwell` from sm_90 on. Triton silently
 falls back to its bundled assembler when the named one does not answer `--version` with a CUDA
 release; the script checks that every ptxas call went to the path given for the architecture's
-assembler and stops otherwise (exit 2). Triton's cache is a fresh folder under DIR (its key ignores which ptxas
-assembled a kernel, so a shared cache would return cubins made by another ptxas).
+assembler and stops otherwise (exit 2, before writing that case). Triton's cache is a fresh
+folder under DIR (its key ignores which ptxas assembled a kernel, so a shared cache would return
+cubins made by another ptxas).
 """
 
 import argparse
@@ -122,6 +123,11 @@ def main():
     failed = 0
     for case in cases:
         compiled, record = suite.compile_case(case, opts.arch)
+        ran = {call["argv"][0] for call in record.get("ptxas_calls", [])}
+        if ran - {ptxas.path}:
+            print(f"compile_suite: Triton ran {', '.join(sorted(ran))} for {case.name}, not "
+                  f"{ptxas.path}", file=sys.stderr)
+            return 2
         record["ptxas"] = ptxas.path
         base = os.path.join(out, case.name)
         for ext in ("ptx", "cubin", "json", "ll"):
@@ -137,11 +143,6 @@ def main():
         else:
             failed += 1
             status = f"FAIL {record['error']}"
-        ran = {call["argv"][0] for call in record.get("ptxas_calls", [])}
-        if ran - {ptxas.path}:
-            print(f"compile_suite: Triton ran {', '.join(sorted(ran))} for {case.name}, not "
-                  f"{ptxas.path}", file=sys.stderr)
-            return 2
         write_atomic(f"{base}.json", json.dumps(record, indent=2) + "\n")
         summary["cases"].append(record)
         print(f"  {opts.arch} {case.name:28} {status}", file=sys.stderr)
