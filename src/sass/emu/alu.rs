@@ -416,18 +416,18 @@ pub fn f2i(x: f64, bits: u32, signed: bool, rnd: Rnd) -> u64 {
     float::to_int(x, rnd, bits, signed)
 }
 
-/// One f16x2 operation on packed halves (`op` 0 add, 1 mul, 2 fma).
-pub fn h2(op: u8, a: u32, b: u32, c: u32, m: FMods) -> u32 {
+/// One f16x2 or bf16x2 (`fmt`) operation on packed halves (`op` 0 add, 1 mul, 2 fma).
+pub fn h2(op: u8, a: u32, b: u32, c: u32, m: FMods, fmt: Fmt) -> u32 {
     let mut r = 0u32;
     for h in 0..2 {
-        let g = |v: u32| F16.to_f64(u64::from(v >> (16 * h) & 0xffff));
+        let g = |v: u32| fmt.to_f64(u64::from(v >> (16 * h) & 0xffff));
         let (x, y, z) = (g(a), g(b), g(c));
         let v = match op {
-            0 => float::arith(float::FOp::Add, x, y, F16, m.rnd),
-            1 => float::arith(float::FOp::Mul, x, y, F16, m.rnd),
-            _ => float::fma(x, y, z, F16, m.rnd),
+            0 => float::arith(float::FOp::Add, x, y, fmt, m.rnd),
+            1 => float::arith(float::FOp::Mul, x, y, fmt, m.rnd),
+            _ => float::fma(x, y, z, fmt, m.rnd),
         };
-        let v = if m.sat { float::saturate(v, F16) } else { v };
+        let v = if m.sat { float::saturate(v, fmt) } else { v };
         r |= (v as u32 & 0xffff) << (16 * h);
     }
     r

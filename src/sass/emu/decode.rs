@@ -322,6 +322,8 @@ pub enum Kind {
         dst: u32,
         /// Source format bits.
         src: u32,
+        /// The 16-bit format is bf16 (`F2F.BF16.F32`), not f16.
+        bf16: bool,
         /// Rounding.
         rnd: Rnd,
         /// `.FTZ`
@@ -338,6 +340,8 @@ pub enum Kind {
         op: u8,
         /// `.F32` result.
         f32: bool,
+        /// `.BF16_V2`: the pairs are bf16, not f16.
+        bf16: bool,
         /// Modifiers.
         m: FMods,
     },
@@ -800,9 +804,12 @@ fn decode_float(p: &Parsed) -> Decoded {
         }),
         "HADD2" | "HMUL2" | "HFMA2" => {
             for x in &p.mods {
-                if !matches!(x.as_str(), "MMA" | "F32" | "FTZ" | "SAT") {
+                if !matches!(x.as_str(), "MMA" | "F32" | "FTZ" | "SAT" | "BF16_V2") {
                     return Err(format!("{} modifier .{x}", p.op));
                 }
+            }
+            if m("F32") && m("BF16_V2") {
+                return Err(format!("{}.F32.BF16_V2", p.op));
             }
             Kind::H2 {
                 op: match p.op.as_str() {
@@ -811,6 +818,7 @@ fn decode_float(p: &Parsed) -> Decoded {
                     _ => 2,
                 },
                 f32: m("F32"),
+                bf16: m("BF16_V2"),
                 m: fmods(p),
             }
         }
@@ -864,18 +872,19 @@ fn decode_convert(p: &Parsed) -> Decoded {
                 .mods
                 .iter()
                 .filter_map(|x| match x.as_str() {
-                    "F16" => Some(16),
+                    "F16" | "BF16" => Some(16),
                     "F32" => Some(32),
                     "F64" => Some(64),
                     _ => None,
                 })
                 .collect();
-            if tys.len() != 2 || p.has("BF16") {
+            if tys.len() != 2 || tys[0] == tys[1] || p.has("BF16") && p.has("F16") {
                 return Err(format!("F2F.{}", p.mods.join(".")));
             }
             Kind::F2f {
                 dst: tys[0],
                 src: tys[1],
+                bf16: p.has("BF16"),
                 rnd: rnd_of(p),
                 ftz: m("FTZ"),
             }

@@ -105,7 +105,17 @@ impl Machine<'_> {
                     self.wr(w, l, op(0)?, r as u32)?;
                 }
             }
-            Kind::F2f { dst, src, rnd, ftz } => {
+            Kind::F2f {
+                dst,
+                src,
+                bf16,
+                rnd,
+                ftz,
+            } => {
+                let fmt = |bits: u32| match bits {
+                    16 if *bf16 => float::BF16,
+                    _ => alu::fmt_of(bits),
+                };
                 let x = match src {
                     64 => f64::from_bits(self.rd64(w, l, op(1)?, true)?),
                     32 => {
@@ -115,12 +125,12 @@ impl Machine<'_> {
                         }
                         f64::from(f32::from_bits(b))
                     }
-                    _ => F16.to_f64(u64::from(self.rf(w, l, op(1)?)? & 0xffff)),
+                    _ => fmt(16).to_f64(u64::from(self.rf(w, l, op(1)?)? & 0xffff)),
                 };
                 let r = if x.is_nan() {
-                    alu::fmt_of(*dst).canonical_nan()
+                    fmt(*dst).canonical_nan()
                 } else {
-                    float::from_f64(x, alu::fmt_of(*dst), *rnd)
+                    float::from_f64(x, fmt(*dst), *rnd)
                 };
                 match dst {
                     64 => self.wr64(w, l, op(0)?, r)?,
@@ -160,28 +170,44 @@ impl Machine<'_> {
         let o = &i.ops;
         let op = |k: usize| operand(o, k);
         match &i.kind {
-            Kind::H2 { op: hop, f32, m } => {
-                // An immediate pair is printed as two tokens (`1.875, 0`: high half first).
-                let want = if *hop == 2 { 4 } else { 3 };
-                let pair = o.len() > want;
-                let get = |s: &Self, k: usize| -> R<u32> {
-                    if pair && k == want - 1 {
-                        let h = |x: &Opnd| -> R<u32> {
-                            match x {
-                                Opnd::FImm(f) => {
-                                    Ok(float::from_f64(*f, F16, Rnd::Rn) as u32 & 0xffff)
-                                }
-                                Opnd::Imm(v) => Ok(*v as u32 & 0xffff),
-                                other => Err(format!("half immediate {other:?}")),
-                            }
-                        };
-                        Ok(h(op(k)?)? << 16 | h(op(k + 1)?)?)
-                    } else {
-                        s.rh(w, l, op(k)?)
-                    }
+            Kind::H2 {
+                op: hop,
+                f32,
+                bf16,
+                m,
+            } => {
+                let fmt = if *bf16 { float::BF16 } else { F16 };
+                // An immediate pair is printed as two tokens (`1.875, 0`: high half first), in
+                // any source position (`HFMA2.MMA R5, -RZ, RZ, 1.875, 0`, `HFMA2.BF16_V2 R26,
+                // R7, 1, 1, R20`); nvdisasm writes each half as a number, `1` being 1.0.
+                let half = |x: &Opnd| -> Option<u32> {
+                    let v = match x {
+                        Opnd::FImm(f) => *f,
+                        Opnd::Imm(v) => *v as f64,
+                        _ => return None,
+                    };
+                    Some(float::from_f64(v, fmt, Rnd::Rn) as u32 & 0xffff)
                 };
-                let a = get(self, 1)?;
-                let b = get(self, 2)?;
+                let sources = if *hop == 2 { 3 } else { 2 };
+                let mut src = Vec::with_capacity(sources);
+                let mut k = 1;
+                while src.len() < sources {
+                    let pair = match (half(op(k)?), o.get(k + 1).and_then(half)) {
+                        (Some(hi), Some(lo)) => Some(hi << 16 | lo),
+                        _ => None,
+                    };
+                    match pair {
+                        Some(v) => {
+                            src.push(v);
+                            k += 2;
+                        }
+                        None => {
+                            src.push(self.rh(w, l, op(k)?)?);
+                            k += 1;
+                        }
+                    }
+                }
+                let (a, b) = (src[0], src[1]);
                 if *f32 {
                     // HADD2.F32 d, a, b: f32 of the low halves' sum.
                     let x = F16.to_f64(u64::from(a & 0xffff));
@@ -189,8 +215,8 @@ impl Machine<'_> {
                     let r = float::arith(float::FOp::Add, x, y, F32, m.rnd) as u32;
                     self.wr(w, l, op(0)?, r)?;
                 } else {
-                    let c = if *hop == 2 { get(self, 3)? } else { 0 };
-                    self.wr(w, l, op(0)?, alu::h2(*hop, a, b, c, *m))?;
+                    let c = src.get(2).copied().unwrap_or(0);
+                    self.wr(w, l, op(0)?, alu::h2(*hop, a, b, c, *m, fmt))?;
                 }
             }
             other => return Err(format!("{other:?} is not an ALU instruction")),

@@ -2,7 +2,8 @@
 //! `LDGSTS`, `LDGDEPBAR`, `DEPBAR`): one warp runs a few instructions written as nvdisasm prints
 //! them, with registers and memory set directly. Expected values come from the PTX ISA's
 //! fragment formulas written out here (§9.7.14.5.x) and a plain f64/i64 matrix product on values
-//! whose sums are exact, independent of `emu::tensor`.
+//! whose sums are exact, independent of `emu::tensor`. Also the bf16 forms of the half-pair
+//! arithmetic and conversions that Triton's bf16 kernels (Liger-Kernel's RMS norm) use.
 
 use std::collections::HashMap;
 
@@ -584,4 +585,49 @@ fn hgmma_register_a_and_k_major_b_descriptor() {
         matches!(&e, EmuError::Fault { at, .. } if at.text.contains("HGMMA")),
         "{e}"
     );
+}
+
+fn bf(x: f64) -> u32 {
+    from_f64(x, crate::emu::float::BF16, Rnd::Rn) as u32
+}
+
+#[test]
+fn bf16_pairs_with_an_immediate_pair_in_any_source_position() {
+    // ptxas's bf16 add as an FMA by (1, 1) on sm_80; the f16 constant load of `HFMA2.MMA`.
+    let k = kernel(&[
+        "HFMA2.BF16_V2 R2, R4, 1, 1, R6",
+        "HFMA2.MMA R3, -RZ, RZ, 1.875, 0",
+        "HFMA2.BF16_V2 R5, R4, R6, -RZ.H0_H0",
+    ]);
+    let (mut m, mut w) = machine(&k, 32);
+    for l in 0..32 {
+        set(&mut w, l, 4, bf(1.5) | bf(-2.0) << 16);
+        set(&mut w, l, 6, bf(0.25) | bf(3.0 + l as f64) << 16);
+    }
+    steps(&mut m, &mut w, &mut [], 3).unwrap();
+    for l in 0..32 {
+        assert_eq!(
+            reg(&w, l, 2),
+            bf(1.75) | bf(1.0 + l as f64) << 16,
+            "lane {l}"
+        );
+        assert_eq!(reg(&w, l, 3), h(1.875) << 16, "lane {l}");
+        let product = bf(0.375) | bf(-2.0 * (3.0 + l as f64)) << 16;
+        assert_eq!(reg(&w, l, 5), product, "lane {l}");
+    }
+}
+
+#[test]
+fn f2f_to_bf16_rounds_to_nearest_even() {
+    let k = kernel(&["F2F.BF16.F32 R2, R4", "F2F.BF16.F32 R3, R5"]);
+    let (mut m, mut w) = machine(&k, 32);
+    for l in 0..32 {
+        set(&mut w, l, 4, (1.0f32 + 2f32.powi(-8)).to_bits()); // a tie: to the even 1.0
+        set(&mut w, l, 5, (1.0f32 + 3.0 * 2f32.powi(-9)).to_bits()); // above it: up
+    }
+    steps(&mut m, &mut w, &mut [], 2).unwrap();
+    for l in 0..32 {
+        assert_eq!(reg(&w, l, 2), 0x3f80, "lane {l}");
+        assert_eq!(reg(&w, l, 3), 0x3f81, "lane {l}");
+    }
 }
