@@ -497,6 +497,41 @@ mod tests {
     }
 
     #[test]
+    fn bf16_conversion_and_immediate_pair_fma_decode_as_nvdisasm_lists_them() {
+        // Liger-Kernel's bf16 RMS norm through ptxas 12.8: `F2F.BF16.F32 R24, R29` (sm_80 and
+        // sm_90) and `HFMA2.BF16_V2 R26, R7, 1, 1, R20` (sm_80), lines added by hand with
+        // envelopes that fix every other bit below the control bits (docs/sass.md).
+        let f2f = 0x0001_e200_0020_2000_u128 << 64 | 0x0000_001d_0018_7304;
+        let fma = 0x000f_e200_0020_0014_u128 << 64 | 0x3f80_3f80_071a_7831;
+        let fields = |t: &Table, w: u128| {
+            t.lookup(w).map(|f| {
+                f.operands
+                    .iter()
+                    .map(|o| (o.lo, o.read, o.write))
+                    .collect::<Vec<_>>()
+            })
+        };
+        for g in [Generation::Sm8x, Generation::Sm90] {
+            let t = table(g);
+            let mut got = fields(t, f2f).expect("F2F.BF16.F32 is known");
+            got.sort_unstable();
+            assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (32, 1, 0)], "{g:?}");
+            assert!(
+                t.lookup(f2f ^ 1 << 85).is_none(),
+                "{g:?}: another conversion"
+            );
+        }
+        let t = table(Generation::Sm8x);
+        let mut got = fields(t, fma).expect("HFMA2.BF16_V2 with an immediate pair is known");
+        got.sort_unstable();
+        assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (24, 1, 0), (64, 1, 0)]);
+        assert!(
+            t.lookup(fma ^ 1 << 85).is_none(),
+            "the f16 form is not seen"
+        );
+    }
+
+    #[test]
     fn warpgroup_mma_forms_touch_any_general_register() {
         let t = Table::parse("x", "0x19f3 QGMMA - g16:w2 p12:r1 q~87:r1 u24:r4\n").unwrap();
         let mma = t.lookup(0x09f3 | 0x7000 | 1 << 91).unwrap();
