@@ -83,15 +83,18 @@ done
 #   (TRITON_PTXAS_BLACKWELL_PATH) on PTX ISA 9.4, and passes --regAllocOptLevel=2; about 1 GB.
 # WARPSMITH_SKIP_TRITON=1 skips both (the `triton` step of scripts/test.sh then reports SKIPPED).
 # One pinned wheel, --no-deps, into .tools/FOLDER (replaced whole; a stamp names the wheel).
-install_wheel() { # WHEEL FOLDER
+install_wheel() { # WHEEL FOLDER [MORE_WHEELS...]
   local wheel="$1" dir="$tools/$2" stamp="$tools/$2/.installed"
+  local more=("${@:3}")
+  if ((${#more[@]})); then wheel="$wheel ${more[*]}"; fi
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$wheel" ]]; then
     log "present: $wheel in .tools/$2"
     return
   fi
   log "installing $wheel into .tools/$2"
   rm -rf "$dir.tmp"
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$dir.tmp" "$wheel"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$dir.tmp" "$1" \
+    "${more[@]}"
   # Triton's bundled ptxas, cuobjdump and nvdisasm lose their mode in the wheel.
   for t in "$dir.tmp"/triton/backends/nvidia/bin/*; do
     if [[ -f "$t" ]]; then chmod +x "$t"; fi
@@ -112,6 +115,14 @@ fi
 # cutlass_library/source/include, to compile two CUTLASS 2.x sm_80 GEMMs and a CUTLASS 3.x sm_90
 # warp-specialised GEMM (TMA, wgmma, setmaxnreg) with clang 22 as test inputs nobody wrote for us.
 install_wheel nvidia-cutlass==4.2.0.0 cutlass
+
+# ---- 2d. Liger-Kernel from PyPI (tests/triton/liger_suite.py) ----------------------------------
+# LinkedIn's Triton kernels for LLM training (`liger-kernel`, pure Python, --no-deps; `packaging`,
+# which its modules import): Triton code nobody wrote for us, compiled by the Triton above. Its
+# modules import torch for their host code only; tests/triton/stand_in/torch stands in for it.
+if [[ "${WARPSMITH_SKIP_TRITON:-0}" != 1 ]]; then
+  install_wheel liger-kernel==0.8.5 liger packaging==25.0
+fi
 
 # ---- 3. Rust toolchain -------------------------------------------------------------------------
 # Callers add ~/.cargo/bin to their own PATH (scripts/test.sh and scripts/demo.sh do).

@@ -13,6 +13,8 @@
 #              sm_80 + sm_90: warpsmith ptxas (and the demote stage) vs
 #              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
+#   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
+#              16 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
 #   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
 #
@@ -166,6 +168,43 @@ triton_step() { # STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR
 }
 triton_step triton triton "$root/.tools/bin/ptxas"
 triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell"
+
+# ---- liger: Liger-Kernel's Triton kernels through the same checks (issue 12, foreign code) ------
+# tests/triton/liger_suite.py: LinkedIn's kernels for LLM training (RMS/layer/group norm, SwiGLU,
+# GeGLU, cross entropy, RoPE, softmax, KL/JSD, neighbourhood attention with tl.dot, GRPO's
+# log-softmax; bf16, fp16 and fp32), from setup.sh's .tools/liger, with the launch Liger's own
+# wrappers give. The drop-in's never-worse check on all 16 for sm_80 and sm_90; then the emulator
+# runs each on its launch, a spilling rewrite at 32 registers must be `equiv` to it and the
+# divergence claims must hold (tests/emu_triton.rs `liger_kernels_from_environment`), the SASS
+# decoder and the SASS emulator check the cubins as for the suite. About 3 minutes per Triton.
+liger_check() { # TRITON_FOLDER OUT PTXAS
+  local dir="$1" out="$2" ptxas="$3"
+  PYTHONPATH="$dir:$root/.tools/liger" python3 bench/triton/never_worse.py --corpus liger \
+    --jobs 2 --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
+    --out "$out" &&
+    rm -rf "$out/equiv" && mkdir -p "$out/equiv" &&
+    ln -s ../sm_80/ptxas "$out/equiv/sm_80" &&
+    ln -s ../sm_90/ptxas "$out/equiv/sm_90" &&
+    WARPSMITH_LIGER_DIR="$out/equiv" cargo test --test emu_triton liger_kernels_from_environment &&
+    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_holdout \
+      holdout_triton_suite_from_environment &&
+    WARPSMITH_PTXAS="$ptxas" WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_emu_triton
+}
+liger_step() { # STEP_NAME TRITON_FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR
+  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" ptxas="$3" probe
+  if ((!build_ok)); then
+    skip "$name" "the build failed"
+  elif [[ ! -f "$dir/.installed" || ! -f "$root/.tools/liger/.installed" ]]; then
+    skip "$name" "Triton or Liger-Kernel is not in .tools (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
+  elif ! probe=$(PYTHONPATH="$dir:$root/.tools/liger" python3 tests/triton/compile_suite.py \
+    --corpus liger --arch sm_80 --only liger_softmax_fwd --out "$out/probe" 2>&1); then
+    skip "$name" "Triton probe (one Liger kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
+  else
+    step "$name" liger_check "$dir" "$out" "$ptxas"
+  fi
+}
+liger_step liger triton "$root/.tools/bin/ptxas"
+liger_step liger-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell"
 
 # The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
 # the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).

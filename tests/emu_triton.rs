@@ -10,7 +10,10 @@
 //! (`<case>.spec.json`, for `warpsmith emulate/equiv --launch`; regenerate with
 //! `WARPSMITH_WRITE_TRITON_SPECS=1`). With `WARPSMITH_TRITON_DIR` set to a folder that
 //! holds `compile_suite.py --out` folders named `sm_80` and `sm_90`, every kernel of the suite is
-//! run and checked the same way.
+//! run and checked the same way; with `WARPSMITH_LIGER_DIR`, Liger-Kernel's kernels
+//! (`compile_suite.py --corpus liger`) on their own launch specs.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
@@ -377,13 +380,13 @@ fn check_case(case: &Case) -> LaunchSpec {
     spec
 }
 
-/// Shared-memory spilling of the case at 64 registers, checked with `equiv`. Returns the verdict
-/// (None when the pass refused).
-fn spill_equiv(case: &Case, spec: &LaunchSpec) -> Option<equiv::Verdict> {
+/// Shared-memory spilling of the case at `max_regs` registers, checked with `equiv`. Returns the
+/// verdict and whether the pass changed the kernel (None when the pass refused).
+fn spill_equiv(case: &Case, spec: &LaunchSpec, max_regs: u32) -> Option<(equiv::Verdict, bool)> {
     let mut m = case.module.clone();
     let kernel = spec.kernel.clone();
     let opts = SpillOptions {
-        target: Target::MaxRegs(64),
+        target: Target::MaxRegs(max_regs),
         kernel: Some(kernel.clone()),
         arch: case.arch.clone(),
         block_size: None,
@@ -398,15 +401,16 @@ fn spill_equiv(case: &Case, spec: &LaunchSpec) -> Option<equiv::Verdict> {
         return None;
     }
     let text = print_module(&m);
+    let changed = text != print_module(&case.module);
     let m = parse_module(&text, "spilled.ptx").expect("spilled PTX parses");
     let eq = equiv::check(&case.module, &m, spec, 1)
         .unwrap_or_else(|e| panic!("{} ({}): {e}", case.name, case.arch));
-    Some(eq.verdict)
+    Some((eq.verdict, changed))
 }
 
-/// The spilled kernel is equivalent.
+/// The kernel spilled at 64 registers is equivalent.
 fn check_spill_equiv(case: &Case, spec: &LaunchSpec) {
-    if let Some(v) = spill_equiv(case, spec) {
+    if let Some((v, _)) = spill_equiv(case, spec, 64) {
         assert_eq!(v, equiv::Verdict::Equal, "{} ({})", case.name, case.arch);
     }
 }
@@ -522,4 +526,48 @@ fn triton_suite_from_environment() {
         }
     }
     assert!(n > 0, "no Triton cases found under {dir:?}");
+}
+
+/// Liger-Kernel's kernels (tests/triton/liger_suite.py: RMS and layer norm, SwiGLU, GeGLU, cross
+/// entropy, RoPE, softmax, group norm, KL divergence, JSD, neighbourhood attention, GRPO's
+/// log-softmax), when `WARPSMITH_LIGER_DIR` holds `compile_suite.py --corpus liger` outputs in
+/// `sm_80/` and `sm_90/`: each runs on the launch spec the script wrote beside it (Liger's own
+/// grid and sizes), a spilling rewrite at 32 registers (below the PTX pressure of every one of
+/// them: each is rewritten) computes the same bytes (`equiv`), and the divergence claims hold on
+/// the launch. No
+/// CPU reference: these are other people's kernels, and the proof asked of a rewrite is equality
+/// with the original.
+#[test]
+fn liger_kernels_from_environment() {
+    let Some(dir) = std::env::var_os("WARPSMITH_LIGER_DIR") else {
+        eprintln!("SKIPPED: WARPSMITH_LIGER_DIR is not set");
+        return;
+    };
+    let mut n = 0;
+    for arch in ["sm_80", "sm_90"] {
+        let mut ptx = common::files_with_ext(&Path::new(&dir).join(arch), "ptx");
+        ptx.retain(|p| p.with_extension("spec.json").exists());
+        for p in ptx {
+            let case = load(&p);
+            let text = std::fs::read_to_string(p.with_extension("spec.json")).expect("spec");
+            let spec = LaunchSpec::from_json(&text).expect("the script's spec parses");
+            exec(&case, &spec);
+            let spilled = spill_equiv(&case, &spec, 32);
+            if let Some((v, _)) = &spilled {
+                assert_eq!(*v, equiv::Verdict::Equal, "{} ({})", case.name, case.arch);
+            }
+            let affine = check_divergence_sound(&case, &spec);
+            let how = match spilled {
+                Some((_, true)) => "rewritten at 32 registers: equivalent",
+                Some((_, false)) => "nothing to move at 32 registers",
+                None => "spill refused",
+            };
+            eprintln!(
+                "{} ({}): ok, {how}, {affine} affine registers",
+                case.name, case.arch
+            );
+            n += 1;
+        }
+    }
+    assert!(n > 0, "no Liger cases with a .spec.json under {dir:?}");
 }

@@ -152,11 +152,11 @@ def outcome(warnings, cubin_before, cubin_after):
     return what
 
 
-def compile_suite(arch, out, python, assemblers, env, only, ci):
+def compile_suite(arch, out, python, assemblers, env, only, ci, corpus="suite"):
     """Runs tests/triton/compile_suite.py with `assemblers` (`ptxas`, `ptxas-blackwell`: the paths
     Triton is to run); returns {case: record} (failed cases have `error`)."""
     cmd = [python, COMPILE_SUITE, "--arch", arch, "--out", out, "--ptxas", assemblers["ptxas"],
-           "--ptxas-blackwell", assemblers["ptxas-blackwell"]]
+           "--ptxas-blackwell", assemblers["ptxas-blackwell"], "--corpus", corpus]
     if only:
         cmd += ["--only", *only]
     if ci:
@@ -204,6 +204,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "triton"))
     ap.add_argument("--only", nargs="+", metavar="CASE")
     ap.add_argument("--ci", action="store_true", help="only the CI subset of the suite")
+    ap.add_argument("--corpus", choices=["suite", "liger"], default="suite",
+                    help="tests/triton/suite.py's kernels, or Liger-Kernel's "
+                         "(tests/triton/liger_suite.py; liger_kernel on PYTHONPATH)")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse the cubins of an earlier run in OUT instead of compiling")
     ap.add_argument("--jobs", type=int, default=1,
@@ -268,7 +271,8 @@ def main():
                 tasks.append((arch, side, d, assemblers, env))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         futures = {
-            pool.submit(compile_suite, arch, d, sys.executable, asm, env, opts.only, opts.ci):
+            pool.submit(compile_suite, arch, d, sys.executable, asm, env, opts.only, opts.ci,
+                        opts.corpus):
             (arch, side) for arch, side, d, asm, env in tasks}
         for fut in concurrent.futures.as_completed(futures):
             compiled[futures[fut]] = fut.result()[0]

@@ -71,6 +71,10 @@ def main():
     ap.add_argument("--ci", action="store_true", help="only the cases of the CI subset")
     ap.add_argument("--holdout", action="store_true",
                     help="the register model's holdout cases (suite.HOLDOUT_CASES) instead")
+    ap.add_argument("--corpus", choices=["suite", "liger"], default="suite",
+                    help="suite: tests/triton/suite.py's kernels; liger: Liger-Kernel's "
+                         "(tests/triton/liger_suite.py; liger_kernel on PYTHONPATH, from "
+                         "setup.sh's .tools/liger), each also with NAME.spec.json, its launch")
     ap.add_argument("--llir", action="store_true",
                     help="also write Triton's LLVM IR, NAME.ll (tests/plugin_soundness.rs reads it)")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -79,7 +83,14 @@ def main():
     sys.path.insert(0, HERE)
     import suite
 
-    cases = suite.cases_for(opts.arch, opts.only, opts.ci, opts.holdout)
+    liger = None
+    if opts.corpus == "liger":
+        sys.path.insert(0, os.path.join(HERE, "stand_in"))
+        import liger_suite as liger
+        cases = [c.case() for c in liger.CASES if opts.arch in c.archs
+                 and (not opts.only or c.name in opts.only)]
+    else:
+        cases = suite.cases_for(opts.arch, opts.only, opts.ci, opts.holdout)
     if opts.list:
         for c in cases:
             print(f"{c.name:28} {c.kernel:18} warps={c.num_warps} stages={c.num_stages} "
@@ -130,7 +141,7 @@ def main():
             return 2
         record["ptxas"] = ptxas.path
         base = os.path.join(out, case.name)
-        for ext in ("ptx", "cubin", "json", "ll"):
+        for ext in ("ptx", "cubin", "json", "ll", "spec.json"):
             if os.path.exists(f"{base}.{ext}"):
                 os.remove(f"{base}.{ext}")
         if compiled is not None:
@@ -138,16 +149,20 @@ def main():
             write_atomic(f"{base}.cubin", compiled.asm["cubin"])
             if opts.llir:
                 write_atomic(f"{base}.ll", compiled.asm["llir"])
+            if liger is not None:
+                spec = liger.BY_NAME[case.name].launch_spec(
+                    record["kernel"], record["threads"], record["shared"])
+                write_atomic(f"{base}.spec.json", json.dumps(spec, indent=1) + "\n")
             status = (f"ok   {record['kernel']}: {record['threads']} threads, "
                       f"{record['shared']} B dynamic shared ({record['compile_seconds']} s)")
         else:
             failed += 1
             status = f"FAIL {record['error']}"
-        write_atomic(f"{base}.json", json.dumps(record, indent=2) + "\n")
+        write_atomic(f"{base}.json", json.dumps(record, indent=2, default=str) + "\n")
         summary["cases"].append(record)
         print(f"  {opts.arch} {case.name:28} {status}", file=sys.stderr)
         sys.stderr.flush()
-    write_atomic(os.path.join(out, "suite.json"), json.dumps(summary, indent=2) + "\n")
+    write_atomic(os.path.join(out, "suite.json"), json.dumps(summary, indent=2, default=str) + "\n")
     shutil.rmtree(cache, ignore_errors=True)
     if failed:
         print(f"compile_suite: {failed} of {len(cases)} case(s) failed to compile", file=sys.stderr)

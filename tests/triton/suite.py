@@ -198,6 +198,19 @@ def describe_error(e: BaseException) -> str:
     return text
 
 
+def kernel_function(ref: str):
+    """The `@triton.jit` function a case names: an attribute of tests/triton/kernels.py, or
+    `module:function` of an installed package (tests/triton/liger_suite.py)."""
+    import importlib
+
+    if ":" in ref:
+        module, name = ref.split(":", 1)
+        return getattr(importlib.import_module(module), name)
+    import kernels  # tests/triton/kernels.py (this folder is on sys.path: see compile_suite.py)
+
+    return getattr(kernels, ref)
+
+
 def compile_case(case: Case, arch: str):
     """Compiles one case for `arch` without a GPU. Returns (compiled kernel or None, record):
     the record has the metadata the launch needs, the ptxas calls, and `error` on failure."""
@@ -205,20 +218,23 @@ def compile_case(case: Case, arch: str):
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    import kernels  # tests/triton/kernels.py (this folder is on sys.path: see compile_suite.py)
-
-    fn = getattr(kernels, case.kernel)
+    fn = kernel_function(case.kernel)
+    given = {arg: (ty, divisible) for arg, ty, divisible in case.args}
+    missing = [a for a in fn.arg_names if a not in given and a not in case.constexprs]
+    extra = (set(given) | set(case.constexprs)) - set(fn.arg_names)
+    if missing or extra or set(given) & set(case.constexprs):
+        raise ValueError(f"{case.name}: arguments {[a for a, _, _ in case.args]} and constants "
+                         f"{list(case.constexprs)} do not match "
+                         f"{case.kernel}{tuple(fn.arg_names)}")
     signature = {}
     attrs = {}
-    for i, (arg, ty, divisible) in enumerate(case.args):
-        signature[arg] = ty
+    for i, arg in enumerate(fn.arg_names):
+        if arg in case.constexprs:
+            signature[arg] = "constexpr"
+            continue
+        signature[arg], divisible = given[arg]
         if divisible:
             attrs[(i,)] = [["tt.divisibility", 16]]
-    for k in case.constexprs:
-        signature[k] = "constexpr"
-    if list(signature) != fn.arg_names:
-        raise ValueError(f"{case.name}: arguments {list(signature)} do not match "
-                         f"{case.kernel}{tuple(fn.arg_names)}")
     src = ASTSource(fn=fn, signature=signature, constexprs=case.constexprs, attrs=attrs)
     record = {
         "case": case.name,
