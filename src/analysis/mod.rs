@@ -13,6 +13,7 @@
 //!   ptxas's count reflects (pairs, vector groups, held immediates).
 
 pub mod address_regs;
+pub mod constant_guards;
 pub mod divergence;
 pub mod issue_order;
 pub mod loop_unroll;

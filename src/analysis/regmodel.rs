@@ -205,6 +205,19 @@ fn kernel_divergence(f: &Function) -> Result<divergence::FunctionDivergence, Str
 
 /// Runs the model on kernel `f` compiled for `arch`.
 pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String> {
+    // Constant guards folded as ptxas folds them (`constant_guards`).
+    let folded_guards = f.body.as_ref().and_then(super::constant_guards::fold);
+    let unguarded;
+    let f = match folded_guards {
+        Some(body) => {
+            unguarded = Function {
+                body: Some(body),
+                ..f.clone()
+            };
+            &unguarded
+        }
+        None => f,
+    };
     let body = f.body.as_ref().ok_or("a declaration has no body")?;
     let div = kernel_divergence(f)?;
     let kinds = classify(f, &div, arch);
