@@ -393,8 +393,13 @@ fn judge_rewrite(
             "ptxas could not assemble the original (or was not found): nothing to compare with",
         ));
     };
-    let Some(after) = search::ptxas_check(module, idx, g, &opts.arch, &opts.ptxas_args) else {
-        return Some(reject("ptxas could not assemble the rewrite"));
+    let after = match search::ptxas_check_why(module, idx, g, &opts.arch, &opts.ptxas_args) {
+        Ok(after) => after,
+        Err(why) => {
+            return Some(reject(&format!(
+                "ptxas could not assemble the rewrite: {why}"
+            )))
+        }
     };
     let ctx = LaunchContext {
         arch: s.arch,

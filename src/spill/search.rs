@@ -131,6 +131,18 @@ pub(super) fn ptxas_check(
     arch: &str,
     ptxas_args: &[String],
 ) -> Option<KernelResources> {
+    ptxas_check_why(module, idx, f, arch, ptxas_args).ok()
+}
+
+/// [`ptxas_check`], with why it failed: ptxas's first error line (`Insufficient registers (56)
+/// to compile instruction …`, for a `wgmma` that needs more than the cap) or the tool error.
+pub(super) fn ptxas_check_why(
+    module: &Module,
+    idx: usize,
+    f: &Function,
+    arch: &str,
+    ptxas_args: &[String],
+) -> Result<KernelResources, String> {
     let mut m = module.clone();
     m.items[idx] = Item::Function(f.clone());
     let mut k = 0;
@@ -142,17 +154,33 @@ pub(super) fn ptxas_check(
     let text = print_module(&m);
     let args: Vec<&str> = ptxas_args.iter().map(String::as_str).collect();
     match crate::tools::ptxas_verbose_source(&text, arch, &args) {
-        Ok(v) => v.into_iter().find(|k| k.name == *f.name),
+        Ok(v) => v
+            .into_iter()
+            .find(|k| k.name == *f.name)
+            .ok_or_else(|| format!("ptxas -v printed no figures for `{}`", f.name)),
         // ptxas refusing a candidate is one of the search's answers; ptxas missing, or printing
         // what cannot be read, turns the pass off for the kernel, which the user must hear of.
-        Err(e @ crate::tools::ToolError::Failed { .. }) => {
-            log::info!("ptxas check of `{}` failed: {e}", f.name);
-            None
+        Err(crate::tools::ToolError::Failed { stderr, .. }) => {
+            log::info!("ptxas check of `{}` failed: {stderr}", f.name);
+            Err(first_error_line(&stderr))
         }
         Err(e) => {
             log::warn!("ptxas check of `{}` failed: {e}", f.name);
-            None
+            Err(e.to_string())
         }
+    }
+}
+
+/// The first `error`/`fatal` line of ptxas's output, without its `ptxas fatal   :` prefix.
+fn first_error_line(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("error") || l.contains("fatal"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("no message");
+    match line.split_once(" : ").or_else(|| line.split_once(": ")) {
+        Some((head, rest)) if head.starts_with("ptxas") => rest.trim().to_string(),
+        _ => line.trim().to_string(),
     }
 }
 
@@ -538,4 +566,25 @@ pub(super) fn back_within_budget(
         "searching past the budget ({} demotions) found no set that ptxas compiles without local memory within {budget} B",
         greedy_order.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_error_line;
+
+    #[test]
+    fn ptxas_refusals_are_quoted_without_the_prefix() {
+        let wgmma =
+            "ptxas fatal   : (C7602) Insufficient registers (56) to compile instruction at \
+                     line 389 in function k. Try to compile with register target of 58 or higher.\n\
+                     ptxas fatal   : Ptx assembly aborted due to errors\n";
+        assert_eq!(
+            first_error_line(wgmma),
+            "(C7602) Insufficient registers (56) to compile instruction at line 389 in function k. \
+             Try to compile with register target of 58 or higher."
+        );
+        let syntax = "ptxas info : x\nptxas /tmp/a.ptx, line 7; error   : Unknown symbol 'y'\n";
+        assert_eq!(first_error_line(syntax), "Unknown symbol 'y'");
+        assert_eq!(first_error_line(""), "no message");
+    }
 }
