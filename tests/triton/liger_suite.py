@@ -116,7 +116,7 @@ def _rms_norm_forward():
     return LigerCase("liger_rms_norm_fwd", "rms_norm:_rms_norm_forward_kernel", (
         ptr("Y_ptr", "bf16", ROWS * n, "zero"), i32("Y_row_stride", n),
         ptr("X_ptr", "bf16", ROWS * n), i32("X_row_stride", n),
-        ptr("W_ptr", "bf16", n), i32("W_row_stride", 0),
+        ptr("W_ptr", "bf16", n), i32("W_row_stride", 1),
         ptr("RSTD_ptr", "fp32", ROWS, "zero"), i32("RSTD_row_stride", 1),
         i32("n_cols", n), f32("eps", 1e-6), f32("offset", 0.0),
     ), {"casting_mode": 0, "elementwise_affine": True, "BLOCK_SIZE": 4096}, 8, (ROWS,))
@@ -129,7 +129,7 @@ def _rms_norm_backward():
         ptr("dY_ptr", "bf16", ROWS * n), i32("dY_row_stride", n),
         ptr("dX_ptr", "bf16", ROWS * n, "zero"), i32("dX_row_stride", n),
         ptr("X_ptr", "bf16", ROWS * n), i32("X_row_stride", n),
-        ptr("W_ptr", "bf16", n), i32("W_row_stride", 0),
+        ptr("W_ptr", "bf16", n), i32("W_row_stride", 1),
         ptr("RSTD_ptr", "fp32", ROWS), i32("RSTD_row_stride", 1),
         ptr("dW_ptr", "fp32", programs * n, "zero"), i32("dW_row_stride", n),
         i32("n_rows", ROWS), i32("n_cols", n), f32("offset", 0.0),
@@ -143,8 +143,8 @@ def _layer_norm_forward():
     return LigerCase("liger_layer_norm_fwd", "layer_norm:_layer_norm_forward_kernel", (
         ptr("Y_ptr", "fp16", ROWS * n, "zero"), i32("Y_row_stride", n),
         ptr("X_ptr", "fp16", ROWS * n), i32("X_row_stride", n),
-        ptr("W_ptr", "fp16", n), i32("W_row_stride", 0),
-        ptr("B_ptr", "fp16", n), i32("B_row_stride", 0),
+        ptr("W_ptr", "fp16", n), i32("W_row_stride", 1),
+        ptr("B_ptr", "fp16", n), i32("B_row_stride", 1),
         ptr("Mean_ptr", "fp32", ROWS, "zero"), i32("Mean_row_stride", 1),
         ptr("RSTD_ptr", "fp32", ROWS, "zero"), i32("RSTD_row_stride", 1),
         i32("n_cols", n), f32("eps", 1e-5),
@@ -263,7 +263,7 @@ def _neighborhood_attention_qk():
     return LigerCase("liger_na_qk", "fused_neighborhood_attention:"
                      "_fused_neighborhood_attention_qk_kernel", (
         ptr("Q_ptr", "fp16", b * h * s * d), ptr("K_ptr", "fp16", b * h * s * d),
-        ptr("QK_ptr", "fp32", b * h * s * s, "zero"), ptr("mask_ptr", "fp32", s * s),
+        ptr("QK_ptr", "fp16", b * h * s * s, "zero"), ptr("mask_ptr", "fp32", s * s),
         i32("q_batch_stride", h * s * d), i32("q_head_stride", s * d), i32("q_seq_stride", d),
         i32("q_dim_stride", 1),
         i32("k_batch_stride", h * s * d), i32("k_head_stride", s * d), i32("k_seq_stride", d),
@@ -275,6 +275,53 @@ def _neighborhood_attention_qk():
         "BLOCK_SIZE_K": 64, "num_stages": 2, "num_warps": 4}, 4, (b * h, 2, 2), num_stages=2)
 
 
+def _neighborhood_attention_av():
+    # The same shapes: attention weights (fp16, as Liger's wrapper keeps them) times V.
+    b, h, s, d = 1, 2, 100, 64
+    return LigerCase("liger_na_av", "fused_neighborhood_attention:"
+                     "_fused_neighborhood_attention_av_kernel", (
+        ptr("Attn_ptr", "fp16", b * h * s * s), ptr("V_ptr", "fp16", b * h * s * d),
+        ptr("Out_ptr", "fp16", b * h * s * d, "zero"),
+        i32("attn_batch_stride", h * s * s), i32("attn_head_stride", s * s),
+        i32("attn_seq_stride", s), i32("attn_seq2_stride", 1),
+        i32("v_batch_stride", h * s * d), i32("v_head_stride", s * d), i32("v_seq_stride", d),
+        i32("v_dim_stride", 1),
+        i32("out_batch_stride", h * s * d), i32("out_head_stride", s * d),
+        i32("out_seq_stride", d), i32("out_dim_stride", 1),
+    ), {"batch_size": b, "num_heads": h, "seq_len": s, "head_dim": d, "BLOCK_SIZE_M": 64,
+        "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "num_stages": 2, "num_warps": 4}, 4,
+        (b * h, 2, 1), num_stages=2)
+
+
+def _layer_norm_backward():
+    # One program per SM in Liger; two programs of two rows each here.
+    n, programs, rows_per_program = HIDDEN, 2, 2
+    return LigerCase("liger_layer_norm_bwd", "layer_norm:_layer_norm_backward_kernel", (
+        ptr("X_ptr", "fp16", ROWS * n), i32("stride_x", n), ptr("W_ptr", "fp16", n),
+        ptr("Mean_ptr", "fp32", ROWS), i32("stride_mean", 1),
+        ptr("RSTD_ptr", "fp32", ROWS), i32("stride_rstd", 1),
+        ptr("DX_ptr", "fp16", ROWS * n, "zero"), i32("stride_dx", n),
+        ptr("DW_ptr", "fp32", programs * n, "zero"), i32("stride_dw", n),
+        ptr("DB_ptr", "fp32", programs * n, "zero"), i32("stride_db", n),
+        ptr("DY_ptr", "fp16", ROWS * n), i32("stride_dy", n),
+        i32("n_rows", ROWS), i32("n_cols", n),
+    ), {"rows_per_program": rows_per_program, "BLOCK_SIZE": 4096, "COMPUTE_DW": True,
+        "COMPUTE_DB": True}, 8, (programs,))
+
+
+def _block_rms_norm_forward():
+    # Liger's choice for many short rows (BLOCK_SIZE <= 256): 16 rows of 100 per program.
+    rows, n = 20, 100
+    return LigerCase("liger_block_rms_norm_fwd", "rms_norm:_block_rms_norm_forward_kernel", (
+        ptr("Y_ptr", "bf16", rows * n, "zero"), i32("Y_row_stride", n),
+        ptr("X_ptr", "bf16", rows * n), i32("X_row_stride", n),
+        ptr("W_ptr", "bf16", n), i32("W_row_stride", 1),
+        ptr("RSTD_ptr", "fp32", rows, "zero"), i32("RSTD_row_stride", 1),
+        i32("n_rows", rows), i32("n_cols", n), f32("eps", 1e-6), f32("offset", 0.0),
+    ), {"casting_mode": 0, "elementwise_affine": True, "BLOCK_SIZE": 128, "BLOCK_ROW": 16}, 4,
+        (2,))
+
+
 def _fused_add_rms_norm():
     n = HIDDEN
     return LigerCase("liger_fused_add_rms_norm_fwd",
@@ -283,7 +330,7 @@ def _fused_add_rms_norm():
         ptr("S_ptr", "bf16", ROWS * n, "zero"), i32("S_row_stride", n),
         ptr("X_ptr", "bf16", ROWS * n), i32("X_row_stride", n),
         ptr("R_ptr", "bf16", ROWS * n), i32("R_row_stride", n),
-        ptr("W_ptr", "bf16", n), i32("W_row_stride", 0),
+        ptr("W_ptr", "bf16", n), i32("W_row_stride", 1),
         ptr("RSTD_ptr", "fp32", ROWS, "zero"), i32("RSTD_row_stride", 1),
         i32("n_cols", n), f32("eps", 1e-6), f32("offset", 0.0),
     ), {"casting_mode": 0, "BLOCK_SIZE": 4096}, 8, (ROWS,))
@@ -306,7 +353,8 @@ CASES = [
     _rms_norm_forward(), _rms_norm_backward(), _layer_norm_forward(), _swiglu("fwd"),
     _swiglu("bwd"), _geglu("fwd"), _geglu("bwd"), _cross_entropy(), _rope(), _softmax(),
     _group_norm(), _kl_div(), _jsd(), _neighborhood_attention_qk(), _fused_add_rms_norm(),
-    _selective_log_softmax(),
+    _selective_log_softmax(), _neighborhood_attention_av(), _layer_norm_backward(),
+    _block_rms_norm_forward(),
 ]
 
 BY_NAME = {c.name: c for c in CASES}
