@@ -534,9 +534,8 @@ fn triton_suite_from_environment() {
 /// `sm_80/` and `sm_90/`: each runs on the launch spec the script wrote beside it (Liger's own
 /// grid and sizes), a spilling rewrite at 32 registers (below the PTX pressure of every one of
 /// them: each is rewritten) computes the same bytes (`equiv`), and the divergence claims hold on
-/// the launch. No
-/// CPU reference: these are other people's kernels, and the proof asked of a rewrite is equality
-/// with the original.
+/// the launch. No CPU reference: these are other people's kernels, and the proof asked of a
+/// rewrite is equality with the original.
 #[test]
 fn liger_kernels_from_environment() {
     let Some(dir) = std::env::var_os("WARPSMITH_LIGER_DIR") else {

@@ -151,27 +151,26 @@ def _layer_norm_forward():
     ), {"BLOCK_SIZE": 4096}, 8, (ROWS,))
 
 
-def _swiglu(direction):
+def _gated(kernel, ref, ty, names, direction, scalars):
+    """A gated unit (SwiGLU, GeGLU) over one row: forward reads the two halves and writes the
+    product; backward reads the upstream gradient and both halves and writes in place."""
     n = HIDDEN
-    first = (ptr("a_ptr", "bf16", ROWS * n), ptr("b_ptr", "bf16", ROWS * n),
-             ptr("c_ptr", "bf16", ROWS * n, "zero"))
-    if direction == "bwd":
-        first = (ptr("dc_ptr", "bf16", ROWS * n), ptr("a_ptr", "bf16", ROWS * n),
-                 ptr("b_ptr", "bf16", ROWS * n))
-    return LigerCase(f"liger_swiglu_{direction}", f"swiglu:_swiglu_{DIRECTION[direction]}_kernel",
-                     first + (i32("stride", n), f32("gate_multiplier", 1.0)),
+    inits = ("random", "random", "zero") if direction == "fwd" else ("random",) * 3
+    return LigerCase(f"liger_{kernel}_{direction}", f"{ref}_{DIRECTION[direction]}_kernel",
+                     tuple(ptr(name, ty, ROWS * n, init) for name, init in zip(names, inits))
+                     + (i32("stride", n),) + scalars,
                      {"n_cols": n, "BLOCK_SIZE": 4096}, 8, (ROWS,))
 
 
+def _swiglu(direction):
+    names = ("a_ptr", "b_ptr", "c_ptr") if direction == "fwd" else ("dc_ptr", "a_ptr", "b_ptr")
+    return _gated("swiglu", "swiglu:_swiglu", "bf16", names, direction,
+                  (f32("gate_multiplier", 1.0),))
+
+
 def _geglu(direction):
-    n = HIDDEN
-    first = (ptr("a", "fp16", ROWS * n), ptr("b", "fp16", ROWS * n),
-             ptr("c", "fp16", ROWS * n, "zero"))
-    if direction == "bwd":
-        first = (ptr("dc", "fp16", ROWS * n), ptr("a", "fp16", ROWS * n),
-                 ptr("b", "fp16", ROWS * n))
-    return LigerCase(f"liger_geglu_{direction}", f"geglu:_geglu_tanh_{DIRECTION[direction]}_kernel",
-                     first + (i32("stride", n),), {"n_cols": n, "BLOCK_SIZE": 4096}, 8, (ROWS,))
+    names = ("a", "b", "c") if direction == "fwd" else ("dc", "a", "b")
+    return _gated("geglu", "geglu:_geglu_tanh", "fp16", names, direction, ())
 
 
 def _cross_entropy():
