@@ -32,12 +32,12 @@ pub fn fold(body: &Body) -> Option<Body> {
             None => true,
         }
     });
-    for i in out.inst_order().collect::<Vec<_>>() {
-        let inst = &mut out.insts[i.index()];
-        if let Some(g) = &inst.guard {
-            if constant[g.reg.index()].is_some() {
-                inst.guard = None;
-            }
+    for inst in out.insts.iter_mut() {
+        if inst
+            .guard
+            .is_some_and(|g| constant[g.reg.index()].is_some())
+        {
+            inst.guard = None;
         }
     }
     changed.then_some(out)

@@ -171,17 +171,19 @@ pub(super) fn ptxas_check_why(
     }
 }
 
-/// The first `error`/`fatal` line of ptxas's output, without its `ptxas fatal   :` prefix.
+/// The first `error`/`fatal` line of ptxas's output, without its `ptxas fatal   :` prefix
+/// ([`crate::tools::ptxas::first_error`]); else its first line.
 fn first_error_line(stderr: &str) -> String {
-    let line = stderr
-        .lines()
-        .find(|l| l.contains("error") || l.contains("fatal"))
-        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
-        .unwrap_or("no message");
-    match line.split_once(" : ").or_else(|| line.split_once(": ")) {
-        Some((head, rest)) if head.starts_with("ptxas") => rest.trim().to_string(),
-        _ => line.trim().to_string(),
-    }
+    use crate::tools::ptxas::{first_error, without_prefix};
+    first_error(stderr)
+        .or_else(|| {
+            stderr
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .map(without_prefix)
+        })
+        .unwrap_or("no message")
+        .to_string()
 }
 
 impl SearchCtx<'_> {

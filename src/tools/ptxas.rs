@@ -226,6 +226,24 @@ fn run_ptxas_to(
     Ok((stdout, stderr))
 }
 
+/// A line of ptxas's standard error without the `ptxas fatal   :` or `ptxas FILE, line N; error
+/// :` that leads it.
+pub fn without_prefix(line: &str) -> &str {
+    match line.split_once(" : ") {
+        Some((head, rest)) if head.starts_with("ptxas") => rest.trim(),
+        _ => line.trim(),
+    }
+}
+
+/// The first line of ptxas's standard error that reports an error (`error` or `fatal`), without
+/// its prefix ([`without_prefix`]): why ptxas refused an input, in one line.
+pub fn first_error(stderr: &str) -> Option<&str> {
+    stderr
+        .lines()
+        .find(|l| l.contains("error") || l.contains("fatal"))
+        .map(without_prefix)
+}
+
 /// Parses the text `ptxas -v` printed into one record per function, sorted by name.
 ///
 /// `default_arch` is used for functions that no `Compiling … for 'sm_XX'` line names (device

@@ -76,16 +76,10 @@ pub fn measured(cubin: Vec<u8>, res: KernelResources, launch: &Launch) -> Result
 /// ptxas's first error line (or the tool error) in one line.
 fn ptxas_message(e: ToolError) -> String {
     match e {
-        ToolError::Failed { stderr, .. } => {
-            let line = stderr
-                .lines()
-                .find(|l| l.contains("error") || l.contains("fatal"))
-                .unwrap_or("ptxas failed");
-            format!(
-                "ptxas refused it: {}",
-                line.rsplit(" : ").next().unwrap_or(line).trim()
-            )
-        }
+        ToolError::Failed { stderr, .. } => format!(
+            "ptxas refused it: {}",
+            crate::tools::ptxas::first_error(&stderr).unwrap_or("ptxas failed")
+        ),
         other => format!("ptxas: {other}"),
     }
 }

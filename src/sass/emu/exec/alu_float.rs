@@ -192,19 +192,12 @@ impl Machine<'_> {
                 let mut src = Vec::with_capacity(sources);
                 let mut k = 1;
                 while src.len() < sources {
-                    let pair = match (half(op(k)?), o.get(k + 1).and_then(half)) {
-                        (Some(hi), Some(lo)) => Some(hi << 16 | lo),
-                        _ => None,
-                    };
-                    match pair {
-                        Some(v) => {
-                            src.push(v);
-                            k += 2;
-                        }
-                        None => {
-                            src.push(self.rh(w, l, op(k)?)?);
-                            k += 1;
-                        }
+                    if let (Some(hi), Some(lo)) = (half(op(k)?), o.get(k + 1).and_then(half)) {
+                        src.push(hi << 16 | lo);
+                        k += 2;
+                    } else {
+                        src.push(self.rh(w, l, op(k)?)?);
+                        k += 1;
                     }
                 }
                 let (a, b) = (src[0], src[1]);
