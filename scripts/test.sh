@@ -139,31 +139,51 @@ fi
 # emulator runs each kernel as the given ptxas assembles it against the PTX emulator
 # (tests/sass_emu_triton.rs; for Triton 3.9 its CUDA 13.4 ptxas-blackwell, which its sm_90 PTX
 # ISA 9.4 needs).
-triton_check() { # TRITON_FOLDER OUT PTXAS
-  local dir="$1" out="$2" ptxas="$3"
+# ptxas_builds OUT: links OUT/equiv/sm_80 and sm_90 to the ptxas-alone builds never_worse.py left
+# in OUT/<arch>/ptxas (compile_suite.py --out folders: PTX, cubin, metadata, launch specs).
+ptxas_builds() { # OUT
+  rm -rf "$1/equiv" && mkdir -p "$1/equiv" &&
+    ln -s ../sm_80/ptxas "$1/equiv/sm_80" &&
+    ln -s ../sm_90/ptxas "$1/equiv/sm_90"
+}
+# sass_checks OUT PTXAS: the SASS decoder's holdout record and the SASS emulator against the PTX
+# emulator on those builds.
+sass_checks() { # OUT PTXAS
+  WARPSMITH_TRITON_DIR="$1/equiv" cargo test --test sass_holdout \
+    holdout_triton_suite_from_environment &&
+    WARPSMITH_PTXAS="$2" WARPSMITH_TRITON_DIR="$1/equiv" cargo test --test sass_emu_triton
+}
+triton_check() { # PYTHONPATH OUT PTXAS
+  local path="$1" out="$2" ptxas="$3"
   python3 bench/triton/test_never_worse.py &&
-    PYTHONPATH="$dir" python3 bench/triton/never_worse.py --ci --jobs 2 \
+    PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
       --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
       --out "$out" &&
-    rm -rf "$out/equiv" && mkdir -p "$out/equiv" &&
-    ln -s ../sm_80/ptxas "$out/equiv/sm_80" &&
-    ln -s ../sm_90/ptxas "$out/equiv/sm_90" &&
+    ptxas_builds "$out" &&
     WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
       cargo test --test emu_triton triton_suite_from_environment &&
-    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_holdout holdout_triton_suite_from_environment &&
-    WARPSMITH_PTXAS="$ptxas" WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_emu_triton
+    sass_checks "$out" "$ptxas"
 }
-triton_step() { # STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR
-  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" ptxas="$3" probe
+# triton_step STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR [liger]: the step, or
+# SKIPPED with the reason when the build failed, Triton (or, for `liger`, Liger-Kernel) is not
+# installed, or a one-kernel probe shows that Triton cannot compile here.
+triton_step() {
+  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" ptxas="$3" corpus="${4:-suite}"
+  local path="$dir" check=triton_check probe_case=layer_norm_4096 probe
+  if [[ "$corpus" == liger ]]; then
+    path="$dir:$root/.tools/liger" check=liger_check probe_case=liger_softmax_fwd
+  fi
   if ((!build_ok)); then
     skip "$name" "the build failed"
   elif [[ ! -f "$dir/.installed" ]]; then
     skip "$name" "Triton is not installed in .tools/$2 (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
-  elif ! probe=$(PYTHONPATH="$dir" python3 tests/triton/compile_suite.py --arch sm_80 \
-    --only layer_norm_4096 --out "$out/probe" 2>&1); then
+  elif [[ "$corpus" == liger && ! -f "$root/.tools/liger/.installed" ]]; then
+    skip "$name" "Liger-Kernel is not in .tools/liger (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
+  elif ! probe=$(PYTHONPATH="$path" python3 tests/triton/compile_suite.py --corpus "$corpus" \
+    --arch sm_80 --only "$probe_case" --out "$out/probe" 2>&1); then
     skip "$name" "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
   else
-    step "$name" triton_check "$dir" "$out" "$ptxas"
+    step "$name" "$check" "$path" "$out" "$ptxas"
   fi
 }
 triton_step triton triton "$root/.tools/bin/ptxas"
@@ -173,38 +193,23 @@ triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidi
 # tests/triton/liger_suite.py: LinkedIn's kernels for LLM training (RMS/layer/group norm, SwiGLU,
 # GeGLU, cross entropy, RoPE, softmax, KL/JSD, neighbourhood attention with tl.dot, GRPO's
 # log-softmax; bf16, fp16 and fp32), from setup.sh's .tools/liger, with the launch Liger's own
-# wrappers give. The drop-in's never-worse check on all 16 for sm_80 and sm_90; then the emulator
+# wrappers give. The drop-in's never-worse check on all 19 for sm_80 and sm_90; then the emulator
 # runs each on its launch, a spilling rewrite at 32 registers must be `equiv` to it and the
 # divergence claims must hold (tests/emu_triton.rs `liger_kernels_from_environment`), the SASS
-# decoder and the SASS emulator check the cubins as for the suite. About 3 minutes per Triton.
-liger_check() { # TRITON_FOLDER OUT PTXAS
-  local dir="$1" out="$2" ptxas="$3"
-  PYTHONPATH="$dir:$root/.tools/liger" python3 bench/triton/never_worse.py --corpus liger \
+# decoder and the SASS emulator check the cubins as for the suite. About 4 minutes (3.6) and 1.5
+# minutes (3.9) on the 2-core CI machine.
+liger_check() { # PYTHONPATH OUT PTXAS
+  local path="$1" out="$2" ptxas="$3"
+  PYTHONPATH="$path" python3 bench/triton/never_worse.py --corpus liger \
     --jobs 2 --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
     --out "$out" &&
-    rm -rf "$out/equiv" && mkdir -p "$out/equiv" &&
-    ln -s ../sm_80/ptxas "$out/equiv/sm_80" &&
-    ln -s ../sm_90/ptxas "$out/equiv/sm_90" &&
+    ptxas_builds "$out" &&
     WARPSMITH_LIGER_DIR="$out/equiv" cargo test --test emu_triton liger_kernels_from_environment &&
-    WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_holdout \
-      holdout_triton_suite_from_environment &&
-    WARPSMITH_PTXAS="$ptxas" WARPSMITH_TRITON_DIR="$out/equiv" cargo test --test sass_emu_triton
+    sass_checks "$out" "$ptxas"
 }
-liger_step() { # STEP_NAME TRITON_FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR
-  local name="$1" dir="$root/.tools/$2" out="$root/target/$1" ptxas="$3" probe
-  if ((!build_ok)); then
-    skip "$name" "the build failed"
-  elif [[ ! -f "$dir/.installed" || ! -f "$root/.tools/liger/.installed" ]]; then
-    skip "$name" "Triton or Liger-Kernel is not in .tools (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
-  elif ! probe=$(PYTHONPATH="$dir:$root/.tools/liger" python3 tests/triton/compile_suite.py \
-    --corpus liger --arch sm_80 --only liger_softmax_fwd --out "$out/probe" 2>&1); then
-    skip "$name" "Triton probe (one Liger kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
-  else
-    step "$name" liger_check "$dir" "$out" "$ptxas"
-  fi
-}
-liger_step liger triton "$root/.tools/bin/ptxas"
-liger_step liger-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell"
+triton_step liger triton "$root/.tools/bin/ptxas" liger
+triton_step liger-3.9 triton-3.9 \
+  "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell" liger
 
 # The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
 # the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).
