@@ -42,6 +42,10 @@ class Arg:
     buf: tuple | None = None
     value: float | int | None = None
 
+    def specialised(self) -> bool:
+        """An integer equal to 1, which Triton's launcher turns into a compile-time constant."""
+        return self.ty == "i32" and self.value == 1
+
 
 def ptr(name, ty, length, init="random"):
     return Arg(name, f"*{ty}", True, buf=(ty, length, init))
@@ -71,12 +75,12 @@ class LigerCase:
     def runtime_args(self):
         """The arguments that stay kernel parameters: Triton's launcher makes an integer equal to
         1 a compile-time constant (its `specialize_impl`), as a real launch of these would."""
-        return [a for a in self.args if not (a.ty == "i32" and a.value == 1)]
+        return [a for a in self.args if not a.specialised()]
 
     def case(self) -> Case:
         """The case as tests/triton/suite.py's compiler takes it: arguments in the kernel's
         order, the ones equal to 1 as constants."""
-        ones = {a.name: 1 for a in self.args if a not in self.runtime_args()}
+        ones = {a.name: 1 for a in self.args if a.specialised()}
         return Case(self.name, f"liger_kernel.ops.{self.ref}",
                     tuple((a.name, a.ty, a.divisible) for a in self.runtime_args()),
                     {**self.constexprs, **ones}, self.num_warps, self.num_stages,
