@@ -134,7 +134,9 @@ pub fn registers_used(
 /// first definition reads a 32-bit value that dies there (`%r13 = %r11 + %r12` with `%r11`
 /// last read there) continues that value's chain, as ptxas's coalescing puts the whole chain in
 /// one register (a 9-load sum in bench/shuffle_styles/st_jacobi_long.cu keeps its partial sums
-/// in R2 and loads its terms into odd registers).
+/// in R2 and loads its terms into odd registers). Where several sources die, the chain goes on
+/// through one that already continues a chain — the running sum, not the term just loaded
+/// (`stencil1d_naive`: `FFMA R0, R5, 0.1, R0`, its taps in R5…R15).
 fn chain_heads(
     body: &Body,
     cfg: &Cfg,
@@ -182,7 +184,13 @@ fn chain_heads(
         for (d, dying) in points.into_iter().rev() {
             if !defined[d] {
                 // Only a value defined earlier: chains point backwards, so they end.
-                if let Some(a) = dying.into_iter().find(|&a| defined[a]) {
+                // A source that already continues a chain (a partial sum) is the one ptxas
+                // coalesces with: `fma %r10, %r9, c, %r8` keeps the sum `%r8`'s register.
+                let earlier = || dying.iter().copied().filter(|&a| defined[a]);
+                if let Some(a) = earlier()
+                    .find(|&a| heads[a] != a)
+                    .or_else(|| earlier().next())
+                {
                     heads[d] = heads[a];
                 }
                 defined[d] = true;
@@ -464,5 +472,21 @@ mod tests {
         assert_eq!(used_with_banks(text, &[], 30), 8);
         // Without room left (6 numbers in use before the loads), dense again.
         assert_eq!(used_with_banks(text, &[], 4), 6);
+    }
+
+    /// A weighted sum written term first (`fma %f6, %f2, 2.0, %f5`, as clang writes a stencil):
+    /// the chain runs through the partial sums, so every later term goes to the other bank than
+    /// the sum's, as ptxas puts `stencil1d_naive`'s taps in R5, R7, …, R15.
+    #[test]
+    fn a_chain_runs_through_the_partial_sum_not_the_term_read_first() {
+        let text = ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n.reg .f32 %f<9>;\n\
+                    mov.u32 %r1, %tid.x;\ncvt.u64.u32 %rd1, %r1;\n\
+                    ld.global.f32 %f1, [%rd1];\nld.global.f32 %f2, [%rd1+4];\n\
+                    ld.global.f32 %f3, [%rd1+8];\nld.global.f32 %f4, [%rd1+12];\n\
+                    mul.f32 %f5, %f1, 0f40000000;\nfma.rn.f32 %f6, %f2, 0f40000000, %f5;\n\
+                    fma.rn.f32 %f7, %f3, 0f40000000, %f6;\nfma.rn.f32 %f8, %f4, 0f40000000, %f7;\n\
+                    st.global.f32 [%rd1], %f8;\nret;";
+        // %f1 (the chain) R0, %rd1 R2:R3, the terms R5, R7, R9.
+        assert_eq!(used_with_banks(text, &[], 30), 10);
     }
 }
