@@ -38,8 +38,9 @@
 //! and a sum is finished before the next is started (`heavy_fft_radix8`: ptxas uses 40 registers
 //! where the latency-first order needs 71 and this order 58). The greedy choice issues an
 //! instruction as soon as it costs nothing and may then hold its result far from its use, so a
-//! last pass sinks register-only arithmetic to its first dependent wherever no point's pressure
-//! grows (Triton's 64×64×32 matmul on sm_80: 87 → 82 units; the register model 97 → 99 of 144
+//! last pass sinks register-only arithmetic to its first dependent wherever that looks free (and,
+//! in a second version of the order, only where the block's peak does not grow; the lower of
+//! the two is kept: [`sink_arithmetic`]) (Triton's 64×64×32 matmul on sm_80: 87 → 82 units; the register model 97 → 99 of 144
 //! kernels within ±10 %, docs/benchmarks.md). One instruction at a time, the greedy cannot see
 //! that a load which adds 4 units lets a product free 2 (Triton's layer norm issues both rows of
 //! one pointer before either of the other, where ptxas pairs them), so it also weighs each
@@ -169,7 +170,13 @@ fn pressure_block(
     let Some(mut order) = greedy_sparing(&graph, live_out, &units, greedy) else {
         return insts.to_vec();
     };
-    sink_arithmetic(&mut order, &free, &graph, &units, live_out);
+    let mut checked = order.clone();
+    sink_arithmetic(&mut order, &free, &graph, &units, live_out, false);
+    sink_arithmetic(&mut checked, &free, &graph, &units, live_out, true);
+    if block_peak(&checked, &graph, &units, live_out) < block_peak(&order, &graph, &units, live_out)
+    {
+        order = checked;
+    }
     order.into_iter().map(|k| insts[k]).collect()
 }
 
@@ -399,17 +406,27 @@ fn sequence_cost(
 /// Moves each register-only instruction of `order` (positions into the block), from the last
 /// up, down to just before the first instruction that must follow it, where the values it
 /// defines (not live out of the block) are at least as many units as the sources it reads last
-/// (which then live longer): no point's pressure grows. The greedy order issues an instruction
-/// as soon as it costs nothing (an address computed from a pointer it reads last) and holds its
-/// result to a use many instructions later; ptxas computes it next to the use.
+/// (which then live longer). The greedy order issues an instruction as soon as it costs nothing
+/// (an address computed from a pointer it reads last) and holds its result to a use many
+/// instructions later; ptxas computes it next to the use.
+///
+/// A move past other readers of a source makes the moved instruction the source's last reader,
+/// and moves add up: unchecked, NVRTC's `heavy_stencil33_dynsmem` (36 shared loads, each read by
+/// four accumulators) had one accumulator's whole chain sunk below the others' and all 36 loads
+/// live, 75 units where the PTX order needs 46. With `checked`, a move that raises the block's
+/// peak is refused; unchecked sinking still finds lower peaks elsewhere, where a chain of moves
+/// passes above the peak on the way (Triton's int8 matmul epilogue), so [`pressure_block`]
+/// keeps whichever of the two orders peaks lower.
 fn sink_arithmetic(
     order: &mut Vec<usize>,
     free: &[bool],
     graph: &BlockGraph,
     units: &impl Fn(usize) -> u32,
     live_out: &BitSet,
+    checked: bool,
 ) {
     let (succs, reads, writes) = (&graph.succs, &graph.reads, &graph.writes);
+    let peak = block_peak(order, graph, units, live_out);
     let mut k = order.len();
     while k > 0 {
         k -= 1;
@@ -439,10 +456,50 @@ fn sink_arithmetic(
             .map(|&r| units(r))
             .sum();
         if shorter > 0 && shorter >= longer {
-            let x = order.remove(k);
-            order.insert(first - 1, x);
+            let mut moved = order.clone();
+            let x = moved.remove(k);
+            moved.insert(first - 1, x);
+            // Past another reader of a source, the moved instruction becomes its last reader
+            // and the source lives on to it: moves add up, so each is checked against the peak.
+            if !checked || block_peak(&moved, graph, units, live_out) <= peak {
+                *order = moved;
+            }
         }
     }
+}
+
+/// The most register units live at once over a block issued in `order` (positions), counting
+/// the registers the block reads or writes (those only live through it add the same to every
+/// point).
+fn block_peak(
+    order: &[usize],
+    graph: &BlockGraph,
+    units: &impl Fn(usize) -> u32,
+    live_out: &BitSet,
+) -> u32 {
+    let (reads, writes) = (&graph.reads, &graph.writes);
+    let mut live: HashSet<usize> = order
+        .iter()
+        .flat_map(|&i| reads[i].iter().chain(&writes[i]))
+        .copied()
+        .filter(|&r| live_out.contains(r))
+        .collect();
+    let mut now: u32 = live.iter().map(|&r| units(r)).sum();
+    let mut peak = now;
+    for &i in order.iter().rev() {
+        for &r in &writes[i] {
+            if live.remove(&r) {
+                now -= units(r);
+            }
+        }
+        for &r in &reads[i] {
+            if live.insert(r) {
+                now += units(r);
+            }
+        }
+        peak = peak.max(now);
+    }
+    peak
 }
 
 /// The latency-first order of one block's instructions.
@@ -868,7 +925,7 @@ mod tests {
             vec![vec![1], vec![2], vec![1], vec![10]],
             vec![vec![10], vec![3], vec![4], vec![]],
         );
-        sink_arithmetic(&mut order, &free, &g, &units, &none);
+        sink_arithmetic(&mut order, &free, &g, &units, &none, false);
         assert_eq!(order, vec![1, 2, 0, 3]);
         // 0 now reads r11 (2 units) last and defines r5 (1 unit): sinking would hold r11 longer.
         let g = graph(
@@ -876,8 +933,34 @@ mod tests {
             vec![vec![5], vec![3], vec![4], vec![]],
         );
         let mut order = vec![0, 1, 2, 3];
-        sink_arithmetic(&mut order, &free, &g, &units, &none);
+        sink_arithmetic(&mut order, &free, &g, &units, &none, false);
         assert_eq!(order, vec![0, 1, 2, 3]);
+    }
+
+    /// Moved past the other readers of both its sources, an instruction becomes their last
+    /// reader and holds them both: unchecked, the sink raises the block's peak from 3 to 4
+    /// units; checked, it is refused.
+    #[test]
+    fn a_checked_sink_never_raises_the_peak() {
+        // 0 reads r1, r2 and defines r5 for 3; 1 and 2 read r1 and r2 again.
+        let units = |_: usize| 1;
+        let g = BlockGraph {
+            preds: vec![vec![], vec![], vec![], vec![0, 1, 2]],
+            succs: vec![vec![3], vec![3], vec![3], vec![]],
+            reads: vec![vec![1, 2], vec![1], vec![2], vec![5, 6, 7]],
+            writes: vec![vec![5], vec![6], vec![7], vec![]],
+        };
+        // 1 and 2 stay where they are (loads, say).
+        let free = vec![true, false, false, true];
+        let none = BitSet::new(16);
+        let mut unchecked = vec![0, 1, 2, 3];
+        sink_arithmetic(&mut unchecked, &free, &g, &units, &none, false);
+        assert_eq!(unchecked, vec![1, 2, 0, 3]);
+        assert_eq!(block_peak(&unchecked, &g, &units, &none), 4);
+        let mut checked = vec![0, 1, 2, 3];
+        sink_arithmetic(&mut checked, &free, &g, &units, &none, true);
+        assert_eq!(checked, vec![0, 1, 2, 3]);
+        assert_eq!(block_peak(&checked, &g, &units, &none), 3);
     }
 
     /// Four loads summed, written loads first: pressure-first order sinks each load to its
