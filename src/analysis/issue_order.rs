@@ -38,15 +38,16 @@
 //! and a sum is finished before the next is started (`heavy_fft_radix8`: ptxas uses 40 registers
 //! where the latency-first order needs 71 and this order 58). The greedy choice issues an
 //! instruction as soon as it costs nothing and may then hold its result far from its use, so a
-//! last pass sinks register-only arithmetic to its first dependent wherever that looks free (and,
-//! in a second version of the order, only where the block's peak does not grow; the lower of
-//! the two is kept: [`sink_arithmetic`]) (Triton's 64×64×32 matmul on sm_80: 87 → 82 units; the register model 97 → 99 of 144
-//! kernels within ±10 %, docs/benchmarks.md). One instruction at a time, the greedy cannot see
-//! that a load which adds 4 units lets a product free 2 (Triton's layer norm issues both rows of
-//! one pointer before either of the other, where ptxas pairs them), so it also weighs each
-//! instruction with the few it waits on ([`Greedy`]); the register model takes, of the orders
-//! the weighings give, the one that needs the fewest registers (99 → 101 of 144 kernels), and
-//! takes it where it lets more warps be resident.
+//! last pass sinks register-only arithmetic to its first dependent wherever that looks free
+//! (Triton's 64×64×32 matmul on sm_80: 87 → 82 units; the register model 97 → 99 of 144
+//! kernels within ±10 %, docs/benchmarks.md) — and, in a second version of the order, only
+//! where the block's peak does not grow; the lower of the two is kept ([`sink_arithmetic`]).
+//! One instruction at a time, the greedy cannot see that a load which adds 4 units lets a
+//! product free 2 (Triton's layer norm issues both rows of one pointer before either of the
+//! other, where ptxas pairs them), so it also weighs each instruction with the few it waits on
+//! ([`Greedy`]); the register model takes, of the orders the weighings give, the one that needs
+//! the fewest registers (99 → 101 of 144 kernels), and takes it where it lets more warps be
+//! resident.
 
 use crate::machine::bitset::BitSet;
 use crate::machine::cfg::{Block, Cfg};

@@ -13,9 +13,9 @@
 //! Tuples first, as a colouring allocator takes its most constrained values first: placed after
 //! the values around them, a 64-register `wgmma` accumulator finds no aligned window below the
 //! scattered singles (Triton's fp8 128×128×64 matmul on sm_90a: 207 numbers for 178 live
-//! units, ptxas 168 registers; tuples first, 179; on the register-model bench 270 → 273 of 396
-//! rows within ±10 %, docs/benchmarks.md). While registers cost no occupancy (`bank_room`), a value
-//! read beside others by an arithmetic instruction takes the lowest free number in the other
+//! units, ptxas 168 registers; tuples first, 179; on the register-model bench 254 → 255 of 371
+//! rows within ±10 %, docs/benchmarks.md). While registers cost no occupancy (`bank_room`), a
+//! value read beside others by an arithmetic instruction takes the lowest free number in the other
 //! register bank (even/odd) than theirs, as ptxas does to avoid bank conflicts; an accumulation
 //! chain counts as one value there, as ptxas coalesces it into one register. It is a count, not
 //! ptxas's allocator: ptxas coalesces, splits and rematerialises, and numbers registers its own
