@@ -427,7 +427,7 @@ fn sink_arithmetic(
     checked: bool,
 ) {
     let (succs, reads, writes) = (&graph.succs, &graph.reads, &graph.writes);
-    let peak = block_peak(order, graph, units, live_out);
+    let peak = checked.then(|| block_peak(order, graph, units, live_out));
     let mut k = order.len();
     while k > 0 {
         k -= 1;
@@ -457,13 +457,14 @@ fn sink_arithmetic(
             .map(|&r| units(r))
             .sum();
         if shorter > 0 && shorter >= longer {
-            let mut moved = order.clone();
-            let x = moved.remove(k);
-            moved.insert(first - 1, x);
+            let x = order.remove(k);
+            order.insert(first - 1, x);
             // Past another reader of a source, the moved instruction becomes its last reader
-            // and the source lives on to it: moves add up, so each is checked against the peak.
-            if !checked || block_peak(&moved, graph, units, live_out) <= peak {
-                *order = moved;
+            // and the source lives on to it: moves add up, so each is checked against the peak
+            // (and undone when it raises it).
+            if peak.is_some_and(|p| block_peak(order, graph, units, live_out) > p) {
+                order.remove(first - 1);
+                order.insert(k, x);
             }
         }
     }

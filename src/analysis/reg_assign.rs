@@ -82,15 +82,9 @@ pub fn registers_used(
         .collect();
     let liveness = Liveness::compute(body, cfg);
     let interference = interference(body, cfg, &liveness, &sizes, &positions, &spans);
-    let (order, groups) = definition_order(body, cfg, &sizes, &positions, &spans);
-    // Tuples first (see the module doc), each group in the order its first member is defined.
-    let tuple = |r: &usize| groups[*r].is_some();
-    let order: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(tuple)
-        .chain(order.iter().copied().filter(|r| !tuple(r)))
-        .collect();
+    let (mut order, groups) = definition_order(body, cfg, &sizes, &positions, &spans);
+    // Tuples first (see the module doc); the sort is stable, so each part keeps definition order.
+    order.sort_by_key(|&r| groups[r].is_none());
     let heads = chain_heads(body, cfg, &liveness, &sizes, &interference);
     let partners = bank_partners(body, &sizes);
     let mut base: Vec<Option<u32>> = vec![None; n];
