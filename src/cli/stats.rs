@@ -1,14 +1,17 @@
 //! `warpsmith stats`: per-function statistics — instruction, block and loop counts, the most 32-bit
-//! registers and predicates live at once (from the machine analyses), launch bounds, and the static
-//! shared and local memory each function declares or references.
+//! registers and predicates live at once (from the machine analyses), launch bounds, the static
+//! shared and local memory each function declares or references, and with `--arch` the register
+//! model's prediction of ptxas's count (issue 12).
 
 use std::fmt::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
+use warpsmith::analysis::occupancy::{self, ArchLimits};
+use warpsmith::analysis::regmodel::{self, RegModel};
 use warpsmith::machine::summary::FunctionSummary;
-use warpsmith::ptx::{FuncDirective, Function, Module, StateSpace, Variable};
+use warpsmith::ptx::{DeclaredMemory, FuncDirective, FuncKind, Function};
 
 use super::{emit, load_ptx, CliError};
 
@@ -76,6 +79,10 @@ struct FunctionStats {
     dynamic_shared: bool,
     /// Local memory declared in the body (`.local` arrays such as `__local_depot`).
     local_bytes: u64,
+    /// With `--arch`, for kernels: the register model's figures (`estimate` is its prediction of
+    /// ptxas's count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    register_model: Option<RegModel>,
 }
 
 #[derive(Debug, Serialize)]
@@ -84,54 +91,42 @@ struct Report<'a> {
     functions: Vec<FunctionStats>,
 }
 
-fn memory_of(module: &Module, f: &Function) -> (u64, bool, u64) {
-    let mut shared = 0u64;
-    let mut dynamic = false;
-    let mut local = 0u64;
-    let is_shared = |v: &Variable| {
-        matches!(
-            v.space,
-            StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster
-        )
-    };
-    let mut count = |v: &Variable| {
-        if is_shared(v) {
-            if v.dims.iter().any(Option::is_none) {
-                dynamic = true;
-            } else {
-                shared += v.size_bytes();
-            }
-        } else if v.space == StateSpace::Local {
-            local += v.size_bytes();
-        }
-    };
-    if let Some(b) = &f.body {
-        b.vars().for_each(&mut count);
+/// The register model's figures for kernel `f` on `arch`; `None` for device functions (ptxas
+/// reports no count of their own) and where the model cannot read the kernel (logged).
+fn register_model(f: &Function, arch: &'static ArchLimits) -> Option<RegModel> {
+    if f.kind != FuncKind::Entry {
+        return None;
     }
-    let used = f.referenced_symbols();
-    for v in module.vars() {
-        if v.name.as_deref().is_some_and(|n| used.contains(n)) {
-            count(v);
-        }
-    }
-    // A module-level variable reached only through another variable's initialiser is not counted.
-    (shared, dynamic, local)
+    regmodel::model(f, arch)
+        .inspect_err(|why| log::warn!("register model on `{}`: {why}", f.name))
+        .ok()
 }
 
 /// Runs the command.
-pub fn run(input: &Path, json: bool, output: Option<&Path>) -> Result<ExitCode, CliError> {
+pub fn run(
+    input: &Path,
+    json: bool,
+    arch: Option<&str>,
+    output: Option<&Path>,
+) -> Result<ExitCode, CliError> {
+    let arch = arch.map(occupancy::arch).transpose()?;
     let module = load_ptx(input)?;
     let functions: Vec<FunctionStats> = module
         .functions()
         .filter(|f| f.body.is_some())
         .map(|f| {
-            let (shared_bytes, dynamic_shared, local_bytes) = memory_of(&module, f);
+            let DeclaredMemory {
+                shared: shared_bytes,
+                dynamic_shared,
+                local: local_bytes,
+            } = DeclaredMemory::of(&module, f);
             FunctionStats {
                 summary: FunctionSummary::compute(f),
                 launch_bounds: LaunchBounds::of(f),
                 shared_bytes,
                 dynamic_shared,
                 local_bytes,
+                register_model: arch.and_then(|a| register_model(f, a)),
             }
         })
         .collect();
@@ -145,13 +140,14 @@ pub fn run(input: &Path, json: bool, output: Option<&Path>) -> Result<ExitCode, 
         s.push('\n');
         s
     } else {
-        table(&functions)
+        table(&functions, arch.is_some())
     };
     emit(output, &text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn table(functions: &[FunctionStats]) -> String {
+/// The text table; `predicted` adds the register model's column.
+fn table(functions: &[FunctionStats], predicted: bool) -> String {
     let name_w = functions
         .iter()
         .map(|f| f.summary.name.len())
@@ -159,9 +155,10 @@ fn table(functions: &[FunctionStats]) -> String {
         .unwrap_or(0)
         .clamp(8, 48);
     let mut s = String::new();
+    let regs_head = if predicted { "  regs~" } else { "" };
     let _ = writeln!(
         s,
-        "{:<5} {:<name_w$} {:>6} {:>6} {:>5} {:>5} {:>6} {:>5} {:>8} {:>7}  launch bounds",
+        "{:<5} {:<name_w$} {:>6} {:>6} {:>5} {:>5} {:>6}{regs_head} {:>5} {:>8} {:>7}  launch bounds",
         "kind", "function", "insts", "blocks", "loops", "depth", "live32", "preds", "smem", "local"
     );
     for f in functions {
@@ -171,9 +168,14 @@ fn table(functions: &[FunctionStats]) -> String {
         } else {
             f.shared_bytes.to_string()
         };
+        let regs = match (&f.register_model, predicted) {
+            (Some(r), _) => format!(" {:>6}", r.estimate),
+            (None, true) => format!(" {:>6}", "-"),
+            (None, false) => String::new(),
+        };
         let _ = writeln!(
             s,
-            "{:<5} {:<name_w$} {:>6} {:>6} {:>5} {:>5} {:>6} {:>5} {:>8} {:>7}  {}{}",
+            "{:<5} {:<name_w$} {:>6} {:>6} {:>5} {:>5} {:>6}{regs} {:>5} {:>8} {:>7}  {}{}",
             if m.is_entry { "entry" } else { "func" },
             m.name,
             m.instructions,

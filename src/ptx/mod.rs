@@ -2,6 +2,7 @@
 //! builder, and the operand-role tables analyses consult.
 
 pub mod builder;
+pub mod declared;
 pub mod diag;
 mod fxhash;
 pub mod ir;
@@ -11,6 +12,7 @@ pub mod parse;
 pub mod printer;
 pub mod roles;
 
+pub use declared::DeclaredMemory;
 pub use diag::{Diagnostic, ParseErrors};
 pub use ir::*;
 pub use parse::parse_module;
