@@ -162,7 +162,8 @@ impl SpillOptions {
     /// size from the kernel's launch bounds, the default shared-memory budget, dynamic shared
     /// memory as the pass infers it, no extra ptxas options, and the `ptxas -v` check with the
     /// never-worse rule (`use_ptxas`: a rewrite is kept only when ptxas shows it is better; without
-    /// ptxas nothing is rewritten — set `use_ptxas = false` to keep rewrites unchecked).
+    /// ptxas nothing is rewritten — set `use_ptxas = false` to keep rewrites unchecked, which
+    /// for [`SpillTarget::Auto`] the register model then judges: docs/spill.md, step 9).
     pub fn new(target: SpillTarget, arch: &str) -> Self {
         SpillOptions {
             target,

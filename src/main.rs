@@ -150,7 +150,10 @@ enum Command {
         #[arg(long)]
         dynamic_smem: Option<u32>,
         /// Do not run ptxas: no search against `ptxas -v` and no never-worse check (the rewrite
-        /// is kept unchecked). Without this flag and without ptxas, every kernel stays as it was.
+        /// is kept unchecked). The register model stands in for ptxas's figures: with
+        /// --occupancy auto it picks the caps and keeps a rewrite only where it predicts no spill
+        /// and a higher occupancy (docs/spill.md, step 9). Without this flag and without ptxas,
+        /// every kernel stays as it was.
         #[arg(long)]
         no_ptxas: bool,
         /// Most ptxas runs in flight at once during the search (default: the machine's cores,

@@ -1,6 +1,9 @@
-//! A model of the registers ptxas gives a kernel (issue 12: the spilling pass proposes from it,
-//! `ptxas -v` decides). The PTX register pressure ([`crate::machine::pressure`]) counts every live
-//! virtual register; ptxas keeps several kinds of value out of the per-thread register file:
+//! A model of the registers ptxas gives a kernel (issue 12). The spilling pass reads it where
+//! ptxas is not run (`--no-ptxas`: the kernel's count, the caps `auto` tries, whether a rewrite
+//! fits; docs/spill.md step 9), and `warpsmith stats --arch` prints it; with ptxas, `ptxas -v`
+//! decides and the model is not read. The PTX register pressure ([`crate::machine::pressure`])
+//! counts every live virtual register; ptxas keeps several kinds of value out of the per-thread
+//! register file:
 //!
 //! - constants (Sampaio et al. §2's constant class): immediates folded into the instructions that
 //!   use them, or rematerialised next to them;
@@ -138,6 +141,10 @@ pub struct RegModel {
     /// below the full-occupancy count; at least [`CALL_RETURN_REG`] + [`RESERVED_REGS`] in a
     /// kernel that calls a function; at most `cap`.
     pub estimate: u32,
+    /// The estimate before the cap: above `cap`, ptxas spills (or reschedules further than the
+    /// model counts). The spilling pass reads it without ptxas, on a rewrite that carries its
+    /// own `.maxnreg`.
+    pub need: u32,
 }
 
 /// The most registers per thread ptxas gives kernel `f` on `arch`: `.maxnreg` if given, and the
@@ -291,6 +298,7 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
         expansion,
         cap,
         estimate: estimate.min(cap),
+        need: estimate,
     })
 }
 

@@ -25,9 +25,12 @@ pub(super) struct GreedyPlan<'a> {
     pub search_limit: u64,
     /// Check with ptxas and tighten.
     pub use_ptxas: bool,
+    /// Without ptxas: tighten while the register model predicts more than the cap
+    /// ([`SearchCtx::predict`]; `--occupancy auto`, where the pass chooses the cap).
+    pub model_check: bool,
     /// Pack the predicates beyond the 7 predicate registers first.
     pub pack: bool,
-    /// Registers the original kernel uses (ptxas's figure, else the pressure estimate).
+    /// Registers the original kernel uses (ptxas's figure, else the register model's prediction).
     pub regs_before: u32,
     /// Registers of the kernel before the pass added any (only those are candidates).
     pub original_regs: usize,
@@ -86,10 +89,11 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
     let mut checked_as_is = None;
     loop {
         demote_to(sx, f, plan, &mut st, target);
-        if !plan.use_ptxas || !st.not_demoted.is_empty() {
+        if !(plan.use_ptxas || plan.model_check) || !st.not_demoted.is_empty() {
             break;
         }
-        // Check with ptxas on a finished copy; tighten the target while ptxas still spills.
+        // Check on a finished copy; tighten the target while ptxas still spills (or, without
+        // ptxas, while the model predicts more than the cap).
         let mut trial = f.clone();
         finish(
             &mut trial,
@@ -98,6 +102,16 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
             &st.cur.demoted,
             sx.max_regs,
         );
+        if !plan.use_ptxas {
+            match sx.predict(&trial) {
+                Some(need) if need > model_limit(sx.max_regs) && target > 2 => {
+                    let over = need - model_limit(sx.max_regs);
+                    target = target.saturating_sub(over.max(2)).max(1);
+                    continue;
+                }
+                _ => break,
+            }
+        }
         match sx.check(&trial) {
             Some(k) if !clean(&k) && target > 2 => {
                 st.cur.ptxas = Some(k);
@@ -121,6 +135,17 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
         stop: st.stop,
         preds,
     }
+}
+
+/// How far below the cap the register model's prediction for the rewrite must fall when ptxas
+/// is not run to check it. Measured as [`super::setup::MODEL_MARGIN_BEFORE`] was (with it): no
+/// margin, 24 better and 10 worse of 248 kernels; 5 %, 25 and 8; 10 %, 26 and 8 (more demoted,
+/// more shared memory: not taken).
+pub const MODEL_MARGIN_AFTER: f64 = 0.05;
+
+/// The most registers the model may predict for a rewrite at `cap` ([`MODEL_MARGIN_AFTER`]).
+pub(super) fn model_limit(cap: u32) -> u32 {
+    (f64::from(cap) * (1.0 - MODEL_MARGIN_AFTER)).floor() as u32
 }
 
 /// The greedy loop's working state.

@@ -212,6 +212,12 @@ pub struct KernelReport {
     pub dynamic_smem: DynamicSmem,
     /// Every register cap tried, nearest first, with what ptxas made of it.
     pub attempts: Vec<Attempt>,
+    /// Without ptxas: the register model's prediction of ptxas's count for the original, which
+    /// took the place of ptxas's figure (None when ptxas was run).
+    pub predicted_registers_before: Option<u32>,
+    /// Without ptxas: the model's prediction for the rewrite before its `.maxnreg` cap; above
+    /// `max_regs` ptxas is expected to spill (None when ptxas was run or nothing was rewritten).
+    pub predicted_registers: Option<u32>,
 }
 
 /// One register cap the pass tried.
@@ -319,13 +325,21 @@ fn spill_kernel(
         let mut report =
             spill_with_packing(&mut g, module, idx, module_names, opts, &setup, &div, cap)?;
         let Some(verdict) = judge_rewrite(module, idx, &g, &setup, opts) else {
-            // Nothing to measure with: the first cap, unchecked.
-            report.verdict =
-                "unchecked: ptxas was not run, the never-worse rule was not applied".into();
-            report.notes.push(report.verdict.clone());
+            // Nothing to measure with: the first cap, judged by the register model alone.
             report.attempts = vec![attempt_of(&report, None)];
-            *f = g;
-            return Ok(report);
+            return Ok(match judge_unchecked(&report, opts.target) {
+                Ok(verdict) => {
+                    report.verdict = verdict;
+                    report.notes.push(report.verdict.clone());
+                    *f = g;
+                    report
+                }
+                Err(why) => {
+                    log::info!("spill `{}`: .maxnreg {cap} not kept: {why}", setup.name);
+                    let attempts = std::mem::take(&mut report.attempts);
+                    original_report(&setup, format!("kept the original: {why}"), attempts)
+                }
+            });
         };
         attempts.push(attempt_of(&report, Some(&verdict)));
         last_reason = format!(".maxnreg {cap}: {}", verdict.reason);
@@ -366,6 +380,62 @@ fn spill_kernel(
             // What limited the rejected attempt (an unknown dynamic size, the budget).
             report.notes.extend(last_notes);
             Ok(report)
+        }
+    }
+}
+
+/// The verdict on a rewrite that ptxas did not check (`--no-ptxas`): an explicit cap is kept as
+/// asked, with a note when the register model expects ptxas to spill under it; a cap the pass
+/// chose (`auto`) only when the model expects no spill and the occupancy to rise (issue 12: the
+/// model proposes where nothing measures). `Err` says why the original stays.
+fn judge_unchecked(report: &KernelReport, target: Target) -> Result<String, String> {
+    const UNCHECKED: &str = "unchecked: ptxas was not run, the never-worse rule was not applied";
+    // The greedy order aims below the cap by a margin (`greedy::model_limit`); only a
+    // prediction above the cap itself refuses the rewrite: requiring the margin here too keeps
+    // 20 of the 25 that ptxas finds better, and drops 1 of the 8 worse (docs/spill.md).
+    let over = report
+        .predicted_registers
+        .filter(|&need| need > report.max_regs)
+        .map(|need| {
+            format!(
+                "the register model predicts {need} registers for the rewrite, above .maxnreg \
+                 {}: ptxas is expected to spill",
+                report.max_regs
+            )
+        });
+    match target {
+        Target::MaxRegs(_) => Ok(match over {
+            Some(over) => format!("{UNCHECKED}; {over}"),
+            None => UNCHECKED.to_string(),
+        }),
+        Target::Auto => {
+            if let Some(over) = over {
+                return Err(format!("ptxas was not run and {over}"));
+            }
+            let (before, after) = (report.occupancy_before, report.occupancy_after);
+            if after <= before {
+                return Err(format!(
+                    "ptxas was not run and the occupancy the register model predicts does not \
+                     rise ({:.1}% -> {:.1}% at .maxnreg {} with {} B of shared memory added)",
+                    before * 100.0,
+                    after * 100.0,
+                    report.max_regs,
+                    report.smem_bytes
+                ));
+            }
+            Ok(format!(
+                "{UNCHECKED}; the register model predicts {} registers before and {} after \
+                 (.maxnreg {}), occupancy {:.1}% -> {:.1}%",
+                report
+                    .predicted_registers_before
+                    .map_or("?".into(), |n| n.to_string()),
+                report
+                    .predicted_registers
+                    .map_or("?".into(), |n| n.to_string()),
+                report.max_regs,
+                before * 100.0,
+                after * 100.0
+            ))
         }
     }
 }
@@ -450,6 +520,8 @@ fn original_report(s: &KernelSetup, verdict: String, attempts: Vec<Attempt>) -> 
         verdict,
         dynamic_smem: s.dynamic,
         attempts,
+        predicted_registers_before: s.predicted_before,
+        predicted_registers: None,
     }
 }
 
@@ -571,6 +643,7 @@ fn spill_at_target(
         div,
         search_limit: setup::search_limit(setup, budget),
         use_ptxas: opts.use_ptxas,
+        model_check: !opts.use_ptxas && opts.target == Target::Auto,
         pack,
         regs_before: setup.regs_before,
         original_regs,
@@ -645,6 +718,8 @@ fn spill_at_target(
         verdict: String::new(),
         dynamic_smem: setup.dynamic,
         attempts: Vec::new(),
+        predicted_registers_before: setup.predicted_before,
+        predicted_registers: if opts.use_ptxas { None } else { sx.predict(f) },
     }
 }
 

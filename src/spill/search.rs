@@ -73,6 +73,20 @@ impl SearchCtx<'_> {
     pub fn demotable(&self, body: &crate::ptx::Body, r: Reg) -> bool {
         !self.pinned.get(r.index()).copied().unwrap_or(false) && select::eligible(body, r)
     }
+
+    /// The register model's prediction of what ptxas needs for the finished kernel `f`, before
+    /// its `.maxnreg` ([`crate::analysis::regmodel::RegModel::need`]): the check in place of
+    /// `ptxas -v` when ptxas is not run. `None` when the model cannot read the kernel.
+    pub fn predict(&self, f: &Function) -> Option<u32> {
+        let arch = crate::analysis::occupancy::arch(self.arch).ok()?;
+        match crate::analysis::regmodel::model(f, arch) {
+            Ok(m) => Some(m.need),
+            Err(why) => {
+                log::info!("register model on `{}`: {why}", f.name);
+                None
+            }
+        }
+    }
 }
 
 /// The demotion set in force and everything derived from it.

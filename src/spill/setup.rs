@@ -4,11 +4,12 @@
 //! original, the dynamic shared memory of the launch, the candidate register caps and the budget.
 
 use crate::analysis::occupancy::{self, ArchLimits};
+use crate::analysis::regmodel;
 use crate::never_worse::{
     dynamic_smem, launch_limit, launch_resources, reads_dynamic_smem, DynamicSmem,
     DEFAULT_SMEM_LIMIT,
 };
-use crate::ptx::{Function, Module, Opcode, Operand};
+use crate::ptx::{DeclaredMemory, Function, Module, Opcode, Operand};
 use crate::tools::KernelResources;
 
 use super::plan::pressure_of;
@@ -31,9 +32,11 @@ pub(super) struct KernelSetup {
     pub before: Option<KernelResources>,
     /// Peak pressure of the original, 32-bit units.
     pub pressure_before: u32,
-    /// Registers the original uses: ptxas's figure, else the pressure estimate.
+    /// Registers the original uses: ptxas's figure, else the register model's prediction.
     pub regs_before: u32,
-    /// Static shared memory of the original (ptxas's figure, else 0).
+    /// The register model's prediction for the original, when ptxas gave no figures.
+    pub predicted_before: Option<u32>,
+    /// Static shared memory of the original (ptxas's figure, else what the PTX declares).
     pub static_smem: u32,
     /// The launch's dynamic shared memory.
     pub dynamic: DynamicSmem,
@@ -85,10 +88,19 @@ pub(super) fn setup_kernel(
         None
     };
     let pressure_before = pressure_of(body);
-    let regs_before = before
-        .as_ref()
-        .map_or(pressure_before, |k| k.registers.max(1));
-    let static_smem = before.as_ref().map_or(0, |k| k.shared);
+    let predicted_before = match before {
+        Some(_) => None,
+        None => predicted_regs(f, arch, pressure_before),
+    };
+    let regs_before = match &before {
+        Some(k) => k.registers.max(1),
+        None => predicted_before.unwrap_or(pressure_before).max(1),
+    };
+    // Without ptxas, the shared arrays the kernel declares (laid out as ptxas lays them).
+    let static_smem = before.as_ref().map_or_else(
+        || u32::try_from(DeclaredMemory::of(module, f).shared).unwrap_or(u32::MAX),
+        |k| k.shared,
+    );
     let dynamic = dynamic_smem(module, f, opts.dynamic_smem);
     let occ_before = occupancy::occupancy(
         arch,
@@ -102,6 +114,7 @@ pub(super) fn setup_kernel(
         before,
         pressure_before,
         regs_before,
+        predicted_before,
         static_smem,
         dynamic,
         granule: if reads_dynamic_smem(module, f) {
@@ -111,6 +124,48 @@ pub(super) fn setup_kernel(
         },
         occ_before,
     })
+}
+
+/// The registers ptxas is expected to give `f` when ptxas is not run: the register model's
+/// estimate ([`regmodel::model`], issue 12: the model proposes, `ptxas -v` decides where it is
+/// run); `None` (the caller takes the PTX pressure) when the model cannot read the kernel. The
+/// pressure counts every live virtual register and lies far above ptxas's count where
+/// constants, parameters and warp-uniform values dominate (Triton's attention on sm_80: 314
+/// against ptxas's 207, the model 222); taken as the kernel's use it sends the pass to caps
+/// above what ptxas needs anyway.
+fn predicted_regs(f: &Function, arch: &'static ArchLimits, pressure: u32) -> Option<u32> {
+    match regmodel::model(f, arch) {
+        Ok(m) => {
+            log::info!(
+                "spill `{}`: no ptxas figures; the register model predicts {} registers (PTX \
+                 pressure {pressure})",
+                f.name,
+                m.estimate
+            );
+            Some(m.estimate.max(1))
+        }
+        Err(why) => {
+            log::info!(
+                "spill `{}`: no ptxas figures and no register model ({why}); taking the PTX \
+                 pressure {pressure}",
+                f.name
+            );
+            None
+        }
+    }
+}
+
+/// How far above a cap the register model must put the original before the pass, without
+/// ptxas, believes the kernel is above that cap's cliff: its mean error on the register-model
+/// bench is 10 % (docs/benchmarks.md). Measured on `spill --no-ptxas --occupancy auto` judged
+/// by ptxas afterwards (Triton suite and NVRTC bench, 248 kernels): no margin, 23 better and 20
+/// worse; 10 %, 24 and 10 (checked on Liger's 38 kernels: 13/11 and 13/9).
+pub const MODEL_MARGIN_BEFORE: f64 = 0.10;
+
+/// The register count below which every cap is, by [`MODEL_MARGIN_BEFORE`], below an original
+/// the model puts at `predicted` registers.
+fn confidently_above(predicted: u32) -> u32 {
+    (f64::from(predicted) / (1.0 + MODEL_MARGIN_BEFORE)).ceil() as u32
 }
 
 /// The register caps to try, nearest first: the given one, or (`auto`) every occupancy cliff
@@ -125,12 +180,13 @@ pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, Spill
                 .before
                 .as_ref()
                 .is_some_and(|k| k.spill_stores + k.spill_loads + k.stack_frame > 0);
+            let regs = s.predicted_before.map_or(s.regs_before, confidently_above);
             Ok(cliff_caps(
                 s.arch,
                 s.threads,
                 s.static_smem,
                 s.dynamic,
-                s.regs_before,
+                regs,
                 spills,
             )?)
         }

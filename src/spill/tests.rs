@@ -526,3 +526,102 @@ fn the_search_gives_the_same_result_with_any_number_of_jobs() {
         );
     }
 }
+
+/// A kernel whose PTX pressure is all parameters: `n` loop-invariant values loaded from
+/// `.param` (ptxas reads them from the constant bank) added to one per-thread sum in a loop.
+fn params_kernel(n: usize) -> String {
+    let params: Vec<String> = (0..n).map(|i| format!(".param .u32 q{i}")).collect();
+    let mut s = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry many(.param .u64 out, .param .u32 trips, {})\n.maxntid 256, 1, 1\n{{\n\
+         .reg .pred %p<2>;\n.reg .b32 %r<{}>;\n.reg .b64 %rd<5>;\n\
+         ld.param.u64 %rd1, [out];\nld.param.u32 %r1, [trips];\nmov.u32 %r2, %tid.x;\n\
+         mov.u32 %r3, 0;\nmov.u32 %r4, %r2;\n",
+        params.join(", "),
+        n + 10
+    );
+    for i in 0..n {
+        s += &format!("ld.param.u32 %r{}, [q{i}];\n", i + 10);
+    }
+    s += "$L_loop:\n";
+    for i in 0..n {
+        s += &format!("add.s32 %r4, %r4, %r{};\n", i + 10);
+    }
+    s += "add.s32 %r3, %r3, 1;\nsetp.lt.u32 %p1, %r3, %r1;\n@%p1 bra $L_loop;\n\
+          cvta.to.global.u64 %rd2, %rd1;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+          st.global.u32 [%rd4], %r4;\nret;\n}\n";
+    s
+}
+
+#[test]
+fn without_ptxas_auto_starts_from_the_register_model_not_the_pressure() {
+    let src = params_kernel(48);
+    let original = parse_module(&src, "many.ptx").unwrap();
+    let pressure = pressure_of(original.function("many").unwrap().body.as_ref().unwrap());
+    assert!(
+        pressure > 48,
+        "the test kernel must need many units (has {pressure})"
+    );
+    let mut m = original.clone();
+    let o = SpillOptions {
+        target: Target::Auto,
+        ..opts(0)
+    };
+    let report = spill_module(&mut m, &o).unwrap();
+    let k = &report.kernels[0];
+    // The parameters stay in the constant bank: ptxas needs a handful of registers, the full
+    // occupancy of 256-thread blocks is reached already and there is no cap to try.
+    let predicted = k
+        .predicted_registers_before
+        .expect("a prediction without ptxas");
+    assert!(predicted <= 32, "{k:?}");
+    assert!(!k.kept, "{k:?}");
+    assert!(k.verdict.contains("highest occupancy"), "{k:?}");
+    assert_eq!(print_module(&m), print_module(&original));
+}
+
+#[test]
+fn without_ptxas_the_budget_leaves_room_for_the_kernels_own_shared_arrays() {
+    // `acc` with a 47 KiB shared array of its own: 1 KiB of the 48 KiB a block may declare
+    // is left for the spill area.
+    let src = KERNEL
+        .replace(
+            ".visible .entry acc",
+            ".shared .align 4 .b8 big[48128];\n.visible .entry acc",
+        )
+        .replace(
+            "\tst.global.u32 [%rd7], %r30;",
+            "\tst.global.u32 [%rd7], %r30;\n\tst.shared.u32 [big], %r30;",
+        );
+    let mut m = parse_module(&src, "acc.ptx").unwrap();
+    let report = spill_module(&mut m, &opts(16)).unwrap();
+    let k = &report.kernels[0];
+    assert!(k.smem_bytes > 0 && k.smem_bytes <= 1024, "{k:?}");
+    let text = print_module(&m);
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
+        crate::tools::ptxas_accepts_source(&text, "sm_80")
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    } else {
+        eprintln!("SKIPPED (ptxas check): ptxas not found");
+    }
+}
+
+#[test]
+fn an_unchecked_rewrite_is_judged_by_the_register_model() {
+    let mut m = parse_module(KERNEL, "acc.ptx").unwrap();
+    let mut k = spill_module(&mut m, &opts(16)).unwrap().kernels[0].clone();
+    k.occupancy_before = 0.5;
+    k.occupancy_after = 0.75;
+    k.predicted_registers = Some(20);
+    // Asked for exactly this cap: kept, with the model's warning.
+    let asked = judge_unchecked(&k, Target::MaxRegs(16)).unwrap();
+    assert!(asked.contains("expected to spill"), "{asked}");
+    // A cap the pass chose: the original stays.
+    let chosen = judge_unchecked(&k, Target::Auto).unwrap_err();
+    assert!(chosen.contains("20 registers"), "{chosen}");
+    k.predicted_registers = Some(15);
+    assert!(judge_unchecked(&k, Target::Auto).is_ok());
+    k.occupancy_after = 0.5;
+    let flat = judge_unchecked(&k, Target::Auto).unwrap_err();
+    assert!(flat.contains("does not rise"), "{flat}");
+}
