@@ -79,6 +79,15 @@ $L_loop:
 }
 "#;
 
+/// ptxas (where present) accepts `text` for sm_80; reported as skipped where it is absent.
+fn assert_ptxas_accepts(text: &str) {
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
+        crate::tools::ptxas_accepts_source(text, "sm_80").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    } else {
+        eprintln!("SKIPPED (ptxas check): ptxas not found");
+    }
+}
+
 fn opts(n: u32) -> SpillOptions {
     SpillOptions {
         target: Target::MaxRegs(n),
@@ -131,12 +140,7 @@ fn demotes_until_the_pressure_fits_and_computes_the_same_bytes() {
         let r = equiv::check(&original, &reparsed, &spec, 3).unwrap();
         assert!(r.is_equal(), "block {block:?}: {:?}\n{text}", r.verdict);
     }
-    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
-        crate::tools::ptxas_accepts_source(&text, "sm_80")
-            .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    } else {
-        eprintln!("SKIPPED (ptxas check): ptxas not found");
-    }
+    assert_ptxas_accepts(&text);
 }
 
 /// Lane-affine values with a uniform (parameter) base live across a loop: Sampaio's affine rule
@@ -364,12 +368,7 @@ fn predicates_beyond_seven_are_packed_into_a_word_and_compute_the_same_bytes() {
     assert!(text.contains("selp.u32"), "{text}");
     let reparsed = parse_module(&text, "spilled.ptx").unwrap_or_else(|e| panic!("{e}\n{text}"));
     preds_equiv(&original, &reparsed, 16, &text);
-    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
-        crate::tools::ptxas_accepts_source(&text, "sm_80")
-            .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    } else {
-        eprintln!("SKIPPED (ptxas check): ptxas not found");
-    }
+    assert_ptxas_accepts(&text);
 }
 
 #[test]
@@ -598,12 +597,7 @@ fn without_ptxas_the_budget_leaves_room_for_the_kernels_own_shared_arrays() {
     let k = &report.kernels[0];
     assert!(k.smem_bytes > 0 && k.smem_bytes <= 1024, "{k:?}");
     let text = print_module(&m);
-    if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
-        crate::tools::ptxas_accepts_source(&text, "sm_80")
-            .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    } else {
-        eprintln!("SKIPPED (ptxas check): ptxas not found");
-    }
+    assert_ptxas_accepts(&text);
 }
 
 #[test]
