@@ -142,8 +142,10 @@ pub struct RegModel {
     /// kernel that calls a function; at most `cap`.
     pub estimate: u32,
     /// The estimate before the cap: above `cap`, ptxas spills (or reschedules further than the
-    /// model counts). The spilling pass reads it without ptxas, on a rewrite that carries its
-    /// own `.maxnreg`.
+    /// model counts); where neither issue order fits under the cap, counted on the one that
+    /// needs less. The spilling pass reads it without ptxas, on a rewrite that carries its own
+    /// `.maxnreg` (CUTLASS's sm_80 tensor-op GEMM under `.maxnreg 168`: 244, where the
+    /// latency-first order would say 328).
     pub need: u32,
 }
 
@@ -538,6 +540,11 @@ fn figures_on(
         // ptxas reschedules rather than spill, to about midway (`OrderChoice::cap_values`).
         let midway = (need(pressure_first) + cap) / 2;
         return OrderFigures::of((midway, midway), None);
+    }
+    if need(pressure_first) > cap {
+        // Neither order fits under the cap: ptxas spills (the estimate is the cap), and the
+        // least it would need is the pressure-first order's — what `RegModel::need` reports.
+        return OrderFigures::of(pressure_first, None);
     }
     if (choice.more_warps)(need(latency), need(pressure_first)) {
         OrderFigures::of(pressure_first, Some(need(latency)))
@@ -1046,6 +1053,24 @@ mod tests {
         assert!(latency.per_thread + RESERVED_REGS > 8, "{latency:?}");
         assert!(r.per_thread + RESERVED_REGS <= 8, "{r:?}");
         assert_eq!(r.estimate, 8, "{r:?}");
+    }
+
+    /// Under a cap that neither order meets, the need is the lesser order's: what the spilling
+    /// pass compares with the cap it writes.
+    #[test]
+    fn over_a_cap_no_order_meets_the_need_is_the_lesser_orders() {
+        let free = kernel("", &eight_uniform(true));
+        let free = model(free.functions().next().expect("one kernel"), sm_80()).expect("runs");
+        let m = kernel(".maxnreg 8", &eight_uniform(true));
+        let at8 = model(m.functions().next().expect("one kernel"), sm_80()).expect("runs");
+        let m = kernel(".maxnreg 4", &eight_uniform(true));
+        let at4 = model(m.functions().next().expect("one kernel"), sm_80()).expect("runs");
+        assert_eq!(at4.estimate, 4, "{at4:?}");
+        // The pressure-first order meets 8 (ptxas lands midway between it and the cap); under
+        // 4 it is counted as it is, below the latency-first order of the uncapped kernel.
+        assert!(at4.per_thread < at8.per_thread, "{at4:?} {at8:?}");
+        assert!(at4.per_thread < free.per_thread, "{at4:?} {free:?}");
+        assert!(at4.need > 4 && at4.need < free.need, "{at4:?} {free:?}");
     }
 
     /// Eight uniform values live together, computed on the uniform datapath (integer adds of a
