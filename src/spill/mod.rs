@@ -185,7 +185,7 @@ pub struct KernelReport {
     /// Shared memory added per block, bytes.
     pub smem_bytes: u64,
     /// Occupancy at the kernel's own register count before (when ptxas gave it), else at the
-    /// pressure estimate.
+    /// register model's prediction (`predicted_registers_before`).
     pub occupancy_before: f64,
     /// Occupancy at `max_regs` with the added shared memory.
     pub occupancy_after: f64,
