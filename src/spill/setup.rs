@@ -170,7 +170,8 @@ fn confidently_above(predicted: u32) -> u32 {
 }
 
 /// The register caps to try, nearest first: the given one, or (`auto`) every occupancy cliff
-/// below the kernel's use — preceded, when ptxas alone already spills, by the cap of the kernel's
+/// below the kernel's use (without ptxas, [`MODEL_MARGIN_BEFORE`] below the register model's
+/// prediction) — preceded, when ptxas alone already spills, by the cap of the kernel's
 /// own occupancy step (same occupancy, the local memory moved to shared memory). Empty when there
 /// is nothing to try.
 pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, SpillError> {
