@@ -196,6 +196,11 @@ fn table(functions: &[FunctionStats], predicted: bool) -> String {
     }
     if functions.is_empty() {
         s.push_str("(no function bodies)\n");
+    } else if predicted {
+        s.push_str(
+            "regs~: the register model's prediction of ptxas's count, not a measurement \
+             (docs/regmodel-table.md); `ptxas -v` gives the figure\n",
+        );
     }
     s
 }
