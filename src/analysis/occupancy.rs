@@ -277,8 +277,12 @@ pub struct Occupancy {
     pub carveout_kib: u32,
 }
 
+/// `x` rounded up to a multiple of `unit`, saturating at the largest multiple that fits (a
+/// kernel's declared shared memory can be anything a PTX file says).
 fn round_up(x: u32, unit: u32) -> u32 {
-    x.div_ceil(unit) * unit
+    x.div_ceil(unit)
+        .checked_mul(unit)
+        .unwrap_or(u32::MAX / unit * unit)
 }
 
 /// Computes resident blocks, warps and occupancy for `r` on `a`.
@@ -338,7 +342,7 @@ pub fn occupancy(a: &'static ArchLimits, r: &LaunchResources) -> Result<Occupanc
     if user_smem > max_block {
         return Err(OccupancyError::BlockSharedMemory {
             arch: a.name,
-            need: user_smem + a.reserved_smem_per_block,
+            need: user_smem.saturating_add(a.reserved_smem_per_block),
             reserved: a.reserved_smem_per_block,
             max: max_block,
         });
@@ -434,6 +438,24 @@ mod tests {
             dynamic_smem: 0,
             carveout_kib: None,
         }
+    }
+
+    /// Shared memory near `u32::MAX` (a PTX file may declare any array) is refused as too
+    /// much for a block, not an overflow.
+    #[test]
+    fn absurd_shared_memory_is_an_error_not_an_overflow() {
+        for smem in [u32::MAX, u32::MAX - 100, 5_000_000] {
+            let r = LaunchResources {
+                regs_per_thread: 32,
+                threads_per_block: 128,
+                static_smem: smem,
+                dynamic_smem: 0,
+                carveout_kib: None,
+            };
+            let e = occupancy(arch("sm_80").unwrap(), &r).unwrap_err();
+            assert!(matches!(e, OccupancyError::BlockSharedMemory { .. }), "{e}");
+        }
+        assert_eq!(round_up(u32::MAX, 128), u32::MAX / 128 * 128);
     }
 
     /// (arch, regs, threads, static smem) → (blocks per SM, warps per SM, limiters), worked by hand

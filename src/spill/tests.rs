@@ -601,6 +601,28 @@ fn without_ptxas_the_budget_leaves_room_for_the_kernels_own_shared_arrays() {
 }
 
 #[test]
+fn without_ptxas_a_shared_array_past_any_limit_is_an_error_not_a_panic() {
+    let src = KERNEL
+        .replace(
+            ".visible .entry acc",
+            ".shared .align 4 .b8 big[5000000000];\n.visible .entry acc",
+        )
+        .replace(
+            "\tst.global.u32 [%rd7], %r30;",
+            "\tst.global.u32 [%rd7], %r30;\n\tst.shared.u32 [big], %r30;",
+        );
+    let mut m = parse_module(&src, "acc.ptx").unwrap();
+    let before = print_module(&m);
+    let auto = SpillOptions {
+        target: Target::Auto,
+        ..opts(0)
+    };
+    let e = spill_module(&mut m, &auto).unwrap_err();
+    assert!(e.to_string().contains("shared memory"), "{e}");
+    assert_eq!(print_module(&m), before);
+}
+
+#[test]
 fn an_unchecked_rewrite_is_judged_by_the_register_model() {
     let mut m = parse_module(KERNEL, "acc.ptx").unwrap();
     let mut k = spill_module(&mut m, &opts(16)).unwrap().kernels[0].clone();
