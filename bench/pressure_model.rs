@@ -14,7 +14,9 @@
 //! live at once (`warpsmith::sass::liveness`, as `sass dis --liveness`), which
 //! tells how much of ptxas's count is values and how much numbering.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use common::files_with_ext;
 
 use warpsmith::analysis::{occupancy, regmodel};
 use warpsmith::ptx::{parse_module, FuncKind};
@@ -23,6 +25,9 @@ use warpsmith::sass::isa::abi::CallConvention;
 use warpsmith::sass::isa::{decode_all, Arch};
 use warpsmith::sass::liveness::gpr_liveness;
 use warpsmith::tools::{self, Tool};
+
+#[path = "common/mod.rs"]
+mod common;
 
 struct Row {
     source: String,
@@ -96,17 +101,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .cloned()
         .unwrap_or_else(|| "sm_80".into());
-    let folders = |flag: &str| -> Vec<(PathBuf, String)> {
-        args.iter()
-            .enumerate()
-            .filter(|(_, a)| *a == flag)
-            .filter_map(|(i, _)| args.get(i + 1))
-            .filter_map(|d| {
-                d.rsplit_once(':')
-                    .map(|(p, a)| (PathBuf::from(p), a.to_string()))
-            })
-            .collect()
-    };
+    let folders = |flag: &str| common::folders(&args, flag);
     let dirs = folders("--ptx");
     let mut cuda_dirs = vec![(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/kernels"),
@@ -246,27 +241,8 @@ fn peak_summary(rows: &[Row]) {
 /// The rows of the bench kernels compiled by NVIDIA's NVRTC for sm_80 and sm_90
 /// (scripts/compile-kernels-nvrtc.py), in the group `nvrtc`.
 fn nvrtc_rows(rows: &mut Vec<Row>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = root.join("target/nvrtc-kernels");
-    let status = std::process::Command::new("python3")
-        .arg(root.join("scripts/compile-kernels-nvrtc.py"))
-        .arg(&out)
-        .status();
-    if !status.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED (--nvrtc): scripts/compile-kernels-nvrtc.py failed");
-        return;
-    }
-    for p in files_with_ext(&out, "ptx") {
-        let file = p
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let arch = if file.contains(".sm_90.") {
-            "sm_90"
-        } else {
-            "sm_80"
-        };
+    for (p, arch) in common::nvrtc_ptx().unwrap_or_default() {
+        let file = p.file_name().unwrap_or_default().to_string_lossy();
         if let Ok(text) = std::fs::read_to_string(&p) {
             rows_of(&format!("nvrtc/{file}"), &text, arch, rows);
         }
@@ -276,16 +252,4 @@ fn nvrtc_rows(rows: &mut Vec<Row>) {
 /// The folder a row's source belongs to ("bench/kernels" for the bench kernels).
 fn group_of(source: &str) -> &str {
     source.split_once('/').map_or("bench/kernels", |(g, _)| g)
-}
-
-/// The files of `dir` whose extension is `ext`, sorted.
-fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == ext))
-        .collect();
-    files.sort();
-    files
 }
