@@ -541,10 +541,15 @@ fn figures_on(
         let midway = (need(pressure_first) + cap) / 2;
         return OrderFigures::of((midway, midway), None);
     }
-    if need(pressure_first) > cap {
+    if need(latency) > cap && need(pressure_first) > cap {
         // Neither order fits under the cap: ptxas spills (the estimate is the cap), and the
-        // least it would need is the pressure-first order's — what `RegModel::need` reports.
-        return OrderFigures::of(pressure_first, None);
+        // least it would need is the lesser order's — what `RegModel::need` reports.
+        let lesser = if need(pressure_first) < need(latency) {
+            pressure_first
+        } else {
+            latency
+        };
+        return OrderFigures::of(lesser, None);
     }
     if (choice.more_warps)(need(latency), need(pressure_first)) {
         OrderFigures::of(pressure_first, Some(need(latency)))
