@@ -328,27 +328,9 @@ pub fn reads_dynamic_smem(module: &Module, f: &Function) -> bool {
     if dynamic.is_empty() {
         return false;
     }
-    let mut seen: Vec<&str> = vec![&f.name];
-    let mut work: Vec<&Function> = vec![f];
-    while let Some(g) = work.pop() {
-        let names = g.referenced_symbols();
-        if names.iter().any(|n| dynamic.contains(n)) {
-            return true;
-        }
-        for n in names {
-            if seen.contains(&n) {
-                continue;
-            }
-            seen.push(n);
-            if let Some(callee) = module
-                .functions()
-                .find(|h| &*h.name == n && h.kind == FuncKind::Func && h.body.is_some())
-            {
-                work.push(callee);
-            }
-        }
-    }
-    false
+    crate::ptx::declared::reachable(module, f)
+        .into_iter()
+        .any(|g| g.referenced_symbols().iter().any(|n| dynamic.contains(n)))
 }
 
 /// What the caller knows of the launches, for [`guard_module`].

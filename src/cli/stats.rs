@@ -73,7 +73,7 @@ struct FunctionStats {
     summary: FunctionSummary,
     launch_bounds: LaunchBounds,
     /// Static shared memory: `.shared` variables declared in the body plus module-level ones the
-    /// body names.
+    /// body or a function it calls names (ptxas's `smem` for a kernel).
     shared_bytes: u64,
     /// True when the function uses an unsized `extern .shared` array (dynamic shared memory).
     dynamic_shared: bool,

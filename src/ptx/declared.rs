@@ -1,10 +1,31 @@
 //! What a function declares in shared and local memory, read from its PTX: the static shared
-//! bytes ptxas reports as `smem` (its own `.shared` variables and the module's that its body
-//! names, each at its alignment), whether it reads an unsized `extern .shared` array (dynamic
-//! shared memory), and its `.local` bytes. The spilling pass reads the shared figure where ptxas
-//! is not run; `warpsmith stats` prints all three.
+//! bytes ptxas reports as `smem` (its own `.shared` variables and the module's that it or a
+//! function it calls names, each at its alignment), whether it reads an unsized
+//! `extern .shared` array (dynamic shared memory), and its `.local` bytes. The spilling pass
+//! reads the shared figure where ptxas is not run; `warpsmith stats` prints all three.
 
-use super::{Function, Module, StateSpace, Variable};
+use super::{FuncKind, Function, Module, StateSpace, Variable};
+
+/// `f` and every function with a body that it calls, directly or through other calls, each once
+/// (`f` first). ptxas gives a kernel the module's shared variables that any of them names.
+pub fn reachable<'m>(module: &'m Module, f: &'m Function) -> Vec<&'m Function> {
+    let mut seen: Vec<&Function> = vec![f];
+    let mut k = 0;
+    while let Some(&g) = seen.get(k) {
+        k += 1;
+        for name in g.referenced_symbols() {
+            let callee = module
+                .functions()
+                .find(|h| &*h.name == name && h.kind == FuncKind::Func && h.body.is_some());
+            if let Some(callee) = callee {
+                if !seen.iter().any(|s| std::ptr::eq(*s, callee)) {
+                    seen.push(callee);
+                }
+            }
+        }
+    }
+    seen
+}
 
 /// A function's declared memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,8 +40,9 @@ pub struct DeclaredMemory {
 }
 
 impl DeclaredMemory {
-    /// The memory `f` declares or names from `module`. A module-level variable reached only
-    /// through another variable's initialiser is not counted.
+    /// The memory `f` declares, or names from `module` itself or through the functions it calls
+    /// ([`reachable`]). A module-level variable reached only through another variable's
+    /// initialiser is not counted.
     pub fn of(module: &Module, f: &Function) -> DeclaredMemory {
         let mut m = DeclaredMemory::default();
         let mut count = |v: &Variable| {
@@ -37,7 +59,10 @@ impl DeclaredMemory {
         if let Some(b) = &f.body {
             b.vars().for_each(&mut count);
         }
-        let used = f.referenced_symbols();
+        let used: std::collections::BTreeSet<&str> = reachable(module, f)
+            .into_iter()
+            .flat_map(Function::referenced_symbols)
+            .collect();
         for v in module.vars() {
             if v.name.as_deref().is_some_and(|n| used.contains(n)) {
                 count(v);
@@ -90,6 +115,20 @@ mod tests {
                 local: 0
             }
         );
+    }
+
+    /// ptxas 12.9 gives `k` the 4096 bytes its callee stores to (`4096 bytes smem`).
+    #[test]
+    fn arrays_a_callee_names_count_for_the_kernel() {
+        let src = format!(
+            "{HEAD}.shared .align 4 .b8 tile[4096];\n\
+             .func helper(.param .b32 a) {{\n.reg .b32 %r<2>;\nld.param.b32 %r1, [a];\n\
+             st.shared.u32 [tile], %r1;\nret;\n}}\n\
+             .visible .entry k() {{\n.reg .b32 %r<2>;\nmov.u32 %r1, %tid.x;\n\
+             {{\n.param .b32 pa;\nst.param.b32 [pa], %r1;\ncall.uni helper, (pa);\n}}\nret;\n}}\n"
+        );
+        assert_eq!(declared(&src, "k").shared, 4096);
+        assert_eq!(declared(&src, "helper").shared, 4096);
     }
 
     #[test]
