@@ -88,19 +88,20 @@ pub(super) fn setup_kernel(
         None
     };
     let pressure_before = pressure_of(body);
-    let predicted_before = match before {
-        Some(_) => None,
-        None => predicted_regs(f, arch, pressure_before),
+    // Without ptxas's figures: the model's count and the shared arrays the kernel declares
+    // (laid out as ptxas lays them).
+    let (regs_before, predicted_before, static_smem) = match &before {
+        Some(k) => (k.registers.max(1), None, k.shared),
+        None => {
+            let predicted = predicted_regs(f, arch, pressure_before);
+            let declared = DeclaredMemory::of(module, f).shared;
+            (
+                predicted.unwrap_or(pressure_before).max(1),
+                predicted,
+                u32::try_from(declared).unwrap_or(u32::MAX),
+            )
+        }
     };
-    let regs_before = match &before {
-        Some(k) => k.registers.max(1),
-        None => predicted_before.unwrap_or(pressure_before).max(1),
-    };
-    // Without ptxas, the shared arrays the kernel declares (laid out as ptxas lays them).
-    let static_smem = before.as_ref().map_or_else(
-        || u32::try_from(DeclaredMemory::of(module, f).shared).unwrap_or(u32::MAX),
-        |k| k.shared,
-    );
     let dynamic = dynamic_smem(module, f, opts.dynamic_smem);
     let occ_before = occupancy::occupancy(
         arch,
