@@ -71,7 +71,7 @@ fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
         let Some(k) = figures.iter().find(|k| k.name == *f.name) else {
             continue;
         };
-        match regmodel::model(f, limits) {
+        match regmodel::model(&m, f, limits) {
             Ok(r) => out.push(Row {
                 source: source.to_string(),
                 kernel: f.name.to_string(),

@@ -67,7 +67,7 @@ fn expansion_needs_match_ptxas() {
                 let text = kernel(arch, inst, ty, live);
                 let module = parse_module(&text, "k.ptx").expect("the test kernel parses");
                 let f = module.functions().next().expect("one kernel");
-                let model = regmodel::model(f, limits).expect("the model runs");
+                let model = regmodel::model(&module, f, limits).expect("the model runs");
                 let figures = tools::ptxas_verbose_source(&text, arch, &[]).expect("ptxas runs");
                 let ptxas = figures[0].registers;
                 let line = format!(

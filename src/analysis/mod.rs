@@ -6,6 +6,8 @@
 //! - [`occupancy`]: resident blocks and warps per SM, the limiting resource, register cliffs.
 //! - [`address_regs`]: the parameter and uniform pointers ptxas copies into per-thread
 //!   registers for global accesses (the register model counts them).
+//! - [`call_regs`]: what a `call` costs a kernel in registers (direct calls allocated across,
+//!   the calling convention's floor), for the register model.
 //! - [`regmodel`]: a model of the registers ptxas gives a kernel (issue 12).
 //! - [`issue_order`]: the latency-first order ptxas's scheduler is expected to issue a block in,
 //!   on which the register model counts pressure.
@@ -13,6 +15,7 @@
 //!   ptxas's count reflects (pairs, vector groups, held immediates).
 
 pub mod address_regs;
+pub mod call_regs;
 pub mod constant_guards;
 pub mod divergence;
 pub mod issue_order;

@@ -10,7 +10,8 @@
 //! - kernel parameters and what is only copied or converted from them (`ld.param`, `mov`,
 //!   `cvta.to.global`): operands in constant bank 0 (`c[0x0][…]`) until combined with a
 //!   per-thread value — except, from sm_90 on, a pointer added to a `mul.wide` product, which
-//!   ptxas loads into a register pair for `IMAD.WIDE` (`LDC_POINTER_CC`);
+//!   ptxas loads into a register pair for `IMAD.WIDE` (`LDC_POINTER_CC`). A device
+//!   function's parameters and a call's return value arrive in registers and count;
 //! - warp-uniform values (the affine divergence analysis' uniform class): on sm_75 and later
 //!   ptxas's uniform datapath keeps them in the 63 uniform registers (`UR`), which are shared by
 //!   the warp and are not part of the per-thread count, as long as they fit.
@@ -52,20 +53,23 @@
 //! ([`reg_assign`]), and the expansions' peak; plus the uniform values' peak beyond the uniform
 //! register file, plus the registers ptxas's count always holds ([`RESERVED_REGS`]), plus an
 //! empirical [`SMALL_KERNEL_SPREAD`] below the full-occupancy count; at least the calling
-//! convention's return-address registers in a kernel that calls ([`CALL_RETURN_REG`]); at most the cap the
-//! kernel's launch bounds and `.maxnreg` set ([`launch_cap`]: above it ptxas spills or
-//! reschedules).
+//! convention's return-address registers in a kernel that calls through it
+//! ([`CALL_RETURN_REG`]); at most the cap the kernel's launch bounds and `.maxnreg` set
+//! ([`launch_cap`]: above it ptxas spills or reschedules). A direct call to a function of the
+//! module counts like an expansion: the values live across it plus the callee's own, modelled
+//! on its body ([`call_regs`]).
 //! `bench/pressure_model.rs` tabulates it against `ptxas -v` (docs/benchmarks.md).
 
+use crate::analysis::call_regs::{CallKind, Callees};
 use crate::analysis::divergence::{self, Class};
 use crate::analysis::occupancy::{self, ArchLimits};
-use crate::analysis::{address_regs, issue_order, loop_unroll, reg_assign};
+use crate::analysis::{address_regs, call_regs, issue_order, loop_unroll, reg_assign};
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{LiveAcross, Pressure};
 use crate::ptx::{
-    roles, Body, FuncDirective, Function, Imm, Inst, InstData, Modifier, Opcode, Operand,
-    StateSpace, Type,
+    roles, Body, FuncDirective, FuncKind, Function, Imm, Inst, InstData, Modifier, Module, Opcode,
+    Operand, StateSpace, Type,
 };
 
 /// Uniform registers a kernel's warp-uniform values may occupy before the rest go to the
@@ -98,18 +102,15 @@ fn spread(count: u32, arch: &ArchLimits) -> u32 {
     }
 }
 
-/// The highest register a kernel that calls a function uses at least: ptxas's calling
-/// convention passes the return address in `R20:R21` (every `RET` in the bench's SASS reads
-/// them; `CALL` clobbers `R0`–`R15`, the arguments and scratch registers). Measured (ptxas 12.9,
-/// sm_80): the three kernels of bench/kernels/calls.cu use 24, 24 and 27 registers, where their
-/// own values need 5 to 9.
+/// The highest register a kernel uses at least when it (or a function it calls) makes a call
+/// through the calling convention — through a pointer, to a function with no body in the
+/// module, or recursively ([`call_regs`]): the convention passes the return address in
+/// `R20:R21` (every `RET` of such calls in the bench's SASS reads them; `CALL` clobbers
+/// `R0`–`R15`). Measured (ptxas 12.9, sm_80): `call_indirect` and `call_recursive` of
+/// bench/kernels/calls.cu use 24 and 27 registers, where their own values need 5 to 9. Direct
+/// calls to the module's own functions do not follow it: ptxas allocates across them
+/// (`call_noinline_triple` returns through `R6` and `R8`).
 pub const CALL_RETURN_REG: u32 = 21;
-
-/// Whether `body` calls a function (`call`, direct or through a pointer).
-fn makes_calls(body: &Body) -> bool {
-    body.inst_order()
-        .any(|i| body.inst(i).opcode == Opcode::Call)
-}
 
 /// ptxas's largest per-thread register count.
 pub const MAX_REGS: u32 = 255;
@@ -130,8 +131,9 @@ pub struct RegModel {
     pub assigned: u32,
     /// Peak of the warp-uniform values alone.
     pub uniform: u32,
-    /// Peak over the instructions ptxas expands ([`expansion_need`]): the per-thread values live
-    /// across one plus what its expansion needs (0 when the kernel has none).
+    /// Peak over the instructions ptxas expands ([`expansion_need`]) and the direct calls
+    /// ([`call_regs`]): the per-thread values live across one plus what its expansion or callee
+    /// needs (0 when the kernel has none).
     pub expansion: u32,
     /// The registers ptxas may give the kernel at most ([`launch_cap`]; [`MAX_REGS`] without
     /// launch bounds or `.maxnreg`).
@@ -139,7 +141,7 @@ pub struct RegModel {
     /// The estimate of ptxas's register count: `max(per_thread, assigned, expansion)` plus
     /// `max(0, uniform - UNIFORM_REGS)` plus [`RESERVED_REGS`], plus [`SMALL_KERNEL_SPREAD`]
     /// below the full-occupancy count; at least [`CALL_RETURN_REG`] + [`RESERVED_REGS`] in a
-    /// kernel that calls a function; at most `cap`.
+    /// kernel that calls through the calling convention; at most `cap`.
     pub estimate: u32,
     /// The estimate before the cap: above `cap`, ptxas spills (or reschedules further than the
     /// model counts); where neither issue order fits under the cap, counted on the one that
@@ -212,8 +214,24 @@ fn kernel_divergence(f: &Function) -> Result<divergence::FunctionDivergence, Str
     .map_err(|e| e.to_string())
 }
 
-/// Runs the model on kernel `f` compiled for `arch`.
-pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String> {
+/// Runs the model on kernel `f` of `module` compiled for `arch`; `module` holds the functions
+/// `f` calls ([`call_regs`]).
+pub fn model(module: &Module, f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String> {
+    model_with(f, arch, &Callees::of(module))
+}
+
+/// The values part of `r`: the registers its values take before [`RESERVED_REGS`] and
+/// [`SMALL_KERNEL_SPREAD`] (what a caller needs for a direct call to the function modelled).
+fn values_of(r: &RegModel) -> u32 {
+    r.per_thread.max(r.assigned).max(r.expansion) + r.uniform.saturating_sub(UNIFORM_REGS)
+}
+
+/// [`model`], with the callees `f`'s calls resolve to.
+fn model_with(
+    f: &Function,
+    arch: &'static ArchLimits,
+    callees: &Callees<'_>,
+) -> Result<RegModel, String> {
     // Constant guards folded as ptxas folds them (`constant_guards`).
     let folded_guards = f.body.as_ref().and_then(super::constant_guards::fold);
     let unguarded;
@@ -280,7 +298,17 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
     };
     let order = per_thread_figures(body, &cfg, ptx_order_peak, &thread_weight, kinds, &choice);
     let (per_thread, assigned) = (order.per_thread, order.assigned);
-    let expansion = expansion_peak(body, &cfg, &across);
+    let call_need = |i: Inst| match callees.kind(body.inst(i))? {
+        CallKind::Direct(g) => {
+            let need = callees.direct_need(g, arch, |g, arch, inner| {
+                model_with(g, arch, inner).map(|r| values_of(&r))
+            })?;
+            let kept = call_regs::arguments_kept_across(body, &cfg, &lv, i, thread_weight);
+            Some(need.saturating_sub(kept))
+        }
+        CallKind::Convention => None,
+    };
+    let expansion = expansion_peak(body, &cfg, &across, call_need);
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
     let uniform_excess = uniform.saturating_sub(UNIFORM_REGS);
     let values = per_thread.max(assigned).max(expansion) + uniform_excess;
@@ -289,7 +317,7 @@ pub fn model(f: &Function, arch: &'static ArchLimits) -> Result<RegModel, String
         let latency_regs = latency.max(expansion) + uniform_excess + RESERVED_REGS;
         estimate = fill_level(estimate, latency_regs, |regs| warps(regs - RESERVED_REGS));
     }
-    if makes_calls(body) {
+    if callees.uses_convention(f) {
         estimate = estimate.max(CALL_RETURN_REG + RESERVED_REGS);
     }
     Ok(RegModel {
@@ -581,12 +609,22 @@ impl OrderFigures {
     }
 }
 
-/// The largest `across + need` over the reachable instructions ptxas expands.
-fn expansion_peak(body: &Body, cfg: &Cfg, across: &LiveAcross) -> u32 {
+/// The largest `across + need` over the reachable instructions ptxas expands
+/// ([`expansion_need`]) and the direct calls (`call_need`: the callee's values and the return
+/// address, [`call_regs`]).
+fn expansion_peak(
+    body: &Body,
+    cfg: &Cfg,
+    across: &LiveAcross,
+    call_need: impl Fn(Inst) -> Option<u32>,
+) -> u32 {
     cfg.blocks()
         .filter(|&b| cfg.is_reachable(b))
         .flat_map(|b| cfg.insts(b).iter().copied())
-        .filter_map(|i| expansion_need(body.inst(i)).map(|need| across.at(i).units + need))
+        .filter_map(|i| {
+            let need = expansion_need(body.inst(i)).or_else(|| call_need(i))?;
+            Some(across.at(i).units + need)
+        })
         .max()
         .unwrap_or(0)
 }
@@ -642,10 +680,7 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
             return false;
         }
         let from_param = match inst.opcode {
-            Opcode::Ld => inst
-                .mods
-                .iter()
-                .any(|m| matches!(m, Modifier::Space(StateSpace::Param))),
+            Opcode::Ld => reads_kernel_param(f, inst),
             Opcode::Mov | Opcode::Cvta | Opcode::Cvt => {
                 inst.guard.is_none()
                     && inst.operands.iter().skip(defs.len()).all(|o| match o {
@@ -696,6 +731,28 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
             }
         })
         .collect()
+}
+
+/// Whether `inst` is an `ld.param` of one of kernel `f`'s own parameters, which live in
+/// constant bank 0. A device function's parameters arrive in registers, and a `call`'s return
+/// value (an `ld.param` of the call's own `.param`) is a register the callee wrote.
+fn reads_kernel_param(f: &Function, inst: &InstData) -> bool {
+    let param_space = inst
+        .mods
+        .iter()
+        .any(|m| matches!(m, Modifier::Space(StateSpace::Param)));
+    if !param_space || f.kind != FuncKind::Entry {
+        return false;
+    }
+    // A call's own `.param` is the only other name an `ld.param` in a kernel can read; an address
+    // in a register (`mov.b64 %rd3, k_param_4; ld.param.b32 %r10, [%rd3+4]`) is a kernel's.
+    let mut other = false;
+    for o in inst.operands.iter().skip(roles::defs(inst).len()) {
+        o.for_each_sym(&mut |s| {
+            other |= !f.param_list().iter().any(|p| p.name.as_deref() == Some(s))
+        });
+    }
+    !other
 }
 
 /// Per register, whether it is a `wgmma` matrix descriptor (a 64-bit register operand of
@@ -996,7 +1053,7 @@ mod tests {
     fn model_of(body: &str) -> RegModel {
         let m = kernel("", body);
         let f = m.functions().next().expect("one kernel");
-        model(f, sm_80()).expect("model runs")
+        model(&m, f, sm_80()).expect("model runs")
     }
 
     fn cap_of(directives: &str) -> u32 {
@@ -1037,11 +1094,11 @@ mod tests {
     #[test]
     fn the_estimate_stays_under_the_launch_cap() {
         let m = kernel(".maxntid 1024", &eight_uniform(true));
-        let r = model(m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
+        let r = model(&m, m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
         assert_eq!(r.cap, 64);
         // Too few for any order: the estimate is the cap (ptxas spills).
         let m = kernel(".maxnreg 4", &eight_uniform(true));
-        let r = model(m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
+        let r = model(&m, m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
         assert!(r.per_thread + RESERVED_REGS > 4, "{r:?}");
         assert_eq!(r.estimate, 4, "{r:?}");
     }
@@ -1052,9 +1109,9 @@ mod tests {
     fn a_cap_that_only_the_pressure_first_order_meets_is_met() {
         let unbounded = kernel("", &eight_uniform(true));
         let f = unbounded.functions().next().expect("one kernel");
-        let latency = model(f, sm_80()).expect("model runs");
+        let latency = model(&unbounded, f, sm_80()).expect("model runs");
         let m = kernel(".maxnreg 8", &eight_uniform(true));
-        let r = model(m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
+        let r = model(&m, m.functions().next().expect("one kernel"), sm_80()).expect("model runs");
         assert!(latency.per_thread + RESERVED_REGS > 8, "{latency:?}");
         assert!(r.per_thread + RESERVED_REGS <= 8, "{r:?}");
         assert_eq!(r.estimate, 8, "{r:?}");
@@ -1065,11 +1122,12 @@ mod tests {
     #[test]
     fn over_a_cap_no_order_meets_the_need_is_the_lesser_orders() {
         let free = kernel("", &eight_uniform(true));
-        let free = model(free.functions().next().expect("one kernel"), sm_80()).expect("runs");
+        let free =
+            model(&free, free.functions().next().expect("one kernel"), sm_80()).expect("runs");
         let m = kernel(".maxnreg 8", &eight_uniform(true));
-        let at8 = model(m.functions().next().expect("one kernel"), sm_80()).expect("runs");
+        let at8 = model(&m, m.functions().next().expect("one kernel"), sm_80()).expect("runs");
         let m = kernel(".maxnreg 4", &eight_uniform(true));
-        let at4 = model(m.functions().next().expect("one kernel"), sm_80()).expect("runs");
+        let at4 = model(&m, m.functions().next().expect("one kernel"), sm_80()).expect("runs");
         assert_eq!(at4.estimate, 4, "{at4:?}");
         // The pressure-first order meets 8 (ptxas lands midway between it and the cap); under
         // 4 it is counted as it is, below the latency-first order of the uncapped kernel.
@@ -1303,26 +1361,50 @@ mod tests {
         );
     }
 
-    /// A kernel that calls a function holds the return address in `R20:R21` (ptxas's calling
-    /// convention), however few values it has.
+    /// A kernel that calls `f` through `call` (`f` defined after `decl`).
+    fn calling_kernel(decl: &str, call: &str) -> crate::ptx::Module {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n{decl}\n\
+             .func (.param .b32 r) f(.param .b32 a)\n{{\n.reg .b32 %x;\n\
+             ld.param.b32 %x, [a];\nadd.u32 %x, %x, 1;\nst.param.b32 [r], %x;\nret;\n}}\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .b32 %t, %v;\n.reg .b64 %a<2>;\n\
+             mov.u32 %t, %tid.x;\n\
+             {{ .param .b32 a0;\n.param .b32 r0;\nst.param.b32 [a0], %t;\n\
+             {call}\nld.param.b32 %v, [r0];\n}}\n\
+             ld.param.u64 %a0, [p];\ncvta.to.global.u64 %a1, %a0;\n\
+             st.global.u32 [%a1], %v;\nret;\n}}\n"
+        );
+        parse_module(&text, "t.ptx").expect("test PTX parses")
+    }
+
+    fn kernel_k(m: &crate::ptx::Module) -> RegModel {
+        let k = m.functions().find(|f| &*f.name == "k").expect("the kernel");
+        model(m, k, sm_80()).expect("model runs")
+    }
+
+    /// A direct call to a function of the module: ptxas allocates across it (the return
+    /// address in one low register), and the count is the values live across plus the
+    /// callee's own. ptxas 12.9 (sm_80) gives this kernel 8 registers and keeps the `CALL`;
+    /// the model says 7 (the convention's floor said 24).
     #[test]
-    fn a_call_keeps_the_return_address_registers() {
-        let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
-                    .func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %x;\n\
-                    ld.param.b32 %x, [a];\nadd.u32 %x, %x, 1;\nst.param.b32 [r], %x;\nret;\n}\n\
-                    .visible .entry k(.param .u64 p)\n{\n.reg .b32 %t, %v;\n.reg .b64 %a<2>;\n\
-                    mov.u32 %t, %tid.x;\n\
-                    { .param .b32 a0;\n.param .b32 r0;\nst.param.b32 [a0], %t;\n\
-                    call.uni (r0), f, (a0);\nld.param.b32 %v, [r0];\n}\n\
-                    ld.param.u64 %a0, [p];\ncvta.to.global.u64 %a1, %a0;\n\
-                    st.global.u32 [%a1], %v;\nret;\n}\n";
-        let m = parse_module(text, "t.ptx").expect("test PTX parses");
-        let k = m
-            .functions()
-            .find(|f| f.name.as_ref() == "k")
-            .expect("the kernel");
-        let r = model(k, sm_80()).expect("model runs");
+    fn a_direct_call_costs_the_callees_values_not_the_convention() {
+        let r = kernel_k(&calling_kernel("", "call.uni (r0), f, (a0);"));
+        assert!(r.expansion > 0, "the call is counted: {r:?}");
+        assert!((7..=9).contains(&r.estimate), "ptxas: 8; {r:?}");
+    }
+
+    /// A call to a function with no body in the module follows the calling convention: the
+    /// return address in `R20:R21`, however few values the kernel has (ptxas 12.9 `-c`, sm_80:
+    /// 24 registers). So does a call through a register.
+    #[test]
+    fn an_external_or_indirect_call_keeps_the_conventions_registers() {
+        let ext = ".extern .func (.param .b32 r) g(.param .b32 a);";
+        let r = kernel_k(&calling_kernel(ext, "call.uni (r0), g, (a0);"));
         assert!(r.per_thread < 8, "{r:?}");
+        assert_eq!(r.estimate, CALL_RETURN_REG + RESERVED_REGS, "{r:?}");
+        let proto = "proto: .callprototype (.param .b32 _) _ (.param .b32 _);";
+        let through = format!("mov.u64 %a0, f;\n{proto}\ncall (r0), %a0, (a0), proto;");
+        let r = kernel_k(&calling_kernel("", &through));
         assert_eq!(r.estimate, CALL_RETURN_REG + RESERVED_REGS, "{r:?}");
     }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use warpsmith::analysis::occupancy::{self, ArchLimits};
 use warpsmith::analysis::regmodel::{self, RegModel};
 use warpsmith::machine::summary::FunctionSummary;
-use warpsmith::ptx::{DeclaredMemory, FuncDirective, FuncKind, Function};
+use warpsmith::ptx::{DeclaredMemory, FuncDirective, FuncKind, Function, Module};
 
 use super::{emit, load_ptx, CliError};
 
@@ -93,11 +93,11 @@ struct Report<'a> {
 
 /// The register model's figures for kernel `f` on `arch`; `None` for device functions (ptxas
 /// reports no count of their own) and where the model cannot read the kernel (logged).
-fn register_model(f: &Function, arch: &'static ArchLimits) -> Option<RegModel> {
+fn register_model(module: &Module, f: &Function, arch: &'static ArchLimits) -> Option<RegModel> {
     if f.kind != FuncKind::Entry {
         return None;
     }
-    regmodel::model(f, arch)
+    regmodel::model(module, f, arch)
         .inspect_err(|why| log::warn!("register model on `{}`: {why}", f.name))
         .ok()
 }
@@ -126,7 +126,7 @@ pub fn run(
                 shared_bytes,
                 dynamic_shared,
                 local_bytes,
-                register_model: arch.and_then(|a| register_model(f, a)),
+                register_model: arch.and_then(|a| register_model(&module, f, a)),
             }
         })
         .collect();

@@ -79,7 +79,7 @@ impl SearchCtx<'_> {
     /// `ptxas -v` when ptxas is not run. `None` when the model cannot read the kernel.
     pub fn predict(&self, f: &Function) -> Option<u32> {
         let arch = crate::analysis::occupancy::arch(self.arch).ok()?;
-        match crate::analysis::regmodel::model(f, arch) {
+        match crate::analysis::regmodel::model(self.module, f, arch) {
             Ok(m) => Some(m.need),
             Err(why) => {
                 log::info!("register model on `{}`: {why}", f.name);

@@ -93,7 +93,7 @@ pub(super) fn setup_kernel(
     let (regs_before, predicted_before, static_smem) = match &before {
         Some(k) => (k.registers.max(1), None, k.shared),
         None => {
-            let predicted = predicted_regs(f, arch, pressure_before);
+            let predicted = predicted_regs(module, f, arch, pressure_before);
             let declared = DeclaredMemory::of(module, f).shared;
             (
                 predicted.unwrap_or(pressure_before).max(1),
@@ -134,8 +134,13 @@ pub(super) fn setup_kernel(
 /// constants, parameters and warp-uniform values dominate (Triton's attention on sm_80: 314
 /// against ptxas's 207, the model 222); taken as the kernel's use it sends the pass to caps
 /// above what ptxas needs anyway.
-fn predicted_regs(f: &Function, arch: &'static ArchLimits, pressure: u32) -> Option<u32> {
-    match regmodel::model(f, arch) {
+fn predicted_regs(
+    module: &Module,
+    f: &Function,
+    arch: &'static ArchLimits,
+    pressure: u32,
+) -> Option<u32> {
+    match regmodel::model(module, f, arch) {
         Ok(m) => {
             log::info!(
                 "spill `{}`: no ptxas figures; the register model predicts {} registers (PTX \
