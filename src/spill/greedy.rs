@@ -57,6 +57,7 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
             demoted: Vec::new(),
             cleaned: Default::default(),
             ptxas: None,
+            predicted: None,
             pressure: 0,
         },
         temps: Temps::default(),
@@ -109,7 +110,11 @@ pub(super) fn demote(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan) -> Gre
                     target = target.saturating_sub((need - limit).max(2)).max(1);
                     continue;
                 }
-                _ => break,
+                as_is => {
+                    // `trial` is what `finish` makes of `f` below: the report reads this.
+                    st.cur.predicted = as_is;
+                    break;
+                }
             }
         }
         match sx.check(&trial) {

@@ -678,6 +678,7 @@ fn spill_at_target(
         original_regs,
         opts,
     ));
+    let predicted = cur.predicted;
     let smem = if cur.layout.bytes() == 0 {
         0
     } else {
@@ -719,7 +720,11 @@ fn spill_at_target(
         dynamic_smem: setup.dynamic,
         attempts: Vec::new(),
         predicted_registers_before: setup.predicted_before,
-        predicted_registers: if opts.use_ptxas { None } else { sx.predict(f) },
+        predicted_registers: if opts.use_ptxas {
+            None
+        } else {
+            predicted.or_else(|| sx.predict(f))
+        },
     }
 }
 

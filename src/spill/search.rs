@@ -101,6 +101,9 @@ pub(super) struct Current {
     pub cleaned: peephole::Cleaned,
     /// ptxas's figures for the finished kernel, when checked.
     pub ptxas: Option<KernelResources>,
+    /// The register model's prediction for the finished kernel, when the greedy loop's last
+    /// check was on it without ptxas ([`SearchCtx::predict`]; not run twice on one kernel).
+    pub predicted: Option<u32>,
     /// Peak pressure of the finished kernel, 32-bit units.
     pub pressure: u32,
 }
@@ -121,6 +124,7 @@ impl Current {
         self.layout = p.layout;
         self.demoted = p.demoted;
         self.ptxas = Some(p.ptxas);
+        self.predicted = None;
         self.cleaned = p.cleaned;
         self.pressure = pressure_of(f.body.as_ref().expect("kernels have bodies"));
     }
@@ -571,6 +575,7 @@ pub(super) fn back_within_budget(
     let (mut g, layout, demoted) = sx.replay(&greedy_order[..s.len]);
     cur.cleaned = finish(&mut g, &layout, &sx.bases, &demoted, sx.max_regs);
     cur.ptxas = if use_ptxas { sx.check(&g) } else { None };
+    cur.predicted = None;
     *f = g;
     cur.order = greedy_order[..s.len].to_vec();
     cur.layout = layout;
