@@ -72,6 +72,7 @@ fn spill_at(
         kernel: Some(kernel.to_string()),
         arch: sm.to_string(),
         block_size: None,
+        block_dim: None,
         smem_budget: None,
         use_ptxas: true,
         dynamic_smem: Some(dynamic_smem),

@@ -52,6 +52,7 @@ fn judge_file(path: &Path, arch: &str, dynamic_smem: Option<u32>, tally: &mut Ta
         kernel: None,
         arch: arch.into(),
         block_size: Some(BLOCK_SIZE),
+        block_dim: None,
         smem_budget: None,
         use_ptxas: false,
         dynamic_smem,

@@ -170,6 +170,7 @@ impl SpillOptions {
             kernel: None,
             arch: arch.to_string(),
             block_size: None,
+            block_dim: None,
             smem_budget: None,
             use_ptxas: true,
             dynamic_smem: None,

@@ -141,6 +141,14 @@ enum Command {
         /// Threads per block for kernels without .reqntid/.maxntid.
         #[arg(long)]
         block_size: Option<u32>,
+        /// The block shape X[,Y[,Z]] of every launch, for kernels whose .reqntid does not give it
+        /// (`__launch_bounds__(256)` is `.maxntid 256`, which leaves the shape open). With it
+        /// lane-affine values (`%tid.x` of a 1-D block, `(warp << 5) | lane`, their row
+        /// pointers) take two words per warp instead of one per thread; the rewrite is then
+        /// correct only for launches of that shape. A kernel whose .reqntid or .maxntid it
+        /// contradicts is refused.
+        #[arg(long, value_name = "X,Y,Z", value_parser = warpsmith::analysis::divergence::parse_block_dim)]
+        block_dim: Option<[u32; 3]>,
         /// Most shared memory the pass may add per block, bytes.
         #[arg(long)]
         smem_budget: Option<u32>,
@@ -210,7 +218,7 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         function: Option<String>,
         /// The block shape X[,Y[,Z]] of every launch (overrides .reqntid).
-        #[arg(long, value_name = "X,Y,Z", value_parser = cli::divergence::parse_block_dim)]
+        #[arg(long, value_name = "X,Y,Z", value_parser = warpsmith::analysis::divergence::parse_block_dim)]
         block_dim: Option<[u32; 3]>,
         /// Assume 1-D blocks for kernels without .reqntid.
         #[arg(long)]
@@ -461,6 +469,7 @@ fn main() -> ExitCode {
             kernel,
             arch,
             block_size,
+            block_dim,
             smem_budget,
             dynamic_smem,
             no_ptxas,
@@ -475,6 +484,7 @@ fn main() -> ExitCode {
                 kernel: kernel.clone(),
                 arch: arch.clone(),
                 block_size: *block_size,
+                block_dim: *block_dim,
                 smem_budget: *smem_budget,
                 use_ptxas: !no_ptxas,
                 dynamic_smem: *dynamic_smem,

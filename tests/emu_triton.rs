@@ -390,6 +390,7 @@ fn spill_equiv(case: &Case, spec: &LaunchSpec, max_regs: u32) -> Option<(equiv::
         kernel: Some(kernel.clone()),
         arch: case.arch.clone(),
         block_size: None,
+        block_dim: None,
         smem_budget: None,
         use_ptxas: false,
         dynamic_smem: Some(case.meta["shared"].as_u64().unwrap_or(0) as u32),

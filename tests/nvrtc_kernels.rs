@@ -127,6 +127,7 @@ fn spilled(orig: &Module, k: &str, target: Target, use_ptxas: bool) -> Option<Mo
         kernel: Some(k.to_string()),
         arch: "sm_80".into(),
         block_size: Some(64),
+        block_dim: None,
         smem_budget: None,
         use_ptxas,
         dynamic_smem: None,

@@ -123,6 +123,7 @@ fn heavy_kernels_spill_without_local_memory_and_compute_the_same_bytes() {
             kernel: Some(k.clone()),
             arch: "sm_80".into(),
             block_size: None,
+            block_dim: None,
             smem_budget: None,
             use_ptxas,
             dynamic_smem: Some(dynamic_smem),

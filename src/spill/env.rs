@@ -8,12 +8,14 @@
 //! | `WARPSMITH_SPILL_KERNEL` | only this kernel | every kernel |
 //! | `WARPSMITH_SPILL_ARCH` | `sm_XX` for occupancy | the caller's (`-arch`, the module's `.target`) |
 //! | `WARPSMITH_SPILL_BLOCK_SIZE` | threads per block for kernels without launch bounds | none (such kernels are refused) |
+//! | `WARPSMITH_SPILL_BLOCK_DIM` | `X[,Y[,Z]]`: the block shape of every launch, for kernels whose `.reqntid` does not give it; lane-affine values then take two words per warp, and the rewrite is correct only for launches of that shape | unknown (`%tid` divergent) |
 //! | `WARPSMITH_SPILL_SMEM_BUDGET` | most extra shared memory per block, bytes | keeps the target occupancy |
 //! | `WARPSMITH_SPILL_DYNAMIC_SMEM` | dynamic shared memory the kernel is launched with, bytes | 0 for kernels without an `extern .shared` array; unknown (no shared memory added) for those with one |
 //! | `WARPSMITH_SPILL_JOBS` | most ptxas runs the search keeps in flight at once (the result is the same for every value) | the machine's cores, at most 4 |
 //! | `WARPSMITH_SPILL_PTXAS_CHECK` | `0` to skip the `ptxas -v` searches and the never-worse rule inside the pass (the drop-in still applies the rule to its whole rewrite) | `1` |
 
 use super::{SpillOptions, Target};
+use crate::analysis::divergence::parse_block_dim;
 
 /// A variable with a value that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +70,16 @@ pub fn spill_options_with(
         kernel: get("WARPSMITH_SPILL_KERNEL").filter(|k| !k.trim().is_empty()),
         arch,
         block_size: num("WARPSMITH_SPILL_BLOCK_SIZE")?,
+        block_dim: match get("WARPSMITH_SPILL_BLOCK_DIM") {
+            Some(v) if !v.trim().is_empty() => {
+                Some(parse_block_dim(v.trim()).map_err(|_| EnvError {
+                    var: "WARPSMITH_SPILL_BLOCK_DIM",
+                    value: v,
+                    why: "expected X[,Y[,Z]] (dimensions 1..1024, at most 1024 threads)",
+                })?)
+            }
+            _ => None,
+        },
         smem_budget: num("WARPSMITH_SPILL_SMEM_BUDGET")?,
         use_ptxas,
         dynamic_smem: num("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
@@ -165,5 +177,14 @@ mod tests {
         assert!(e.to_string().contains("WARPSMITH_SPILL_BLOCK_SIZE"));
         let e = opts(&[("WARPSMITH_SPILL_JOBS", "0")]).unwrap_err();
         assert_eq!(e.var, "WARPSMITH_SPILL_JOBS");
+    }
+
+    #[test]
+    fn the_block_shape_is_read_and_checked() {
+        assert_eq!(opts(&[]).unwrap().block_dim, None);
+        let o = opts(&[("WARPSMITH_SPILL_BLOCK_DIM", "32,8")]).unwrap();
+        assert_eq!(o.block_dim, Some([32, 8, 1]));
+        let e = opts(&[("WARPSMITH_SPILL_BLOCK_DIM", "64,64")]).unwrap_err();
+        assert_eq!(e.var, "WARPSMITH_SPILL_BLOCK_DIM");
     }
 }

@@ -94,6 +94,13 @@ pub struct SpillOptions {
     pub arch: String,
     /// Threads per block when the kernel has no launch bounds.
     pub block_size: Option<u32>,
+    /// The block shape every launch uses (`X, Y, Z`), for kernels whose `.reqntid` does not give
+    /// it (clang writes `__launch_bounds__(256)` as `.maxntid 256`, which leaves the shape open).
+    /// With it the divergence analysis sees lane-affine values (`%tid.x` of a 1-D block and
+    /// what is computed from it), which the affine rule keeps in two words per warp instead of
+    /// one per thread. The rewrite is then correct only for launches of that shape. `None`: the
+    /// shape `.reqntid` gives, else unknown (`%tid` divergent).
+    pub block_dim: Option<[u32; 3]>,
     /// Most extra shared memory per block the pass may add (default: what keeps the block within
     /// the architecture's 48 KiB static limit).
     pub smem_budget: Option<u32>,
@@ -301,7 +308,7 @@ fn spill_kernel(
 ) -> Result<KernelReport, SpillError> {
     let setup = setup::setup_kernel(f, module, idx, opts)?;
     let dopts = divergence::Options {
-        block_dim: None,
+        block_dim: opts.block_dim,
         assume_1d: false,
         assume_no_wrap: false,
     };

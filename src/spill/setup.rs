@@ -9,7 +9,7 @@ use crate::never_worse::{
     dynamic_smem, launch_limit, launch_resources, reads_dynamic_smem, DynamicSmem,
     DEFAULT_SMEM_LIMIT,
 };
-use crate::ptx::{DeclaredMemory, Function, Module, Opcode, Operand};
+use crate::ptx::{DeclaredMemory, FuncDirective, Function, Module, Opcode, Operand};
 use crate::tools::KernelResources;
 
 use super::plan::pressure_of;
@@ -79,8 +79,15 @@ pub(super) fn setup_kernel(
     }
     let threads = f
         .block_size_bound()
+        .or(opts.block_dim.map(|d| d.iter().product()))
         .or(opts.block_size)
         .ok_or_else(|| SpillError::NoBlockSize(name.clone()))?;
+    if let Some(why) = opts
+        .block_dim
+        .and_then(|d| shape_conflict(f, d, opts.block_size))
+    {
+        return Err(SpillError::Refused { kernel: name, why });
+    }
     let arch = occupancy::arch(&opts.arch)?;
     let before = if opts.use_ptxas {
         ptxas_check(module, idx, f, &opts.arch, &opts.ptxas_args)
@@ -125,6 +132,44 @@ pub(super) fn setup_kernel(
         },
         occ_before,
     })
+}
+
+/// Why the block shape `dim` ([`SpillOptions::block_dim`]) cannot be `f`'s: it differs from
+/// the kernel's `.reqntid`, has more threads than its `.maxntid`, or than `block_size` says.
+fn shape_conflict(f: &Function, dim: [u32; 3], block_size: Option<u32>) -> Option<String> {
+    let threads: u32 = dim.iter().product();
+    let shape = || format!("{}x{}x{}", dim[0], dim[1], dim[2]);
+    for d in &f.directives {
+        match d {
+            FuncDirective::ReqNtid(req) => {
+                let mut want = [1u32; 3];
+                want[..req.len().min(3)].copy_from_slice(&req[..req.len().min(3)]);
+                if want != dim {
+                    return Some(format!(
+                        "the block shape given ({}) is not its .reqntid ({}x{}x{})",
+                        shape(),
+                        want[0],
+                        want[1],
+                        want[2]
+                    ));
+                }
+            }
+            FuncDirective::MaxNtid(max) if threads > max.iter().product::<u32>() => {
+                return Some(format!(
+                    "the block shape given ({}, {threads} threads) exceeds its .maxntid",
+                    shape()
+                ));
+            }
+            _ => {}
+        }
+    }
+    match block_size {
+        Some(b) if f.block_size_bound().is_none() && b != threads => Some(format!(
+            "the block shape given ({}) has {threads} threads, the block size given {b}",
+            shape()
+        )),
+        _ => None,
+    }
 }
 
 /// The registers ptxas is expected to give `f` when ptxas is not run: the register model's

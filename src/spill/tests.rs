@@ -94,6 +94,7 @@ fn opts(n: u32) -> SpillOptions {
         kernel: None,
         arch: "sm_80".into(),
         block_size: None,
+        block_dim: None,
         smem_budget: None,
         use_ptxas: false,
         dynamic_smem: None,

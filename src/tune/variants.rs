@@ -234,6 +234,7 @@ fn spilled(original: &Module, ctx: &Context, n: u32) -> Result<Module, String> {
         kernel: Some(ctx.kernel.clone()),
         arch: ctx.arch.clone(),
         block_size: Some(ctx.threads),
+        block_dim: None,
         smem_budget: None,
         use_ptxas: true,
         dynamic_smem: match ctx.dynamic {

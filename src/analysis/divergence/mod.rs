@@ -45,6 +45,27 @@ pub struct Options {
     pub assume_no_wrap: bool,
 }
 
+/// Parses `X`, `X,Y` or `X,Y,Z` (missing dimensions are 1), for `--block-dim` (the
+/// `divergence` and `spill` commands) and `WARPSMITH_SPILL_BLOCK_DIM`.
+pub fn parse_block_dim(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split([',', 'x']).map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("expected X[,Y[,Z]], got {s:?}"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p
+            .parse::<u32>()
+            .ok()
+            .filter(|&v| (1..=1024).contains(&v))
+            .ok_or_else(|| format!("{p:?} is not a block dimension (1..1024)"))?;
+    }
+    if d.iter().map(|&v| u64::from(v)).product::<u64>() > 1024 {
+        return Err(format!("{s}: more than 1024 threads per block"));
+    }
+    Ok(d)
+}
+
 /// What the analysis knows about the block shape of a function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockShape {
@@ -214,5 +235,21 @@ impl ClassCounts {
             Class::Affine { .. } => self.affine += 1,
             Class::Divergent => self.divergent += 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_dims_parse() {
+        assert_eq!(parse_block_dim("256"), Ok([256, 1, 1]));
+        assert_eq!(parse_block_dim("16,16"), Ok([16, 16, 1]));
+        assert_eq!(parse_block_dim("8x8x4"), Ok([8, 8, 4]));
+        assert!(parse_block_dim("0").is_err());
+        assert!(parse_block_dim("64,64").is_err());
+        assert!(parse_block_dim("1,2,3,4").is_err());
+        assert!(parse_block_dim("x").is_err());
     }
 }
