@@ -642,3 +642,39 @@ fn an_unchecked_rewrite_is_judged_by_the_register_model() {
     let flat = judge_unchecked(&k, Target::Auto).unwrap_err();
     assert!(flat.contains("does not rise"), "{flat}");
 }
+
+/// A block shape the kernel's launch bounds or the given block size contradict refuses the
+/// kernel (and leaves the module as it was); one they allow is taken.
+#[test]
+fn a_block_shape_must_agree_with_the_launch_bounds() {
+    let refused = |text: &str, dim: [u32; 3], block_size: Option<u32>| {
+        let original = parse_module(text, "acc.ptx").unwrap();
+        let mut m = original.clone();
+        let o = SpillOptions {
+            block_dim: Some(dim),
+            block_size,
+            ..opts(16)
+        };
+        match spill_module(&mut m, &o) {
+            Err(SpillError::Refused { why, .. }) => {
+                assert_eq!(m, original);
+                Some(why)
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => None,
+        }
+    };
+    // `.maxntid 64, 1, 1`: at most 64 threads.
+    assert!(refused(KERNEL, [64, 1, 1], None).is_none());
+    assert!(refused(KERNEL, [32, 2, 1], None).is_none());
+    let why = refused(KERNEL, [128, 1, 1], None).expect("more than .maxntid");
+    assert!(why.contains("exceeds its .maxntid"), "{why}");
+    let req = KERNEL.replace(".maxntid 64, 1, 1", ".reqntid 64");
+    assert!(refused(&req, [64, 1, 1], None).is_none());
+    let why = refused(&req, [32, 2, 1], None).expect("not the .reqntid");
+    assert!(why.contains("is not its .reqntid (64x1x1)"), "{why}");
+    let open = KERNEL.replace(".maxntid 64, 1, 1\n", "");
+    assert!(refused(&open, [32, 2, 1], Some(64)).is_none());
+    let why = refused(&open, [32, 2, 1], Some(128)).expect("not the block size");
+    assert!(why.contains("the block size given 128"), "{why}");
+}
