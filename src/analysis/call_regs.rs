@@ -28,6 +28,7 @@ use crate::ptx::{
     StateSpace,
 };
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// Registers a direct call holds beyond the caller's values live across it and the callee's
 /// own: the return address (one register, `RET.REL.NODEC R0`).
@@ -49,6 +50,8 @@ pub enum CallKind<'m> {
 pub struct Callees<'m> {
     module: Option<&'m Module>,
     active: RefCell<Vec<Box<str>>>,
+    /// [`Callees::direct_need`] of every callee modelled so far, by name.
+    needs: RefCell<HashMap<String, Option<u32>>>,
 }
 
 impl<'m> Callees<'m> {
@@ -57,6 +60,7 @@ impl<'m> Callees<'m> {
         Callees {
             module: Some(module),
             active: RefCell::new(Vec::new()),
+            needs: RefCell::new(HashMap::new()),
         }
     }
 
@@ -65,6 +69,7 @@ impl<'m> Callees<'m> {
         Callees {
             module: None,
             active: RefCell::new(Vec::new()),
+            needs: RefCell::new(HashMap::new()),
         }
     }
 
@@ -111,17 +116,26 @@ impl<'m> Callees<'m> {
 
     /// The registers direct call `g` needs beyond the caller's values live across it: what the
     /// model gives `g`'s own values (`values` on `g`'s body, its own calls included), plus
-    /// [`RETURN_ADDRESS_REGS`]. `None` when the model cannot read `g`.
+    /// [`RETURN_ADDRESS_REGS`]. `None` when the model cannot read `g`. Each callee is modelled
+    /// once per kernel, however many calls reach it (the first call's view of a recursive cycle
+    /// stands for the others).
     pub fn direct_need(
         &self,
         g: &'m Function,
         arch: &'static ArchLimits,
         values: impl Fn(&Function, &'static ArchLimits, &Callees<'m>) -> Result<u32, String>,
     ) -> Option<u32> {
-        self.while_in(g, || values(g, arch, self))
-            .inspect_err(|why| log::debug!("register model on callee `{}`: {why}", g.name))
-            .ok()
-            .map(|v| v + RETURN_ADDRESS_REGS)
+        let known = self.needs.borrow().get(&*g.name).copied();
+        let need = known.unwrap_or_else(|| {
+            let need = self
+                .while_in(g, || values(g, arch, self))
+                .inspect_err(|why| log::debug!("register model on callee `{}`: {why}", g.name))
+                .ok()
+                .map(|v| v + RETURN_ADDRESS_REGS);
+            self.needs.borrow_mut().insert(g.name.to_string(), need);
+            need
+        });
+        need
     }
 
     /// Runs `work` with `f` marked as being modelled: calls to it from inside are recursive.
@@ -263,11 +277,21 @@ mod tests {
         let callees = Callees::of(&m);
         let leaf = m.function("leaf").unwrap();
         let arch = crate::analysis::occupancy::arch("sm_80").unwrap();
-        let need = callees.direct_need(leaf, arch, |g, _, inner| {
+        let runs = std::cell::Cell::new(0);
+        let values = |g: &Function, _: &'static ArchLimits, inner: &Callees| {
             assert!(inner.is_active(&g.name));
+            runs.set(runs.get() + 1);
             Ok(5)
-        });
-        assert_eq!(need, Some(5 + RETURN_ADDRESS_REGS));
+        };
+        assert_eq!(
+            callees.direct_need(leaf, arch, values),
+            Some(5 + RETURN_ADDRESS_REGS)
+        );
         assert!(callees.active.borrow().is_empty());
+        assert_eq!(
+            callees.direct_need(leaf, arch, values),
+            Some(5 + RETURN_ADDRESS_REGS)
+        );
+        assert_eq!(runs.get(), 1, "a callee is modelled once");
     }
 }
