@@ -24,8 +24,7 @@ use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{reg_class, RegClass};
 use crate::ptx::{
-    roles, Body, FuncKind, Function, Inst, InstData, Modifier, Module, Opcode, Operand, Reg,
-    StateSpace,
+    roles, Body, FuncKind, Function, Inst, InstData, Module, Opcode, Operand, Reg, StateSpace,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -48,7 +47,7 @@ pub enum CallKind<'m> {
 /// The callees of the kernel being modelled: the module, and the functions whose model is being
 /// computed (to see recursive cycles).
 pub struct Callees<'m> {
-    module: Option<&'m Module>,
+    module: &'m Module,
     active: RefCell<Vec<Box<str>>>,
     /// [`Callees::direct_need`] of every callee modelled so far, by name.
     needs: RefCell<HashMap<String, Option<u32>>>,
@@ -58,16 +57,7 @@ impl<'m> Callees<'m> {
     /// The callees of `module`'s functions.
     pub fn of(module: &'m Module) -> Callees<'m> {
         Callees {
-            module: Some(module),
-            active: RefCell::new(Vec::new()),
-            needs: RefCell::new(HashMap::new()),
-        }
-    }
-
-    /// For a function read without its module: every call goes through the convention.
-    pub fn unknown() -> Callees<'m> {
-        Callees {
-            module: None,
+            module,
             active: RefCell::new(Vec::new()),
             needs: RefCell::new(HashMap::new()),
         }
@@ -85,10 +75,10 @@ impl<'m> Callees<'m> {
         else {
             return Some(CallKind::Convention);
         };
-        let callee = self.module.and_then(|m| {
-            m.functions()
-                .find(|g| *g.name == **name && g.kind == FuncKind::Func && g.body.is_some())
-        });
+        let callee = self
+            .module
+            .function(name)
+            .filter(|g| g.kind == FuncKind::Func && g.body.is_some());
         match callee {
             Some(g) if !self.is_active(&g.name) => Some(CallKind::Direct(g)),
             _ => Some(CallKind::Convention),
@@ -125,16 +115,15 @@ impl<'m> Callees<'m> {
         arch: &'static ArchLimits,
         values: impl Fn(&Function, &'static ArchLimits, &Callees<'m>) -> Result<u32, String>,
     ) -> Option<u32> {
-        let known = self.needs.borrow().get(&*g.name).copied();
-        let need = known.unwrap_or_else(|| {
-            let need = self
-                .while_in(g, || values(g, arch, self))
-                .inspect_err(|why| log::debug!("register model on callee `{}`: {why}", g.name))
-                .ok()
-                .map(|v| v + RETURN_ADDRESS_REGS);
-            self.needs.borrow_mut().insert(g.name.to_string(), need);
-            need
-        });
+        if let Some(&known) = self.needs.borrow().get(&*g.name) {
+            return known;
+        }
+        let need = self
+            .while_in(g, || values(g, arch, self))
+            .inspect_err(|why| log::debug!("register model on callee `{}`: {why}", g.name))
+            .ok()
+            .map(|v| v + RETURN_ADDRESS_REGS);
+        self.needs.borrow_mut().insert(g.name.to_string(), need);
         need
     }
 
@@ -205,11 +194,7 @@ fn arguments(call: &InstData) -> (Vec<&str>, Vec<Reg>) {
 
 /// Whether `inst` is an `st.param`.
 fn is_param_store(inst: &InstData) -> bool {
-    inst.opcode == Opcode::St
-        && inst
-            .mods
-            .iter()
-            .any(|m| matches!(m, Modifier::Space(StateSpace::Param)))
+    inst.opcode == Opcode::St && inst.space() == Some(StateSpace::Param)
 }
 
 /// Whether `inst` names one of `names`.
@@ -268,7 +253,6 @@ mod tests {
         assert!(!callees.uses_convention(leaf));
         let rec = m.function("rec").unwrap();
         assert!(callees.uses_convention(rec), "a recursive call");
-        assert_eq!(calls(&Callees::unknown(), k), vec![None, None]);
     }
 
     #[test]

@@ -68,8 +68,8 @@ use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
 use crate::machine::pressure::{LiveAcross, Pressure};
 use crate::ptx::{
-    roles, Body, FuncDirective, FuncKind, Function, Imm, Inst, InstData, Modifier, Module, Opcode,
-    Operand, StateSpace, Type,
+    roles, Body, FuncDirective, FuncKind, Function, Imm, Inst, InstData, Module, Opcode, Operand,
+    StateSpace, Type,
 };
 
 /// Uniform registers a kernel's warp-uniform values may occupy before the rest go to the
@@ -737,11 +737,7 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
 /// constant bank 0. A device function's parameters arrive in registers, and a `call`'s return
 /// value (an `ld.param` of the call's own `.param`) is a register the callee wrote.
 fn reads_kernel_param(f: &Function, inst: &InstData) -> bool {
-    let param_space = inst
-        .mods
-        .iter()
-        .any(|m| matches!(m, Modifier::Space(StateSpace::Param)));
-    if !param_space || f.kind != FuncKind::Entry {
+    if inst.space() != Some(StateSpace::Param) || f.kind != FuncKind::Entry {
         return false;
     }
     // A call's own `.param` is the only other name an `ld.param` in a kernel can read; an address
@@ -1378,7 +1374,7 @@ mod tests {
     }
 
     fn kernel_k(m: &crate::ptx::Module) -> RegModel {
-        let k = m.functions().find(|f| &*f.name == "k").expect("the kernel");
+        let k = m.function("k").expect("the kernel");
         model(m, k, sm_80()).expect("model runs")
     }
 

@@ -3,6 +3,7 @@
 //! keeps that occupancy and the launch legal): refusals, the block size, ptxas's figures for the
 //! original, the dynamic shared memory of the launch, the candidate register caps and the budget.
 
+use crate::analysis::divergence::{self, BlockShape};
 use crate::analysis::occupancy::{self, ArchLimits};
 use crate::analysis::regmodel;
 use crate::never_worse::{
@@ -138,26 +139,21 @@ pub(super) fn setup_kernel(
 /// the kernel's `.reqntid`, has more threads than its `.maxntid`, or than `block_size` says.
 fn shape_conflict(f: &Function, dim: [u32; 3], block_size: Option<u32>) -> Option<String> {
     let threads: u32 = dim.iter().product();
-    let shape = || format!("{}x{}x{}", dim[0], dim[1], dim[2]);
+    let shape = BlockShape::Known(dim).describe();
     for d in &f.directives {
         match d {
             FuncDirective::ReqNtid(req) => {
-                let mut want = [1u32; 3];
-                want[..req.len().min(3)].copy_from_slice(&req[..req.len().min(3)]);
-                if want != dim {
+                let want = BlockShape::new(Some(req), &divergence::Options::default());
+                if want != BlockShape::Known(dim) {
                     return Some(format!(
-                        "the block shape given ({}) is not its .reqntid ({}x{}x{})",
-                        shape(),
-                        want[0],
-                        want[1],
-                        want[2]
+                        "the block shape given ({shape}) is not its .reqntid ({})",
+                        want.describe()
                     ));
                 }
             }
             FuncDirective::MaxNtid(max) if threads > max.iter().product::<u32>() => {
                 return Some(format!(
-                    "the block shape given ({}, {threads} threads) exceeds its .maxntid",
-                    shape()
+                    "the block shape given ({shape}, {threads} threads) exceeds its .maxntid"
                 ));
             }
             _ => {}
@@ -165,8 +161,7 @@ fn shape_conflict(f: &Function, dim: [u32; 3], block_size: Option<u32>) -> Optio
     }
     match block_size {
         Some(b) if f.block_size_bound().is_none() && b != threads => Some(format!(
-            "the block shape given ({}) has {threads} threads, the block size given {b}",
-            shape()
+            "the block shape given ({shape}) has {threads} threads, the block size given {b}"
         )),
         _ => None,
     }
