@@ -98,7 +98,8 @@ pub struct SpillOptions {
     /// it (clang writes `__launch_bounds__(256)` as `.maxntid 256`, which leaves the shape open).
     /// With it the divergence analysis sees lane-affine values (`%tid.x` of a 1-D block and
     /// what is computed from it), which the affine rule keeps in two words per warp instead of
-    /// one per thread. The rewrite is then correct only for launches of that shape. `None`: the
+    /// one per thread. The pass also classifies without it and keeps the rewrite that needs
+    /// less; one made with the shape is correct only for launches of that shape. `None`: the
     /// shape `.reqntid` gives, else unknown (`%tid` divergent).
     pub block_dim: Option<[u32; 3]>,
     /// Most extra shared memory per block the pass may add (default: what keeps the block within
@@ -307,13 +308,7 @@ fn spill_kernel(
     opts: &SpillOptions,
 ) -> Result<KernelReport, SpillError> {
     let setup = setup::setup_kernel(f, module, idx, opts)?;
-    let dopts = divergence::Options {
-        block_dim: opts.block_dim,
-        assume_1d: false,
-        assume_no_wrap: false,
-    };
-    let div = divergence::analyze_function(f, &dopts)
-        .map_err(|e| SpillError::Divergence(e.to_string()))?;
+    let classes = classifications(f, opts)?;
     let caps = setup::targets(&setup, opts.target)?;
     if caps.is_empty() {
         return Ok(original_report(
@@ -329,8 +324,16 @@ fn spill_kernel(
     let mut last_notes = Vec::new();
     for cap in caps {
         let mut g = original.clone();
-        let mut report =
-            spill_with_packing(&mut g, module, idx, module_names, opts, &setup, &div, cap)?;
+        let mut report = spill_with_classes(
+            &mut g,
+            module,
+            idx,
+            module_names,
+            opts,
+            &setup,
+            &classes,
+            cap,
+        )?;
         let Some(verdict) = judge_rewrite(module, idx, &g, &setup, opts) else {
             // Nothing to measure with: the first cap, judged by the register model alone.
             report.attempts = vec![attempt_of(&report, None)];
@@ -530,6 +533,110 @@ fn original_report(s: &KernelSetup, verdict: String, attempts: Vec<Attempt>) -> 
         predicted_registers_before: s.predicted_before,
         predicted_registers: None,
     }
+}
+
+/// One way of classifying the kernel's registers by divergence, and what it assumed.
+struct Classification {
+    div: divergence::FunctionDivergence,
+    /// `Some(shape)` when it was told the launch's block shape (`--block-dim`).
+    shape: Option<[u32; 3]>,
+}
+
+/// The classifications the pass tries: with the launch's block shape when one is given
+/// (`--block-dim`), and without it as well when that classifies some register differently. The
+/// shape turns lane-affine values into affine ones, which changes the greedy order's costs, and
+/// the order it then takes can land on a larger spill area (`heavy_sgemm_8x8`: +4 % with clang,
+/// +14 % with NVRTC; docs/spill.md), so both are tried and the better kept.
+fn classifications(f: &Function, opts: &SpillOptions) -> Result<Vec<Classification>, SpillError> {
+    let analyse = |shape: Option<[u32; 3]>| {
+        let dopts = divergence::Options {
+            block_dim: shape,
+            assume_1d: false,
+            assume_no_wrap: false,
+        };
+        divergence::analyze_function(f, &dopts)
+            .map(|div| Classification { div, shape })
+            .map_err(|e| SpillError::Divergence(e.to_string()))
+    };
+    let first = analyse(opts.block_dim)?;
+    if opts.block_dim.is_none() {
+        return Ok(vec![first]);
+    }
+    let without = analyse(None)?;
+    if without.div.registers == first.div.registers {
+        return Ok(vec![first]);
+    }
+    Ok(vec![first, without])
+}
+
+/// The pass at one cap under each classification ([`classifications`]); keeps the rewrite that
+/// needs less: not predicted above the cap, then less local memory (when ptxas checked), then a
+/// smaller spill area. With two, the kept report says which won and by how much.
+#[allow(clippy::too_many_arguments)]
+fn spill_with_classes(
+    f: &mut Function,
+    module: &Module,
+    idx: usize,
+    module_names: &[String],
+    opts: &SpillOptions,
+    setup: &KernelSetup,
+    classes: &[Classification],
+    max_regs: u32,
+) -> Result<KernelReport, SpillError> {
+    let original = f.clone();
+    let mut tried: Vec<(Function, KernelReport, Option<[u32; 3]>)> = Vec::new();
+    for class in classes {
+        let mut g = original.clone();
+        let report = spill_with_packing(
+            &mut g,
+            module,
+            idx,
+            module_names,
+            opts,
+            setup,
+            &class.div,
+            max_regs,
+        )?;
+        tried.push((g, report, class.shape));
+    }
+    let key = |r: &KernelReport| {
+        (
+            r.predicted_registers.is_some_and(|p| p > r.max_regs),
+            r.ptxas_local_bytes.unwrap_or(0),
+            r.smem_bytes,
+        )
+    };
+    let best = (0..tried.len())
+        .min_by_key(|&k| key(&tried[k].1))
+        .unwrap_or(0);
+    let figures: Vec<String> = tried
+        .iter()
+        .map(|(_, r, shape)| {
+            format!(
+                "{}: spill area {} B, local memory {}",
+                shape.map_or("without the block shape".into(), |[x, y, z]| format!(
+                    "with the block shape {x}x{y}x{z}"
+                )),
+                r.smem_bytes,
+                r.ptxas_local_bytes
+                    .map_or("not checked".into(), |b| format!("{b} B"))
+            )
+        })
+        .collect();
+    let (g, mut report, _) = tried.swap_remove(best);
+    if figures.len() > 1 {
+        report.notes.insert(
+            0,
+            format!(
+                "divergence classes tried {} ways ({}): kept the {}",
+                figures.len(),
+                figures.join("; "),
+                if best == 0 { "first" } else { "second" }
+            ),
+        );
+    }
+    *f = g;
+    Ok(report)
 }
 
 /// The pass at one cap. When predicates get packed and ptxas is there to check, it also runs

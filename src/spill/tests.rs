@@ -678,3 +678,44 @@ fn a_block_shape_must_agree_with_the_launch_bounds() {
     let why = refused(&open, [32, 2, 1], Some(128)).expect("not the block size");
     assert!(why.contains("the block size given 128"), "{why}");
 }
+
+/// With a block shape, the pass classifies the registers with and without it, where the two
+/// differ, and keeps the better rewrite; where they agree (the shape is the `.reqntid`) it
+/// classifies once.
+#[test]
+fn a_given_block_shape_is_tried_against_the_classes_without_it() {
+    let count = |text: &str, dim: Option<[u32; 3]>| {
+        let m = parse_module(text, "acc.ptx").unwrap();
+        let o = SpillOptions {
+            block_dim: dim,
+            ..opts(16)
+        };
+        classifications(m.function("acc").unwrap(), &o)
+            .unwrap()
+            .iter()
+            .map(|c| c.shape)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(count(KERNEL, None), vec![None]);
+    assert_eq!(
+        count(KERNEL, Some([64, 1, 1])),
+        vec![Some([64, 1, 1]), None]
+    );
+    let req = KERNEL.replace(".maxntid 64, 1, 1", ".reqntid 64");
+    assert_eq!(count(&req, Some([64, 1, 1])), vec![Some([64, 1, 1])]);
+    // The kept rewrite is the one with the smaller spill area, and says so.
+    let mut m = parse_module(KERNEL, "acc.ptx").unwrap();
+    let shaped = SpillOptions {
+        block_dim: Some([64, 1, 1]),
+        ..opts(16)
+    };
+    let with = spill_module(&mut m, &shaped).unwrap().kernels[0].clone();
+    let mut m = parse_module(KERNEL, "acc.ptx").unwrap();
+    let without = spill_module(&mut m, &opts(16)).unwrap().kernels[0].clone();
+    assert!(with.smem_bytes <= without.smem_bytes);
+    assert!(
+        with.notes[0].starts_with("divergence classes tried 2 ways"),
+        "{:?}",
+        with.notes
+    );
+}
