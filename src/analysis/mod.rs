@@ -13,6 +13,8 @@
 //!   on which the register model counts pressure.
 //! - [`reg_assign`]: an aligned greedy register assignment, for counting the register numbers
 //!   ptxas's count reflects (pairs, vector groups, held immediates).
+//! - [`unnamed_labels`]: labels no instruction names (Triton's debug anchors), dropped so that
+//!   they do not split the blocks the register model schedules.
 
 pub mod address_regs;
 pub mod call_regs;
@@ -23,3 +25,4 @@ pub mod loop_unroll;
 pub mod occupancy;
 pub mod reg_assign;
 pub mod regmodel;
+pub mod unnamed_labels;

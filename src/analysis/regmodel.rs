@@ -232,8 +232,13 @@ fn model_with(
     arch: &'static ArchLimits,
     callees: &Callees<'_>,
 ) -> Result<RegModel, String> {
-    // Constant guards folded as ptxas folds them (`constant_guards`).
-    let folded_guards = f.body.as_ref().and_then(super::constant_guards::fold);
+    // Constant guards folded as ptxas folds them (`constant_guards`), and the labels no
+    // instruction names dropped: ptxas schedules across them (`unnamed_labels`).
+    let folded_guards = f.body.as_ref().and_then(|body| {
+        let unlabelled = super::unnamed_labels::remove(body);
+        let body = unlabelled.as_ref().unwrap_or(body);
+        super::constant_guards::fold(body).or(unlabelled)
+    });
     let unguarded;
     let f = match folded_guards {
         Some(body) => {
