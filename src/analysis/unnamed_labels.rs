@@ -8,14 +8,16 @@
 //! elements of each operand, and the labels between its loads, its `ex2`/`div` chain and its
 //! stores kept all of them live at once — 55 units on every order the model tried, where ptxas
 //! schedules across the labels and keeps 29 live (32 registers; the model gives 32 without the
-//! labels). The body without them is for counting only.
+//! labels). The body without them is for counting only. The spilling pass's clean-up
+//! ([`crate::spill::peephole`]) reads [`named`] too: control cannot enter at an unnamed label, so
+//! what a register holds survives it.
 
 use crate::ptx::ir::{Body, Label, Stmt};
 
 /// `body` without the label definitions that no instruction operand, `.branchtargets` table or
 /// other directive of the body names; `None` when every label is named.
 pub fn remove(body: &Body) -> Option<Body> {
-    let named = named_labels(body);
+    let named = named(body);
     let unnamed = |s: &Stmt| matches!(s, Stmt::Label(l) if !named[l.index()]);
     if !body.stmts.iter().any(unnamed) {
         return None;
@@ -25,8 +27,9 @@ pub fn remove(body: &Body) -> Option<Body> {
     Some(out)
 }
 
-/// Per label of `body`, whether anything but its own definition names it.
-fn named_labels(body: &Body) -> Vec<bool> {
+/// Per label of `body`, whether anything but its own definition names it (a branch can reach
+/// only such a label).
+pub fn named(body: &Body) -> Vec<bool> {
     let mut named = vec![false; body.labels.len()];
     let mut mark = |l: Label| {
         if let Some(n) = named.get_mut(l.index()) {

@@ -7,8 +7,9 @@
 //!   reload of it is dropped.
 //!
 //! Only accesses to the pass's own spill array (`[array+k]`, `[thread_base+k]`,
-//! `[warp_base+k]`) are touched. The knowledge is reset at every label, branch, call, return,
-//! barrier and fence, and guarded accesses are never rewritten. Reloads are already placed
+//! `[warp_base+k]`) are touched. The knowledge is reset at every label a branch can name (not at
+//! debug anchors nothing names), branch, call, return, barrier and fence, and guarded accesses
+//! are never rewritten. Reloads are already placed
 //! immediately before their use and stores immediately after their definition by [`super::rewrite`],
 //! which is as late and as early as the dependences allow.
 
@@ -66,10 +67,13 @@ pub fn optimise(body: &mut Body, bases: &Bases) -> Cleaned {
     // Statement index of each register's latest read or write.
     let mut last_ref: HashMap<Reg, usize> = HashMap::new();
     let mut pending: (Vec<Reg>, usize) = (Vec::new(), 0);
+    // Labels no branch names (Triton's and clang's debug anchors) are entered only by falling
+    // through: what is known survives them.
+    let named = crate::analysis::unnamed_labels::named(body);
     for si in 0..body.stmts.len() {
         let id = match &body.stmts[si] {
             Stmt::Inst(i) => *i,
-            Stmt::Label(_) => {
+            Stmt::Label(l) if named[l.index()] => {
                 holds.clear();
                 unread.clear();
                 continue;
@@ -263,5 +267,31 @@ $L_done:
         assert_eq!(done.stores, 1, "{text}");
         assert!(!text.contains("[%r8], %r1;"), "{text}");
         assert!(text.contains("[%r8], %r2;"), "{text}");
+    }
+
+    /// A label no branch names (a debug anchor, `$L__tmp0:`) is entered only by falling through:
+    /// the register holding a word is still reused after it. A named label still resets.
+    #[test]
+    fn a_debug_label_does_not_end_what_is_known() {
+        let cleaned = |src: &str| {
+            let mut m = parse_module(src, "k.ptx").unwrap();
+            let body = m.functions_mut().next().unwrap().body.as_mut().unwrap();
+            let bases = Bases {
+                array: "__ws_spill".into(),
+                thread: body.reg_by_name("%r8"),
+                warp: None,
+                granule: 1,
+                in_loop: crate::machine::bitset::BitSet::new(0),
+            };
+            optimise(body, &bases).reloads
+        };
+        let anchored = SPILLED.replace(
+            "\tst.shared.b32 [%r8], %r1;\n\tld.shared.b32 %r2, [%r8];\n",
+            "\tst.shared.b32 [%r8], %r1;\n$L__tmp0:\n\tld.shared.b32 %r2, [%r8];\n",
+        );
+        assert_ne!(anchored, SPILLED);
+        assert_eq!(cleaned(&anchored), cleaned(SPILLED));
+        let target = anchored.replace("$L_done:", "\t@%p1 bra $L__tmp0;\n$L_done:");
+        assert_eq!(cleaned(&target), cleaned(SPILLED) - 1);
     }
 }
