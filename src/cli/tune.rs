@@ -64,6 +64,12 @@ pub struct TuneArgs {
     /// Threads per block for kernels without launch bounds when no spec is given.
     #[arg(long)]
     block_size: Option<u32>,
+    /// The block shape X[,Y[,Z]] of every launch, for the spill variants of a kernel whose
+    /// .reqntid does not give it (as `spill --block-dim`): lane-affine values then take two words
+    /// per warp. A spill variant made with it is correct only for launches of that shape; with
+    /// --launch it must be the spec's block.
+    #[arg(long, value_name = "X,Y,Z", value_parser = warpsmith::analysis::divergence::parse_block_dim)]
+    block_dim: Option<[u32; 3]>,
     /// Dynamic shared memory per block, bytes, when no spec is given.
     #[arg(long)]
     dynamic_smem: Option<u32>,
@@ -104,6 +110,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         arch: a.arch.clone(),
         launch,
         block_size: a.block_size,
+        block_dim: a.block_dim,
         dynamic_smem: a.dynamic_smem,
         ptxas_args: Vec::new(),
         seeds: a.seeds,

@@ -55,6 +55,10 @@ pub struct TuneOptions {
     pub launch: Option<LaunchSpec>,
     /// Threads per block where neither the spec nor launch bounds give them.
     pub block_size: Option<u32>,
+    /// The block shape of every launch of the tuned kernel, given to the spill variants
+    /// ([`crate::spill::SpillOptions::block_dim`]); must be the launch spec's block when one is
+    /// given. `None`: the spill variants see the shape `.reqntid` gives, else none.
+    pub block_dim: Option<[u32; 3]>,
     /// Dynamic shared memory where the spec does not give it.
     pub dynamic_smem: Option<u32>,
     /// ptxas options for every variant.
@@ -103,6 +107,9 @@ pub enum TuneError {
     /// The prediction launch does not match the launch.
     #[error("--predict-launch: {0}")]
     PredictLaunch(String),
+    /// `--block-dim` disagrees with the launch spec's block.
+    #[error("--block-dim {given} is not the launch spec's block {spec}: the spill variants would be proved on another shape than they are made for")]
+    BlockDim { given: String, spec: String },
 }
 
 /// Checks that `opts.predict_launch` launches what `opts.launch` does (kernel, block, dynamic
@@ -130,6 +137,23 @@ fn check_predict_launch(opts: &TuneOptions, kernel: &str) -> Result<(), TuneErro
         return Ok(());
     };
     Err(TuneError::PredictLaunch(why))
+}
+
+/// `--block-dim` must be the launch spec's block, where a spec is given: rewrites are proved on
+/// the spec's launch, and a spill variant made for one shape is correct only for it.
+fn check_block_dim(opts: &TuneOptions) -> Result<(), TuneError> {
+    let (Some(dim), Some(l)) = (opts.block_dim, &opts.launch) else {
+        return Ok(());
+    };
+    let spec = [0, 1, 2].map(|d| l.block.get(d).copied().unwrap_or(1));
+    if spec == dim {
+        return Ok(());
+    }
+    let shape = |[x, y, z]: [u32; 3]| format!("{x}x{y}x{z}");
+    Err(TuneError::BlockDim {
+        given: shape(dim),
+        spec: shape(spec),
+    })
 }
 
 /// One variant in the report.
@@ -210,6 +234,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
     let limits = occupancy::arch(&opts.arch)?;
     let machine =
         params::machine(&opts.arch).ok_or_else(|| TuneError::NoMachine(opts.arch.clone()))?;
+    check_block_dim(opts)?;
     let threads = match &opts.launch {
         Some(s) => s.block.iter().product(),
         None => f
@@ -244,6 +269,7 @@ pub fn tune(full: &Module, opts: &TuneOptions) -> Result<Tuned, TuneError> {
         threads,
         dynamic: launch.dynamic,
         ptxas_args: opts.ptxas_args.clone(),
+        block_dim: opts.block_dim,
     };
     let candidates = variants::build(module, &ctx, &caps, base.res.registers, opts.skip_rewrites);
     let run = evaluate::Runner::new(module, &kernel, machine, &launch, opts);

@@ -71,6 +71,8 @@ pub struct Context {
     pub dynamic: DynamicSmem,
     /// ptxas options every variant is assembled with.
     pub ptxas_args: Vec<String>,
+    /// The launches' block shape, for the spill variants (`TuneOptions::block_dim`).
+    pub block_dim: Option<[u32; 3]>,
 }
 
 /// `m` with `.maxnreg n` on `kernel` (replacing any), and with `pragma` also the
@@ -234,7 +236,7 @@ fn spilled(original: &Module, ctx: &Context, n: u32) -> Result<Module, String> {
         kernel: Some(ctx.kernel.clone()),
         arch: ctx.arch.clone(),
         block_size: Some(ctx.threads),
-        block_dim: None,
+        block_dim: ctx.block_dim,
         smem_budget: None,
         use_ptxas: true,
         dynamic_smem: match ctx.dynamic {
