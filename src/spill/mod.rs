@@ -324,16 +324,14 @@ fn spill_kernel(
     let mut last_notes = Vec::new();
     for cap in caps {
         let mut g = original.clone();
-        let mut report = spill_with_classes(
-            &mut g,
+        let kernel = KernelPass {
             module,
             idx,
             module_names,
             opts,
-            &setup,
-            &classes,
-            cap,
-        )?;
+            setup: &setup,
+        };
+        let mut report = spill_with_classes(&mut g, &kernel, &classes, cap)?;
         let Some(verdict) = judge_rewrite(module, idx, &g, &setup, opts) else {
             // Nothing to measure with: the first cap, judged by the register model alone.
             report.attempts = vec![attempt_of(&report, None)];
@@ -569,17 +567,24 @@ fn classifications(f: &Function, opts: &SpillOptions) -> Result<Vec<Classificati
     Ok(vec![first, without])
 }
 
+/// What the pass at every cap reads about the kernel and its module.
+struct KernelPass<'a> {
+    /// The module as it was before the pass (ptxas checks assemble the kernel in it).
+    module: &'a Module,
+    /// The kernel's item index in `module`.
+    idx: usize,
+    /// Every name the module declares (the spill array's name must be new).
+    module_names: &'a [String],
+    opts: &'a SpillOptions,
+    setup: &'a KernelSetup,
+}
+
 /// The pass at one cap under each classification ([`classifications`]); keeps the rewrite that
 /// needs less: not predicted above the cap, then less local memory (when ptxas checked), then a
 /// smaller spill area. With two, the kept report says which won and by how much.
-#[allow(clippy::too_many_arguments)]
 fn spill_with_classes(
     f: &mut Function,
-    module: &Module,
-    idx: usize,
-    module_names: &[String],
-    opts: &SpillOptions,
-    setup: &KernelSetup,
+    kernel: &KernelPass,
     classes: &[Classification],
     max_regs: u32,
 ) -> Result<KernelReport, SpillError> {
@@ -587,16 +592,7 @@ fn spill_with_classes(
     let mut tried: Vec<(Function, KernelReport, Option<[u32; 3]>)> = Vec::new();
     for class in classes {
         let mut g = original.clone();
-        let report = spill_with_packing(
-            &mut g,
-            module,
-            idx,
-            module_names,
-            opts,
-            setup,
-            &class.div,
-            max_regs,
-        )?;
+        let report = spill_with_packing(&mut g, kernel, &class.div, max_regs)?;
         tried.push((g, report, class.shape));
     }
     let key = |r: &KernelReport| {
@@ -642,29 +638,15 @@ fn spill_with_classes(
 /// The pass at one cap. When predicates get packed and ptxas is there to check, it also runs
 /// without packing and keeps the packed result only if ptxas then needs less: less local memory,
 /// or as little and a smaller spill area (fewer general registers had to go).
-#[allow(clippy::too_many_arguments)]
 fn spill_with_packing(
     f: &mut Function,
-    module: &Module,
-    idx: usize,
-    module_names: &[String],
-    opts: &SpillOptions,
-    setup: &KernelSetup,
+    kernel: &KernelPass,
     div: &divergence::FunctionDivergence,
     max_regs: u32,
 ) -> Result<KernelReport, SpillError> {
+    let opts = kernel.opts;
     let mut packed_f = f.clone();
-    let mut packed = spill_at_target(
-        &mut packed_f,
-        module,
-        idx,
-        module_names,
-        opts,
-        setup,
-        div,
-        max_regs,
-        true,
-    );
+    let mut packed = spill_at_target(&mut packed_f, kernel, div, max_regs, true);
     let n_packed = packed
         .demoted
         .iter()
@@ -674,17 +656,7 @@ fn spill_with_packing(
         *f = packed_f;
         return Ok(packed);
     }
-    let mut plain = spill_at_target(
-        f,
-        module,
-        idx,
-        module_names,
-        opts,
-        setup,
-        div,
-        max_regs,
-        false,
-    );
+    let mut plain = spill_at_target(f, kernel, div, max_regs, false);
     let key = |r: &KernelReport| (r.ptxas_local_bytes.unwrap_or(u32::MAX), r.smem_bytes);
     let figures = format!(
         "{n_packed} predicates packed: ptxas {} B local memory, spill area {} B; without packing {} B local memory, spill area {} B",
@@ -718,18 +690,20 @@ fn spill_with_packing(
 
 /// The pass at cap `max_regs` on the original kernel `f`: reserve the spill array and base
 /// registers, run the greedy order ([`greedy`]), the ptxas searches ([`search`]), and report.
-#[allow(clippy::too_many_arguments)]
 fn spill_at_target(
     f: &mut Function,
-    module: &Module,
-    idx: usize,
-    module_names: &[String],
-    opts: &SpillOptions,
-    setup: &KernelSetup,
+    kernel: &KernelPass,
     div: &divergence::FunctionDivergence,
     max_regs: u32,
     pack: bool,
 ) -> KernelReport {
+    let KernelPass {
+        module,
+        idx,
+        module_names,
+        opts,
+        setup,
+    } = *kernel;
     let mut notes = Vec::new();
     if setup.dynamic == DynamicSmem::Unknown {
         notes.push("the kernel reads an extern .shared array and the launch's dynamic shared memory was not given (--dynamic-smem, WARPSMITH_SPILL_DYNAMIC_SMEM): no shared memory is added, only rematerialisation".into());

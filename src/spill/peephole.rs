@@ -218,11 +218,10 @@ $L_done:
 }
 "#;
 
-    #[test]
-    fn reuses_registers_and_drops_overwritten_stores_within_a_block() {
-        let mut m = parse_module(SPILLED, "k.ptx").unwrap();
-        let f = m.functions_mut().next().unwrap();
-        let body = f.body.as_mut().unwrap();
+    /// Both clean-ups on `src` (spill words addressed through `%r8`), and the module printed.
+    fn cleaned(src: &str) -> (Cleaned, String) {
+        let mut m = parse_module(src, "k.ptx").unwrap();
+        let body = m.functions_mut().next().unwrap().body.as_mut().unwrap();
         let bases = Bases {
             array: "__ws_spill".into(),
             thread: body.reg_by_name("%r8"),
@@ -231,7 +230,12 @@ $L_done:
             in_loop: crate::machine::bitset::BitSet::new(0),
         };
         let done = optimise(body, &bases);
-        let text = print_module(&m);
+        (done, print_module(&m))
+    }
+
+    #[test]
+    fn reuses_registers_and_drops_overwritten_stores_within_a_block() {
+        let (done, text) = cleaned(SPILLED);
         // First block: the reload after each store becomes a move from the stored register, and
         // the second reload of %r3 (already holding the word) is deleted.
         assert_eq!(done.reloads, 3, "{text}");
@@ -252,18 +256,7 @@ $L_done:
             "\tst.shared.b32 [%r8], %r1;\n\tld.shared.b32 %r2, [%r8];\n",
             "\tst.shared.b32 [%r8], %r1;\n\tmov.u32 %r2, 7;\n",
         );
-        let mut m = parse_module(&src, "k.ptx").unwrap();
-        let f = m.functions_mut().next().unwrap();
-        let body = f.body.as_mut().unwrap();
-        let bases = Bases {
-            array: "__ws_spill".into(),
-            thread: body.reg_by_name("%r8"),
-            warp: None,
-            granule: 1,
-            in_loop: crate::machine::bitset::BitSet::new(0),
-        };
-        let done = optimise(body, &bases);
-        let text = print_module(&m);
+        let (done, text) = cleaned(&src);
         assert_eq!(done.stores, 1, "{text}");
         assert!(!text.contains("[%r8], %r1;"), "{text}");
         assert!(text.contains("[%r8], %r2;"), "{text}");
@@ -273,25 +266,14 @@ $L_done:
     /// the register holding a word is still reused after it. A named label still resets.
     #[test]
     fn a_debug_label_does_not_end_what_is_known() {
-        let cleaned = |src: &str| {
-            let mut m = parse_module(src, "k.ptx").unwrap();
-            let body = m.functions_mut().next().unwrap().body.as_mut().unwrap();
-            let bases = Bases {
-                array: "__ws_spill".into(),
-                thread: body.reg_by_name("%r8"),
-                warp: None,
-                granule: 1,
-                in_loop: crate::machine::bitset::BitSet::new(0),
-            };
-            optimise(body, &bases).reloads
-        };
+        let reloads = |src: &str| cleaned(src).0.reloads;
         let anchored = SPILLED.replace(
             "\tst.shared.b32 [%r8], %r1;\n\tld.shared.b32 %r2, [%r8];\n",
             "\tst.shared.b32 [%r8], %r1;\n$L__tmp0:\n\tld.shared.b32 %r2, [%r8];\n",
         );
         assert_ne!(anchored, SPILLED);
-        assert_eq!(cleaned(&anchored), cleaned(SPILLED));
+        assert_eq!(reloads(&anchored), reloads(SPILLED));
         let target = anchored.replace("$L_done:", "\t@%p1 bra $L__tmp0;\n$L_done:");
-        assert_eq!(cleaned(&target), cleaned(SPILLED) - 1);
+        assert_eq!(reloads(&target), reloads(SPILLED) - 1);
     }
 }
