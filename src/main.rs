@@ -146,7 +146,7 @@ enum Command {
         /// lane-affine values (`%tid.x` of a 1-D block, `(warp << 5) | lane`, their row
         /// pointers) take two words per warp instead of one per thread. The pass also tries
         /// the classes without the shape and keeps the rewrite that needs less; one made with
-        /// the shape is correct only for launches of that shape (the report's notes say which
+        /// the shape is correct only for launches of that shape (the report's `choices` say which
         /// was kept). A kernel whose .reqntid or .maxntid it contradicts is refused.
         #[arg(long, value_name = "X,Y,Z", value_parser = warpsmith::analysis::divergence::parse_block_dim)]
         block_dim: Option<[u32; 3]>,

@@ -79,6 +79,9 @@ fn summary(r: &SpillReport) {
             }
         }
         eprintln!("  never-worse: {}", k.verdict);
+        for c in &k.choices {
+            eprintln!("  chose: {c}");
+        }
         for n in &k.notes {
             eprintln!("  partial: {n}");
         }

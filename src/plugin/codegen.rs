@@ -137,6 +137,9 @@ pub fn summary(r: &SpillReport) -> String {
         for n in &k.not_demoted {
             s.push_str(&format!("warpsmith: {}: not demoted: {n}\n", k.name));
         }
+        for c in &k.choices {
+            s.push_str(&format!("warpsmith: {}: chose: {c}\n", k.name));
+        }
         for n in &k.notes {
             s.push_str(&format!("warpsmith: {}: partial: {n}\n", k.name));
         }

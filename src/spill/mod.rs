@@ -211,6 +211,9 @@ pub struct KernelReport {
     pub stores_dropped: usize,
     /// Limits of this version that applied to the kernel.
     pub notes: Vec<String>,
+    /// Where the pass made the rewrite two ways and kept one (predicates packed or not, the
+    /// divergence classes with or without `--block-dim`'s shape): both figures and the choice.
+    pub choices: Vec<String>,
     /// Whether the rewrite was kept (false: the kernel is the original, `demoted` is empty).
     pub kept: bool,
     /// The never-worse rule's answer for what was kept (or for the last cap tried), with figures;
@@ -524,6 +527,7 @@ fn original_report(s: &KernelSetup, verdict: String, attempts: Vec<Attempt>) -> 
         reloads_reused: 0,
         stores_dropped: 0,
         notes: vec![verdict.clone()],
+        choices: Vec::new(),
         kept: false,
         verdict,
         dynamic_smem: s.dynamic,
@@ -621,7 +625,7 @@ fn spill_with_classes(
         .collect();
     let (g, mut report, _) = tried.swap_remove(best);
     if figures.len() > 1 {
-        report.notes.insert(
+        report.choices.insert(
             0,
             format!(
                 "divergence classes tried {} ways ({}): kept the {}",
@@ -666,14 +670,13 @@ fn spill_with_packing(
         plain.smem_bytes
     );
     if key(&packed) < key(&plain) {
-        packed.notes.insert(0, format!("{figures}: packing kept"));
+        packed.choices.push(format!("{figures}: packing kept"));
         *f = packed_f;
         Ok(packed)
     } else {
-        plain.notes.insert(
-            0,
-            format!("{figures}: packing dropped, predicates stay in registers"),
-        );
+        plain.choices.push(format!(
+            "{figures}: packing dropped, predicates stay in registers"
+        ));
         for d in packed
             .demoted
             .iter()
@@ -803,6 +806,7 @@ fn spill_at_target(
         reloads_reused: cur.cleaned.reloads,
         stores_dropped: cur.cleaned.stores,
         notes,
+        choices: Vec::new(),
         kept: true,
         verdict: String::new(),
         dynamic_smem: setup.dynamic,

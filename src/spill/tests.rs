@@ -429,7 +429,7 @@ fn ptxas_decides_whether_packing_stays() {
         assert_eq!(k.ptxas_local_bytes, Some(0), "cap {cap}: {k:?}");
         let has_packed = k.demoted.iter().any(|d| d.rule == "packed-predicate");
         let note = k
-            .notes
+            .choices
             .iter()
             .find(|n| n.contains("predicates packed"))
             .unwrap_or_else(|| panic!("cap {cap}: no packing note: {k:?}"));
@@ -441,7 +441,10 @@ fn ptxas_decides_whether_packing_stays() {
         } else {
             "packing dropped"
         };
-        assert!(k.notes.iter().any(|n| n.contains(note)), "cap {cap}: {k:?}");
+        assert!(
+            k.choices.iter().any(|n| n.contains(note)),
+            "cap {cap}: {k:?}"
+        );
         if !kept {
             assert!(
                 k.not_demoted.iter().any(|n| n.starts_with("predicate ")),
@@ -714,8 +717,8 @@ fn a_given_block_shape_is_tried_against_the_classes_without_it() {
     let without = spill_module(&mut m, &opts(16)).unwrap().kernels[0].clone();
     assert!(with.smem_bytes <= without.smem_bytes);
     assert!(
-        with.notes[0].starts_with("divergence classes tried 2 ways"),
+        with.choices[0].starts_with("divergence classes tried 2 ways"),
         "{:?}",
-        with.notes
+        with.choices
     );
 }
