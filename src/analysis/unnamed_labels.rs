@@ -38,10 +38,9 @@ pub fn named(body: &Body) -> Vec<bool> {
     };
     for inst in &body.insts {
         for op in &inst.operands {
-            let mut op = op.clone();
-            op.for_each_label_mut(&mut |l| mark(*l));
+            op.for_each_label(&mut mark);
             // A symbol spelled like a label of the body names it too (the CFG reads it so).
-            if let crate::ptx::ir::Operand::Sym(name) = &op {
+            if let crate::ptx::ir::Operand::Sym(name) = op {
                 if let Some(k) = body.labels.iter().position(|n| n == name) {
                     mark(Label::new(k));
                 }

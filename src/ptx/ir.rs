@@ -423,7 +423,22 @@ impl Operand {
         }
     }
     /// Calls `f` on every label the operand names (inside vectors, lists, brackets and pairs
-    /// too), in order, for rebinding.
+    /// too), in order.
+    pub fn for_each_label(&self, f: &mut impl FnMut(Label)) {
+        match self {
+            Operand::Label(l) => f(*l),
+            Operand::Bracket(v) | Operand::Vector(v) | Operand::List(v) => {
+                v.iter().for_each(|o| o.for_each_label(f))
+            }
+            Operand::Pair(a, b) => {
+                a.for_each_label(f);
+                b.for_each_label(f);
+            }
+            _ => {}
+        }
+    }
+
+    /// [`Operand::for_each_label`] with mutable access, for rebinding.
     pub fn for_each_label_mut(&mut self, f: &mut impl FnMut(&mut Label)) {
         match self {
             Operand::Label(l) => f(l),

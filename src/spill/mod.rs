@@ -584,8 +584,7 @@ struct KernelPass<'a> {
 }
 
 /// The pass at one cap under each classification ([`classifications`]); keeps the rewrite that
-/// needs less: not predicted above the cap, then less local memory (when ptxas checked), then a
-/// smaller spill area. With two, the kept report says which won and by how much.
+/// needs less ([`need_key`]). With two, the kept report says which won and by how much.
 fn spill_with_classes(
     f: &mut Function,
     kernel: &KernelPass,
@@ -599,23 +598,17 @@ fn spill_with_classes(
         let report = spill_with_packing(&mut g, kernel, &class.div, max_regs)?;
         tried.push((g, report, class.shape));
     }
-    let key = |r: &KernelReport| {
-        (
-            r.predicted_registers.is_some_and(|p| p > r.max_regs),
-            r.ptxas_local_bytes.unwrap_or(0),
-            r.smem_bytes,
-        )
-    };
     let best = (0..tried.len())
-        .min_by_key(|&k| key(&tried[k].1))
+        .min_by_key(|&k| need_key(&tried[k].1))
         .unwrap_or(0);
     let figures: Vec<String> = tried
         .iter()
         .map(|(_, r, shape)| {
             format!(
                 "{}: spill area {} B, local memory {}",
-                shape.map_or("without the block shape".into(), |[x, y, z]| format!(
-                    "with the block shape {x}x{y}x{z}"
+                shape.map_or("without the block shape".into(), |d| format!(
+                    "with the block shape {}",
+                    divergence::BlockShape::Known(d).describe()
                 )),
                 r.smem_bytes,
                 r.ptxas_local_bytes
@@ -637,6 +630,17 @@ fn spill_with_classes(
     }
     *f = g;
     Ok(report)
+}
+
+/// How much a rewrite at one cap needs, for choosing between two ways of making it (smaller is
+/// better): predicted above the cap (without ptxas), then ptxas's local memory (a rewrite ptxas
+/// did not measure counts as the most), then the spill area.
+fn need_key(r: &KernelReport) -> (bool, u32, u64) {
+    (
+        r.predicted_registers.is_some_and(|p| p > r.max_regs),
+        r.ptxas_local_bytes.unwrap_or(u32::MAX),
+        r.smem_bytes,
+    )
 }
 
 /// The pass at one cap. When predicates get packed and ptxas is there to check, it also runs
@@ -661,7 +665,6 @@ fn spill_with_packing(
         return Ok(packed);
     }
     let mut plain = spill_at_target(f, kernel, div, max_regs, false);
-    let key = |r: &KernelReport| (r.ptxas_local_bytes.unwrap_or(u32::MAX), r.smem_bytes);
     let figures = format!(
         "{n_packed} predicates packed: ptxas {} B local memory, spill area {} B; without packing {} B local memory, spill area {} B",
         packed.ptxas_local_bytes.map_or("?".into(), |b| b.to_string()),
@@ -669,7 +672,7 @@ fn spill_with_packing(
         plain.ptxas_local_bytes.map_or("?".into(), |b| b.to_string()),
         plain.smem_bytes
     );
-    if key(&packed) < key(&plain) {
+    if need_key(&packed) < need_key(&plain) {
         packed.choices.push(format!("{figures}: packing kept"));
         *f = packed_f;
         Ok(packed)

@@ -123,10 +123,9 @@ fn check_predict_launch(opts: &TuneOptions, kernel: &str) -> Result<(), TuneErro
             "needs --launch too (the launch outputs are compared and rewrites proved on)".into(),
         ));
     };
-    let dims = |v: &[u32]| [0, 1, 2].map(|d| v.get(d).copied().unwrap_or(1));
     let why = if p.kernel != kernel {
         format!("it launches `{}`, not `{kernel}`", p.kernel)
-    } else if dims(&p.block) != dims(&l.block) {
+    } else if dims3(&p.block) != dims3(&l.block) {
         format!("block {:?} differs from --launch's {:?}", p.block, l.block)
     } else if p.dynamic_smem != l.dynamic_smem {
         format!(
@@ -145,15 +144,20 @@ fn check_block_dim(opts: &TuneOptions) -> Result<(), TuneError> {
     let (Some(dim), Some(l)) = (opts.block_dim, &opts.launch) else {
         return Ok(());
     };
-    let spec = [0, 1, 2].map(|d| l.block.get(d).copied().unwrap_or(1));
+    let spec = dims3(&l.block);
     if spec == dim {
         return Ok(());
     }
-    let shape = |[x, y, z]: [u32; 3]| format!("{x}x{y}x{z}");
+    let shape = |d| crate::analysis::divergence::BlockShape::Known(d).describe();
     Err(TuneError::BlockDim {
         given: shape(dim),
         spec: shape(spec),
     })
+}
+
+/// A launch spec's block (1 to 3 numbers) as three dimensions, the missing ones 1.
+fn dims3(block: &[u32]) -> [u32; 3] {
+    [0, 1, 2].map(|d| block.get(d).copied().unwrap_or(1))
 }
 
 /// One variant in the report.
