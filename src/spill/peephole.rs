@@ -273,6 +273,22 @@ $L_done:
         );
         assert_ne!(anchored, SPILLED);
         assert_eq!(reloads(&anchored), reloads(SPILLED));
+        // The clean-up across the anchor computes what the code before it did, and ptxas takes it.
+        let (_, text) = cleaned(&anchored);
+        let before = parse_module(&anchored, "k.ptx").unwrap();
+        let after = parse_module(&text, "k.ptx").unwrap();
+        let spec = crate::emu::launch::spec_for(
+            before.function("k").unwrap(),
+            &crate::emu::launch::Hints::new().block(&[64, 1, 1]).len(1),
+        )
+        .unwrap();
+        let r = crate::emu::equiv::check(&before, &after, &spec, 2).unwrap();
+        assert!(r.is_equal(), "{:?}\n{text}", r.verdict);
+        if crate::tools::find(crate::tools::Tool::Ptxas).is_ok() {
+            crate::tools::ptxas_accepts_source(&text, "sm_80").unwrap_or_else(|e| panic!("{e}"));
+        } else {
+            eprintln!("SKIPPED (ptxas check): ptxas not found");
+        }
         let target = anchored.replace("$L_done:", "\t@%p1 bra $L__tmp0;\n$L_done:");
         assert_eq!(reloads(&target), reloads(SPILLED) - 1);
     }
