@@ -13,6 +13,8 @@
 //!   on which the register model counts pressure.
 //! - [`reg_assign`]: an aligned greedy register assignment, for counting the register numbers
 //!   ptxas's count reflects (pairs, vector groups, held immediates).
+//! - [`if_conversion`]: short guarded blocks predicated as ptxas if-converts them, so that the
+//!   register model schedules across them.
 //! - [`unnamed_labels`]: labels no instruction names (Triton's debug anchors), dropped so that
 //!   they do not split the blocks the register model schedules.
 
@@ -20,6 +22,7 @@ pub mod address_regs;
 pub mod call_regs;
 pub mod constant_guards;
 pub mod divergence;
+pub mod if_conversion;
 pub mod issue_order;
 pub mod loop_unroll;
 pub mod occupancy;

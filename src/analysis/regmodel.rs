@@ -38,7 +38,9 @@
 //! ptxas's scheduler issues a block's loads, and the arithmetic that feeds them, early, so that
 //! several are in flight: their results and addresses are live together. The per-thread peak is
 //! counted on that order ([`super::issue_order`]), at most [`SCHEDULE_SLACK`] units above the PTX
-//! order's. Where the pressure-first order ([`issue_order::pressure_first`]: loads sunk to their
+//! order's. A short guarded block (a bounds check around a load) is predicated first, as ptxas
+//! if-converts it ([`super::if_conversion`]), so that its loads are scheduled with the rest.
+//! Where the pressure-first order ([`issue_order::pressure_first`]: loads sunk to their
 //! uses, one sum finished before the next) needs few enough registers that more warps would be
 //! resident (at the kernel's block size, [`ASSUMED_BLOCK_SIZE`] without launch bounds), the
 //! figures are counted on that order instead: ptxas trades latency for occupancy. Measured on the
@@ -232,12 +234,15 @@ fn model_with(
     arch: &'static ArchLimits,
     callees: &Callees<'_>,
 ) -> Result<RegModel, String> {
-    // Constant guards folded as ptxas folds them (`constant_guards`), and the labels no
-    // instruction names dropped: ptxas schedules across them (`unnamed_labels`).
+    // Constant guards folded as ptxas folds them (`constant_guards`), the labels no
+    // instruction names dropped and short guarded blocks predicated: ptxas schedules across
+    // them (`unnamed_labels`, `if_conversion`).
     let folded_guards = f.body.as_ref().and_then(|body| {
-        let unlabelled = super::unnamed_labels::remove(body);
-        let body = unlabelled.as_ref().unwrap_or(body);
-        super::constant_guards::fold(body).or(unlabelled)
+        let stages: [fn(&Body) -> Option<Body>; 2] =
+            [super::unnamed_labels::remove, super::constant_guards::fold];
+        stages.iter().fold(None, |done: Option<Body>, stage| {
+            stage(done.as_ref().unwrap_or(body)).or(done)
+        })
     });
     let unguarded;
     let f = match folded_guards {
@@ -255,6 +260,13 @@ fn model_with(
     let kinds = classify(f, &div, arch);
     let cfg = Cfg::compute(body);
     let all = Pressure::compute(body, &cfg, &Liveness::compute(body, &cfg)).max_units();
+    // Short guarded blocks predicated, as ptxas if-converts them (`if_conversion`); the kinds
+    // are those of the branching body, which holds the same registers.
+    let predicated = super::if_conversion::convert(body);
+    let (body, cfg) = match &predicated {
+        Some(p) => (p, Cfg::compute(p)),
+        None => (body, cfg),
+    };
     // Constant offsets folded into the addresses that use them, as SASS encodes them.
     let folded = address_regs::fold_offsets(body);
     let (body, cfg) = match &folded {

@@ -30,14 +30,21 @@ pub fn remove(body: &Body) -> Option<Body> {
 /// Per label of `body`, whether anything but its own definition names it (a branch can reach
 /// only such a label).
 pub fn named(body: &Body) -> Vec<bool> {
-    let mut named = vec![false; body.labels.len()];
+    references(body).into_iter().map(|n| n > 0).collect()
+}
+
+/// Per label of `body`, how many instruction operands and directives name it besides its own
+/// definition (a label one guarded branch names is entered only from there and by falling
+/// through: [`super::if_conversion`]).
+pub fn references(body: &Body) -> Vec<u32> {
+    let mut count = vec![0u32; body.labels.len()];
     let mut mark = |l: Label| {
-        if let Some(n) = named.get_mut(l.index()) {
-            *n = true;
+        if let Some(n) = count.get_mut(l.index()) {
+            *n += 1;
         }
     };
-    for inst in &body.insts {
-        for op in &inst.operands {
+    for i in body.inst_order() {
+        for op in &body.inst(i).operands {
             op.for_each_label(&mut mark);
             // A symbol spelled like a label of the body names it too (the CFG reads it so).
             if let crate::ptx::ir::Operand::Sym(name) = op {
@@ -57,7 +64,7 @@ pub fn named(body: &Body) -> Vec<bool> {
             _ => {}
         }
     }
-    named
+    count
 }
 
 #[cfg(test)]

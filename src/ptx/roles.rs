@@ -288,8 +288,14 @@ pub fn uses(inst: &InstData) -> Vec<Reg> {
 /// {%r1,%r2}, %rd` unpack, video `d.dsel`/`d.mask` merges, which take the other bits from `c`,
 /// `cvt.pack`, `bfi`) all define every bit.
 pub fn def_kills(inst: &InstData) -> bool {
-    inst.guard.is_none()
+    inst.guard.is_none() || inst.has_word(SPECULATED)
 }
+
+/// The modifier word the register model's if-conversion puts on a guarded instruction whose
+/// destination is not needed where its guard is false
+/// ([`crate::analysis::if_conversion`]): its definition ends the live range above it, as an
+/// unguarded one does. Never printed; PTX has no such modifier.
+pub const SPECULATED: &str = "ws_speculated";
 
 /// The level at which an instruction synchronises or communicates with other threads. Ordered:
 /// a higher level includes the lower ones.
