@@ -26,9 +26,11 @@
 //! A body is converted only when the branch is the label's only way in besides falling
 //! through, the body holds at most [`MAX_BODY`] instructions, none of them is guarded,
 //! transfers control, synchronises threads, or is one that SASS expands into a sequence with
-//! branches of its own ([`super::regmodel::expansion_need`]), and the branch is in no loop
-//! ([`regions_kept`]). Measured on the register-model bench (1 Dec, session 47,
-//! docs/benchmarks.md): 256 → 258 of 371 rows within ±10 %.
+//! branches of its own ([`super::regmodel::expansion_need`]). Every instruction predicated
+//! here carries [`PREDICATED`]: a loop whose body this makes one block is not one the model's
+//! unrolling of small loops unrolls ([`super::loop_unroll`]; ptxas unrolls the loops PTX wrote
+//! as one block). Measured on the register-model bench (1 Dec, session 47,
+//! docs/benchmarks.md): 256 → 259 of 371 rows within ±10 %.
 
 use crate::machine::cfg::Cfg;
 use crate::machine::liveness::Liveness;
@@ -36,14 +38,19 @@ use crate::ptx::ir::{Body, Guard, Inst, Label, Modifier, Opcode, Reg, Stmt};
 use crate::ptx::roles::{self, Control, Sync};
 
 /// The most instructions a guarded body may hold to be converted: an empirical bound (on the
-/// register-model bench a bound of 8 leaves one row fewer within ±10 % than 12; 12, 16 and 32
-/// give the same rows).
+/// register-model bench, with loops left alone, a bound of 8 left one row fewer within ±10 %
+/// than 12; 12, 16 and 32 gave the same rows).
 pub const MAX_BODY: usize = 12;
+
+/// The modifier word every instruction this module predicated carries, so that the model's
+/// unrolling of small loops leaves alone a loop that was several blocks in the PTX
+/// ([`super::loop_unroll`]). Never printed; PTX has no such modifier.
+pub const PREDICATED: &str = "ws_predicated";
 
 /// `body` with every convertible guarded body predicated and its branch and label removed;
 /// `None` when there is none.
 pub fn convert(body: &Body) -> Option<Body> {
-    let regions = regions_kept(body, candidate_regions(body));
+    let regions = candidate_regions(body);
     if regions.is_empty() {
         return None;
     }
@@ -66,6 +73,7 @@ pub fn convert(body: &Body) -> Option<Body> {
             if ends_a_range(&roles::defs(inst)) {
                 inst.mods.push(Modifier::Word(roles::SPECULATED.into()));
             }
+            inst.mods.push(Modifier::Word(PREDICATED.into()));
             inst.guard = Some(negated);
         }
         drop[region.branch_stmt] = true;
@@ -94,47 +102,6 @@ fn candidate_regions(body: &Body) -> Vec<Region> {
         }
     }
     regions
-}
-
-/// `regions` without those inside a loop. Converting a loop's guarded bodies changes what
-/// the model's unrolling of small loops ([`super::loop_unroll`]) sees, and measured on the
-/// register-model bench, regions in loops are better left as branches: NVRTC's
-/// `dynsmem_two_arrays` sums four guarded values per trip of a loop it unrolled, and predicated
-/// they made one block the model unrolled again (model 32, ptxas 19); converting those in loops
-/// that keep other branches gave 256 rows within ±10 % where leaving every loop alone gives 258.
-fn regions_kept(body: &Body, regions: Vec<Region>) -> Vec<Region> {
-    let loops = loop_spans(body);
-    regions
-        .into_iter()
-        .filter(|r| {
-            !loops
-                .iter()
-                .any(|&(head, back)| head < r.branch_stmt && r.branch_stmt < back)
-        })
-        .collect()
-}
-
-/// The statement spans `(label, branch)` of every backward branch of `body`: its loops, as
-/// written.
-fn loop_spans(body: &Body) -> Vec<(usize, usize)> {
-    let mut label_at = vec![usize::MAX; body.labels.len()];
-    for (k, s) in body.stmts.iter().enumerate() {
-        if let Stmt::Label(l) = s {
-            label_at[l.index()] = k;
-        }
-    }
-    let mut spans = Vec::new();
-    for (k, s) in body.stmts.iter().enumerate() {
-        if let Stmt::Inst(i) = s {
-            for l in roles::branch_targets(body.inst(*i)) {
-                let at = label_at[l.index()];
-                if at < k {
-                    spans.push((at, k));
-                }
-            }
-        }
-    }
-    spans
 }
 
 /// A guarded branch over a convertible body.
@@ -304,19 +271,51 @@ $L__BB0_4:
         );
     }
 
+    const GUARDED_SUM_LOOP: &str = "
+.version 8.7
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 n)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    mov.f32 %f3, 0f00000000;
+$L__LOOP:
+    setp.ge.s32 %p1, %r2, %r1;
+    @%p1 bra $L__SKIP;
+    mul.wide.s32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.f32 %f1, [%rd3];
+    add.f32 %f3, %f3, %f1;
+$L__SKIP:
+    add.s32 %r2, %r2, 32;
+    setp.lt.s32 %p2, %r2, 1024;
+    @%p2 bra $L__LOOP;
+    st.global.f32 [%rd1], %f3;
+    ret;
+}
+";
+
     #[test]
-    fn a_guarded_body_inside_a_loop_is_left_alone() {
-        let text = TWO_GUARDED_LOADS
-            .replace(
-                "    setp.ge.s32 %p1, %r2, %r1;\n",
-                "$L__LOOP:\n    setp.ge.s32 %p1, %r2, %r1;\n",
-            )
-            .replace(
-                "    st.global.f32 [%rd1], %f3;\n",
-                "    @%p2 bra $L__LOOP;\n    st.global.f32 [%rd1], %f3;\n",
-            );
-        assert!(text.contains("bra $L__LOOP"));
-        assert!(convert(&body_of(&text)).is_none());
+    fn a_loop_predicated_into_one_block_is_not_unrolled_by_the_model() {
+        use crate::analysis::loop_unroll::unroll_small_self_loops;
+        let out = convert(&body_of(GUARDED_SUM_LOOP)).expect("the loop's guarded body converts");
+        let unrolled = unroll_small_self_loops(&out, &Cfg::compute(&out));
+        assert!(
+            unrolled.is_none(),
+            "ptxas unrolls loops PTX wrote as one block only"
+        );
+        // The same loop written as one block is unrolled.
+        let straight = GUARDED_SUM_LOOP
+            .replace("    @%p1 bra $L__SKIP;\n", "")
+            .replace("$L__SKIP:\n", "");
+        let body = body_of(&straight);
+        assert!(unroll_small_self_loops(&body, &Cfg::compute(&body)).is_some());
     }
 
     #[test]

@@ -96,6 +96,12 @@ fn is_small_self_loop(body: &Body, cfg: &Cfg, b: Block, position: &HashMap<Inst,
     if !is_counted(body, insts) || insts.iter().any(|&i| !slots(body.inst(i)).exact) {
         return false;
     }
+    // A loop of several blocks in the PTX that the model predicated into one
+    // (`if_conversion`): ptxas unrolls loops PTX left as one block, not these.
+    let predicated = |i: &Inst| body.inst(*i).has_word(super::if_conversion::PREDICATED);
+    if insts.iter().any(predicated) {
+        return false;
+    }
     let Some(&first) = position.get(&insts[0]) else {
         return false;
     };
