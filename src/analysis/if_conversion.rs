@@ -48,16 +48,13 @@ pub const MAX_BODY: usize = 12;
 pub const PREDICATED: &str = "ws_predicated";
 
 /// `body` with every convertible guarded body predicated and its branch and label removed;
-/// `None` when there is none.
-pub fn convert(body: &Body) -> Option<Body> {
+/// `None` when there is none. `cfg` and `liveness` are `body`'s.
+pub fn convert(body: &Body, cfg: &Cfg, liveness: &Liveness) -> Option<Body> {
     let regions = candidate_regions(body);
     if regions.is_empty() {
         return None;
     }
-    let cfg = Cfg::compute(body);
-    let liveness = Liveness::compute(body, &cfg);
     let mut out = body.clone();
-    let mut drop = vec![false; body.stmts.len()];
     for region in &regions {
         let live_at_join = cfg.block_of_label(region.join).map(|b| liveness.live_in(b));
         let ends_a_range = |defs: &[Reg]| {
@@ -76,13 +73,11 @@ pub fn convert(body: &Body) -> Option<Body> {
             inst.mods.push(Modifier::Word(PREDICATED.into()));
             inst.guard = Some(negated);
         }
-        drop[region.branch_stmt] = true;
-        drop[region.label_stmt] = true;
     }
-    let mut k = 0;
-    out.stmts.retain(|_| {
-        k += 1;
-        !drop[k - 1]
+    out.stmts.retain(|s| match s {
+        Stmt::Inst(i) => !regions.iter().any(|r| r.branch == *i),
+        Stmt::Label(l) => !regions.iter().any(|r| r.join == *l),
+        _ => true,
     });
     Some(out)
 }
@@ -106,10 +101,10 @@ fn candidate_regions(body: &Body) -> Vec<Region> {
 
 /// A guarded branch over a convertible body.
 struct Region {
+    /// The branch.
+    branch: Inst,
     /// The branch's guard.
     guard: Guard,
-    /// The index in `stmts` of the branch.
-    branch_stmt: usize,
     /// The instructions of the body, in order.
     insts: Vec<Inst>,
     /// The label the branch jumps to, where the body ends.
@@ -137,8 +132,8 @@ fn region_at(body: &Body, references: &[u32], at: usize) -> Option<Region> {
             Stmt::Label(l) if *l == join => {
                 let fits = !insts.is_empty() && insts.len() <= MAX_BODY;
                 return fits.then_some(Region {
+                    branch,
                     guard,
-                    branch_stmt: at,
                     insts,
                     join,
                     label_stmt: k,
@@ -157,7 +152,6 @@ fn predicable(body: &Body, i: Inst) -> bool {
     let inst = body.inst(i);
     let effects = roles::effects(inst);
     inst.guard.is_none()
-        && !roles::transfers_control(&inst.opcode)
         && effects.control == Control::None
         && effects.sync == Sync::None
         && !effects.opaque
@@ -170,13 +164,22 @@ mod tests {
     use super::*;
     use crate::ptx::parse_module;
 
+    /// [`convert`] with `body`'s own CFG and liveness.
+    fn convert_body(body: &Body) -> Option<Body> {
+        let cfg = Cfg::compute(body);
+        convert(body, &cfg, &Liveness::compute(body, &cfg))
+    }
+
     fn body_of(text: &str) -> Body {
         let m = parse_module(text, "t.ptx").unwrap();
         let f = m.functions().next().unwrap().clone();
         f.body.unwrap()
     }
 
-    const TWO_GUARDED_LOADS: &str = "
+    /// A kernel over `p[n]` whose thread index is `%r2` and whose sum starts as `%f3 = 0`,
+    /// then `rest` (its statements and the closing brace).
+    fn kernel(rest: &str) -> String {
+        let head = "
 .version 8.7
 .target sm_80
 .address_size 64
@@ -190,6 +193,11 @@ mod tests {
     ld.param.u32 %r1, [n];
     mov.u32 %r2, %tid.x;
     mov.f32 %f3, 0f00000000;
+";
+        format!("{head}{rest}")
+    }
+
+    const TWO_GUARDED_LOADS: &str = "
     setp.ge.s32 %p1, %r2, %r1;
     @%p1 bra $L__BB0_2;
     mul.wide.s32 %rd2, %r2, 4;
@@ -209,8 +217,8 @@ $L__BB0_4:
 
     #[test]
     fn a_short_guarded_body_becomes_predicated_code() {
-        let body = body_of(TWO_GUARDED_LOADS);
-        let out = convert(&body).expect("the first body converts");
+        let body = body_of(&kernel(TWO_GUARDED_LOADS));
+        let out = convert_body(&body).expect("the first body converts");
         let labels = |b: &Body| {
             b.stmts
                 .iter()
@@ -272,19 +280,6 @@ $L__BB0_4:
     }
 
     const GUARDED_SUM_LOOP: &str = "
-.version 8.7
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 p, .param .u32 n)
-{
-    .reg .pred %p<3>;
-    .reg .b32 %r<8>;
-    .reg .f32 %f<4>;
-    .reg .b64 %rd<8>;
-    ld.param.u64 %rd1, [p];
-    ld.param.u32 %r1, [n];
-    mov.u32 %r2, %tid.x;
-    mov.f32 %f3, 0f00000000;
 $L__LOOP:
     setp.ge.s32 %p1, %r2, %r1;
     @%p1 bra $L__SKIP;
@@ -304,14 +299,15 @@ $L__SKIP:
     #[test]
     fn a_loop_predicated_into_one_block_is_not_unrolled_by_the_model() {
         use crate::analysis::loop_unroll::unroll_small_self_loops;
-        let out = convert(&body_of(GUARDED_SUM_LOOP)).expect("the loop's guarded body converts");
+        let out = convert_body(&body_of(&kernel(GUARDED_SUM_LOOP)))
+            .expect("the loop's guarded body converts");
         let unrolled = unroll_small_self_loops(&out, &Cfg::compute(&out));
         assert!(
             unrolled.is_none(),
             "ptxas unrolls loops PTX wrote as one block only"
         );
         // The same loop written as one block is unrolled.
-        let straight = GUARDED_SUM_LOOP
+        let straight = kernel(GUARDED_SUM_LOOP)
             .replace("    @%p1 bra $L__SKIP;\n", "")
             .replace("$L__SKIP:\n", "");
         let body = body_of(&straight);
@@ -320,7 +316,7 @@ $L__SKIP:
 
     #[test]
     fn a_label_reached_from_elsewhere_is_not_converted() {
-        let text = TWO_GUARDED_LOADS.replace("bar.sync 0;", "bra $L__BB0_2;");
-        assert!(convert(&body_of(&text)).is_none());
+        let text = kernel(TWO_GUARDED_LOADS).replace("bar.sync 0;", "bra $L__BB0_2;");
+        assert!(convert_body(&body_of(&text)).is_none());
     }
 }

@@ -259,10 +259,11 @@ fn model_with(
     let div = kernel_divergence(f)?;
     let kinds = classify(f, &div, arch);
     let cfg = Cfg::compute(body);
-    let all = Pressure::compute(body, &cfg, &Liveness::compute(body, &cfg)).max_units();
+    let liveness = Liveness::compute(body, &cfg);
+    let all = Pressure::compute(body, &cfg, &liveness).max_units();
     // Short guarded blocks predicated, as ptxas if-converts them (`if_conversion`); the kinds
     // are those of the branching body, which holds the same registers.
-    let predicated = super::if_conversion::convert(body);
+    let predicated = super::if_conversion::convert(body, &cfg, &liveness);
     let (body, cfg) = match &predicated {
         Some(p) => (p, Cfg::compute(p)),
         None => (body, cfg),
