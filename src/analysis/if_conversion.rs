@@ -24,7 +24,8 @@
 //! definition did (a guarded definition otherwise does not, [`crate::machine::liveness`]).
 //!
 //! A body is converted only when the branch is the label's only way in besides falling
-//! through, the body holds at most [`MAX_BODY`] instructions, none of them is guarded,
+//! through, the body holds at most [`MAX_BODY`] instructions (line information between them,
+//! `.loc`, is no instruction), none of them is guarded,
 //! transfers control, synchronises threads, or is one that SASS expands into a sequence with
 //! branches of its own ([`super::regmodel::expansion_need`]). Every instruction predicated
 //! here carries [`PREDICATED`]: a loop whose body this makes one block is not one the model's
@@ -140,6 +141,8 @@ fn region_at(body: &Body, references: &[u32], at: usize) -> Option<Region> {
                 });
             }
             Stmt::Inst(i) if insts.len() < MAX_BODY && predicable(body, *i) => insts.push(*i),
+            // `.loc` and other debug directives are no code.
+            Stmt::Debug { .. } => {}
             _ => return None,
         }
     }
@@ -312,6 +315,30 @@ $L__SKIP:
             .replace("$L__SKIP:\n", "");
         let body = body_of(&straight);
         assert!(unroll_small_self_loops(&body, &Cfg::compute(&body)).is_some());
+    }
+
+    /// Line information (`clang -g`, Triton's `.loc`s) between a body's instructions is no
+    /// code: the body converts as it does without it, so the model's figures do not depend on
+    /// it.
+    #[test]
+    fn line_information_in_a_body_does_not_stop_the_conversion() {
+        let with_loc = kernel(TWO_GUARDED_LOADS).replace(
+            "    add.s64 %rd3, %rd1, %rd2;\n",
+            "    .loc 1 12 3\n    add.s64 %rd3, %rd1, %rd2;\n    .loc 1 0 3\n",
+        );
+        let body = body_of(&with_loc);
+        assert!(body.stmts.iter().any(|s| matches!(s, Stmt::Debug { .. })));
+        let out = convert_body(&body).expect("the first body converts");
+        let plain = convert_body(&body_of(&kernel(TWO_GUARDED_LOADS))).unwrap();
+        let shape = |b: &Body| -> Vec<(String, Option<bool>)> {
+            b.inst_order()
+                .map(|i| {
+                    let inst = b.inst(i);
+                    (format!("{:?}", inst.opcode), inst.guard.map(|g| g.negated))
+                })
+                .collect()
+        };
+        assert_eq!(shape(&out), shape(&plain));
     }
 
     #[test]
