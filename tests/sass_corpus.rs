@@ -103,7 +103,11 @@ fn per_arch_reports(
 ) -> std::collections::BTreeMap<String, warpsmith::sass::check::Report> {
     let reports = parallel_map(corpus, |c| {
         let bytes = read(&c.path);
-        let r = warpsmith::sass::check::check_cubin(&bytes)
+        // The plain listing is the whole one's code, shared with the NOP test.
+        let listed = whole_listing(&c.path).unwrap_or_else(|e| panic!("{e}"));
+        let ranges = warpsmith::sass::nvdisasm::list_bytes(&bytes, true)
+            .unwrap_or_else(|e| panic!("{}: {e}", c.path.display()));
+        let r = warpsmith::sass::check::check_listed(&bytes, &listed.functions, &ranges)
             .unwrap_or_else(|e| panic!("{}: {e}", c.path.display()));
         (c.arch.clone(), c.name.clone(), r)
     });
@@ -268,7 +272,7 @@ fn nop_test_keeps_every_reference() {
         if !have_nvdisasm {
             return Ok((nops, 0, 0));
         }
-        let old = warpsmith::sass::nvdisasm::list_all_bytes(&bytes).map_err(|e| e.to_string())?;
+        let old = whole_listing(&c.path)?;
         let new = warpsmith::sass::nvdisasm::list_all_bytes(&out).map_err(|e| e.to_string())?;
         match nop_test::compare_listings(&old, &new) {
             Ok(cmp) if cmp.nops == nops => Ok((nops, cmp.branches, cmp.attribute_labels)),

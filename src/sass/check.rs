@@ -260,13 +260,26 @@ fn compare_one(
 
 /// Checks every instruction of every code section of `bytes` against nvdisasm.
 pub fn check_cubin(bytes: &[u8]) -> Result<Report, CheckError> {
-    let cubin = Cubin::parse(bytes)?;
-    let sm = cubin.sm();
-    let arch = Arch::from_sm(sm).ok_or(CheckError::Arch(sm))?;
     // The plain listing has every instruction (the life-range listing leaves out the NOP
     // padding after the last branch); the life-range listing gives registers and roles.
     let listed = nvdisasm::list_bytes(bytes, false)?;
     let ranges = nvdisasm::list_bytes(bytes, true)?;
+    check_listed(bytes, &listed, &ranges)
+}
+
+/// [`check_cubin`] against listings already made: `listed`, nvdisasm's plain listing of
+/// `bytes` ([`nvdisasm::list_bytes`] without life ranges, or the functions of
+/// [`nvdisasm::list_all_bytes`], which are the same), and `ranges`, its life-range listing
+/// ([`nvdisasm::list_bytes`] with them). A caller that lists a cubin for other checks too
+/// runs nvdisasm once for both.
+pub fn check_listed(
+    bytes: &[u8],
+    listed: &[ListedFunction],
+    ranges: &[ListedFunction],
+) -> Result<Report, CheckError> {
+    let cubin = Cubin::parse(bytes)?;
+    let sm = cubin.sm();
+    let arch = Arch::from_sm(sm).ok_or(CheckError::Arch(sm))?;
     let mut report = Report {
         arch: Some(arch),
         ..Default::default()

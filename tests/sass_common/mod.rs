@@ -4,10 +4,12 @@
 
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
+use warpsmith::sass::nvdisasm::{self, Listing};
 use warpsmith::tools::{self, Tool};
 
 /// One cubin of the corpus.
@@ -140,6 +142,29 @@ pub fn corpus(test: &str) -> Option<&'static [CorpusCubin]> {
         Ok(v) => Some(v.as_slice()),
         Err(e) => panic!("building the cubin corpus failed: {e}"),
     }
+}
+
+/// nvdisasm's whole listing (`-hex`, every section) of the cubin at `path`, made once per
+/// test process: the decoder check and the NOP test both compare against it, and each nvdisasm
+/// run costs about 0.4 s however small the cubin (most of the corpus tests' time).
+pub fn whole_listing(path: &Path) -> Result<Arc<Listing>, String> {
+    type Slot = Arc<OnceLock<Result<Arc<Listing>, String>>>;
+    static LISTINGS: OnceLock<Mutex<HashMap<PathBuf, Slot>>> = OnceLock::new();
+    let slot = {
+        let mut map = LISTINGS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        Arc::clone(map.entry(path.to_path_buf()).or_default())
+    };
+    // Outside the map's lock: another thread asking for the same cubin waits for this one,
+    // threads asking for others go on.
+    slot.get_or_init(|| {
+        nvdisasm::list_all_bytes(&read(path))
+            .map(Arc::new)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    })
+    .clone()
 }
 
 /// Reads a file.
