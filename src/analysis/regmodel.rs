@@ -701,7 +701,7 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
             Opcode::Ld => reads_kernel_param(f, inst),
             Opcode::Mov | Opcode::Cvta | Opcode::Cvt => {
                 inst.guard.is_none()
-                    && inst.operands.iter().skip(defs.len()).all(|o| match o {
+                    && sources(inst).iter().all(|o| match o {
                         Operand::Reg(r) => param[r.index()],
                         Operand::Sym(_) | Operand::Imm(_) => true,
                         _ => false,
@@ -751,6 +751,14 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
         .collect()
 }
 
+/// The source operands of a `mov`, `cvt`, `cvta` or `ld`: all but the first, which is the
+/// destination — one operand also where it is a vector of registers (`mov.b32 {%rs1, %rs2},
+/// %r3;`, `ld.param.v2.u32 {%r1, %r2}, [p];`), so that counting the registers it defines would
+/// skip a source.
+fn sources(inst: &InstData) -> &[Operand] {
+    inst.operands.get(1..).unwrap_or_default()
+}
+
 /// Whether `inst` is an `ld.param` of one of kernel `f`'s own parameters, which live in
 /// constant bank 0. A device function's parameters arrive in registers, and a `call`'s return
 /// value (an `ld.param` of the call's own `.param`) is a register the callee wrote.
@@ -761,7 +769,7 @@ fn reads_kernel_param(f: &Function, inst: &InstData) -> bool {
     // A call's own `.param` is the only other name an `ld.param` in a kernel can read; an address
     // in a register (`mov.b64 %rd3, k_param_4; ld.param.b32 %r10, [%rd3+4]`) is a kernel's.
     let mut other = false;
-    for o in inst.operands.iter().skip(roles::defs(inst).len()) {
+    for o in sources(inst) {
         o.for_each_sym(&mut |s| {
             other |= !f.param_list().iter().any(|p| p.name.as_deref() == Some(s))
         });
@@ -1339,6 +1347,38 @@ mod tests {
         assert_eq!(spread(31, a), SMALL_KERNEL_SPREAD);
         assert_eq!(spread(32, a), 0);
         assert_eq!(spread(100, a), 0);
+    }
+
+    #[test]
+    fn halves_unpacked_from_a_loaded_word_are_per_thread() {
+        // Triton's bf16 rows: each loaded word is split into its halves (`mov.b32 {lo, hi}, w`)
+        // and converted; the eight floats stay live across the barrier. The destination vector
+        // is one operand: counting its two registers as two skipped the source, and the halves
+        // passed for copies of a parameter (free).
+        let mut body = String::from(
+            ".reg .b16 %rs<9>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<8>;\n\
+             ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\n\
+             mul.wide.u32 %rd2, %r1, 16;\nadd.s64 %rd3, %rd1, %rd2;\n",
+        );
+        for w in 0..4 {
+            let (lo, hi) = (2 * w + 1, 2 * w + 2);
+            body.push_str(&format!(
+                "ld.global.b32 %r{}, [%rd3+{}];\nmov.b32 {{%rs{lo}, %rs{hi}}}, %r{};\n\
+                 cvt.f32.bf16 %r{}, %rs{lo};\ncvt.f32.bf16 %r{}, %rs{hi};\n",
+                10 + w,
+                4 * w,
+                10 + w,
+                20 + lo,
+                20 + hi
+            ));
+        }
+        body.push_str("bar.sync 0;\nmov.f32 %r30, 0f00000000;\n");
+        for v in 21..29 {
+            body.push_str(&format!("add.f32 %r30, %r30, %r{v};\n"));
+        }
+        body.push_str("st.global.f32 [%rd3], %r30;\nret;");
+        let m = model_of(&body);
+        assert!(m.per_thread >= 8, "{m:?}");
     }
 
     #[test]
