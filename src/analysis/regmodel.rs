@@ -701,7 +701,7 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
             Opcode::Ld => reads_kernel_param(f, inst),
             Opcode::Mov | Opcode::Cvta | Opcode::Cvt => {
                 inst.guard.is_none()
-                    && sources(inst).iter().all(|o| match o {
+                    && roles::source_operands(inst).iter().all(|o| match o {
                         Operand::Reg(r) => param[r.index()],
                         Operand::Sym(_) | Operand::Imm(_) => true,
                         _ => false,
@@ -751,14 +751,6 @@ fn classify(f: &Function, div: &divergence::FunctionDivergence, arch: &ArchLimit
         .collect()
 }
 
-/// The source operands of a `mov`, `cvt`, `cvta` or `ld`: all but the first, which is the
-/// destination — one operand also where it is a vector of registers (`mov.b32 {%rs1, %rs2},
-/// %r3;`, `ld.param.v2.u32 {%r1, %r2}, [p];`), so that counting the registers it defines would
-/// skip a source.
-fn sources(inst: &InstData) -> &[Operand] {
-    inst.operands.get(1..).unwrap_or_default()
-}
-
 /// Whether `inst` is an `ld.param` of one of kernel `f`'s own parameters, which live in
 /// constant bank 0. A device function's parameters arrive in registers, and a `call`'s return
 /// value (an `ld.param` of the call's own `.param`) is a register the callee wrote.
@@ -769,7 +761,7 @@ fn reads_kernel_param(f: &Function, inst: &InstData) -> bool {
     // A call's own `.param` is the only other name an `ld.param` in a kernel can read; an address
     // in a register (`mov.b64 %rd3, k_param_4; ld.param.b32 %r10, [%rd3+4]`) is a kernel's.
     let mut other = false;
-    for o in sources(inst) {
+    for o in roles::source_operands(inst) {
         o.for_each_sym(&mut |s| {
             other |= !f.param_list().iter().any(|p| p.name.as_deref() == Some(s))
         });

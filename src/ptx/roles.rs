@@ -211,6 +211,23 @@ pub fn operand_roles(inst: &InstData) -> Vec<Role> {
     roles
 }
 
+/// How many of `inst`'s leading operands are its results: written, or a sink `_` in a
+/// result position. A vector `{%r1, %r2}` is one operand, so `mov.b32 {%rs1, %rs2}, %r3;` has
+/// one result operand defining two registers.
+pub fn result_operand_count(inst: &InstData) -> usize {
+    operand_roles(inst)
+        .iter()
+        .take_while(|r| matches!(r, Role::Def | Role::None))
+        .count()
+}
+
+/// The operands after `inst`'s results ([`result_operand_count`]): what it reads by value.
+pub fn source_operands(inst: &InstData) -> &[Operand] {
+    inst.operands
+        .get(result_operand_count(inst)..)
+        .unwrap_or_default()
+}
+
 /// Calls `f(reg, role)` for every register the instruction touches: the guard and registers inside
 /// addresses as [`Role::Use`], the others with their operand's role.
 pub fn for_each_reg_role(inst: &InstData, mut f: impl FnMut(Reg, Role)) {
@@ -892,6 +909,20 @@ mod tests {
             &[1],
         );
         check(&mk("mov.u64", vec![r(1), sym("arr")]), &[1], &[]);
+    }
+
+    #[test]
+    fn a_vector_result_is_one_operand() {
+        let unpack = mk("mov.b32", vec![vec(vec![r(2), r(3)]), r(1)]);
+        assert_eq!(result_operand_count(&unpack), 1);
+        assert_eq!(source_operands(&unpack), [r(1)]);
+        let setp = mk("setp.lt.s32", vec![pair(r(1), r(2)), r(3), imm(4)]);
+        assert_eq!(source_operands(&setp), [r(3), imm(4)]);
+        let atom = mk("atom.global.add.u32", vec![Operand::Sink, addr(5), r(6)]);
+        assert_eq!(source_operands(&atom), [addr(5), r(6)]);
+        let store = mk("st.global.u32", vec![addr(1), r(2)]);
+        assert_eq!(result_operand_count(&store), 0);
+        assert_eq!(source_operands(&store), [addr(1), r(2)]);
     }
 
     #[test]

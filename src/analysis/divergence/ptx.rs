@@ -535,11 +535,7 @@ impl<'a> PtxIr<'a> {
             return;
         }
         // Results from the first operand; the rest are sources.
-        let ndefs = roles_v
-            .iter()
-            .take_while(|r| matches!(r, Role::Def | Role::None))
-            .count()
-            .max(1);
+        let ndefs = roles::result_operand_count(inst).max(1);
         let v = self.compute(inst, ndefs, state, &e);
         match v {
             Computed::One(v) => emit_all(v, out),
