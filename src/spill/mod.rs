@@ -16,8 +16,9 @@
 //!    layout ([`layout`]);
 //! 4. with ptxas, checks `ptxas -v` at `.maxnreg N` and demotes more while ptxas still spills to
 //!    local memory ([`greedy`]); then shrinks the demotion set while ptxas stays free of local
-//!    memory ([`search`]): the shortest prefix of the order (binary search), then single removals,
-//!    largest saving first, also from a set widened with every cheap (warp, block or no word)
+//!    memory ([`search`]): the shortest prefix of the order (binary search), then removals,
+//!    largest saving first, in galloping groups (doubled after two acceptances in a row,
+//!    halved after a rejection down to one), also from a set widened with every cheap (warp, block or no word)
 //!    candidate; when the cost order reaches the shared-memory budget before ptxas stops spilling,
 //!    it goes on past the budget and the result counts only if these searches bring it back
 //!    within it (else the prefix the budget allowed is kept);
@@ -746,10 +747,23 @@ fn spill_at_target(
     let greedy_order = greedy.cur.order.clone();
     let mut not_demoted = greedy.not_demoted;
     let mut cur: Current = greedy.cur;
+    let name = f.name.clone();
+    let phase_done = |phase: &str, cur: &Current| {
+        log::debug!(
+            "spill `{name}` at .maxnreg {max_regs}: {phase}: {} demotions, {} B, {}",
+            cur.order.len(),
+            cur.layout.bytes(),
+            if cur.is_clean() { "clean" } else { "not clean" }
+        )
+    };
+    phase_done("greedy order", &cur);
     if opts.use_ptxas {
         search::shortest_clean_prefix(&sx, f, &mut cur);
+        phase_done("shortest clean prefix", &cur);
         search::drop_unneeded(&sx, f, &mut cur);
+        phase_done("unneeded dropped", &cur);
         search::widen_with_cheap(&sx, f, &mut cur, div, original_regs);
+        phase_done("widened with cheap values", &cur);
     }
     if let Some(note) = search::back_within_budget(
         &sx,

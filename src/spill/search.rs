@@ -6,16 +6,18 @@
 //! Phases, in the order [`super::spill_at_target`] runs them after the greedy order:
 //! 1. [`shortest_clean_prefix`]: binary search for the shortest prefix of the order that ptxas
 //!    compiles without local memory;
-//! 2. [`drop_unneeded`]: single removals, largest saving first, retried while ptxas (which is not
-//!    monotone) accepts some;
+//! 2. [`drop_unneeded`]: removals, largest saving first, in groups of consecutive candidates whose
+//!    size doubles after two acceptances in a row and halves after a rejection down to one;
+//!    rejected ones are retried while ptxas (which is not monotone) accepts some;
 //! 3. [`widen_with_cheap`]: add every value that costs no per-thread word and search removals
 //!    again, so that per-thread words can go instead;
 //! 4. [`back_within_budget`]: when the order ran past the shared-memory budget and no clean set
 //!    was found back within it, the prefix the budget allowed.
 //!
 //! The removal passes probe up to [`SearchCtx::jobs`] removals at once (each a ptxas process),
-//! speculating that the earlier ones in the window are rejected; a window is read in order and
-//! cut at its first acceptance, so the result is the one the sequential search gives.
+//! speculating that the earlier ones in the window are rejected (the group halved, then the
+//! entries after it); a window is read in order and cut at its first acceptance, so the result is
+//! the one the sequential search gives.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -360,13 +362,62 @@ pub(super) fn drop_unneeded(sx: &SearchCtx, f: &mut Function, cur: &mut Current)
 /// still needs no local memory, trying the largest areas first; rejected removals are retried
 /// while a pass still removes something (ptxas is not monotone), at most three passes. Returns
 /// the last accepted probe (None when nothing could be removed).
+///
+/// Removals are tried in groups of consecutive queue entries whose size gallops ([`Gallop`]): it
+/// doubles once two groups in a row were accepted and halves after a rejected one, down to
+/// single removals. Where runs of the queue are not needed (Liger's GEGLU backward on sm_80:
+/// dozens of 64-bit addresses) a run of `k` removals costs about `2·log k` probes instead of
+/// `k`; where most are needed, one probe per entry as with single removals, plus about `log k`
+/// after each accepted run.
 fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
+    let queue = removal_queue(sx, order);
+    let mut accepted = None;
+    let mut current = sx.layout_of(order);
+    for _pass in 0..3 {
+        let before = order.len();
+        let mut at = Gallop::START;
+        while at.next < queue.len() {
+            let window = removal_window(sx, order, current, &queue, &mut at);
+            let sets: Vec<&[(Reg, Class)]> = window.iter().map(|w| w.rest.as_slice()).collect();
+            let probes = sx.probe_each(&sets);
+            // The first acceptance ends the window: the removals after it were probed on a set
+            // that no longer holds, and are tried again from it.
+            if let Some((w, p)) = window
+                .into_iter()
+                .zip(probes)
+                .find_map(|(w, (k, p))| k.as_ref().is_some_and(clean).then_some((w, p)))
+            {
+                log::debug!(
+                    "spill `{}`: {} not needed (-{} B)",
+                    sx.start.name,
+                    w.regs
+                        .iter()
+                        .map(|&r| sx.start.body.as_ref().map_or("?", |b| b.reg_name(r)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    current - w.bytes
+                );
+                *order = w.rest;
+                current = w.bytes;
+                accepted = Some(p);
+                at = w.tried_at.accepted(w.regs.len(), w.resume);
+            }
+        }
+        if order.len() == before {
+            break;
+        }
+    }
+    accepted
+}
+
+/// The demotions of `order` that take room in the spill area, largest area first (each alone:
+/// its rule's words in its region, ignoring sharing), the order in which [`minimise`] tries
+/// removing them. Rematerialised values cost none and stay.
+fn removal_queue(sx: &SearchCtx, order: &[(Reg, Class)]) -> Vec<(u64, Reg)> {
     let body = sx.start.body.as_ref().expect("kernels have bodies");
     let cfg = Cfg::compute(body);
     let dt = DomTree::compute(&cfg);
     let loops = LoopInfo::compute(&cfg, &dt);
-    // Each demotion's own area (its rule's words in its region, ignoring sharing): the order in
-    // which removals are tried, largest first. Rematerialised values cost none and stay.
     let mut queue: Vec<(u64, Reg)> = order
         .iter()
         .map(|&(r, class)| {
@@ -385,81 +436,122 @@ fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
         .filter(|&(b, _)| b > 0)
         .collect();
     queue.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.index().cmp(&b.1.index())));
-    let mut accepted = None;
-    let mut current = sx.layout_of(order);
-    for _pass in 0..3 {
-        let before = order.len();
-        let mut next = 0;
-        while next < queue.len() {
-            let window = removal_window(sx, order, current, &queue, &mut next);
-            let sets: Vec<&[(Reg, Class)]> = window.iter().map(|w| w.rest.as_slice()).collect();
-            let probes = sx.probe_each(&sets);
-            // The first acceptance ends the window: the removals after it were probed on a set
-            // that no longer holds, and are tried again from it.
-            if let Some((w, p)) = window
-                .into_iter()
-                .zip(probes)
-                .find_map(|(w, (k, p))| k.as_ref().is_some_and(clean).then_some((w, p)))
-            {
-                log::debug!(
-                    "spill `{}`: {} not needed (-{} B)",
-                    sx.start.name,
-                    body.reg_name(w.reg),
-                    current - w.bytes
-                );
-                *order = w.rest;
-                current = w.bytes;
-                accepted = Some(p);
-                next = w.resume;
-            }
-        }
-        if order.len() == before {
-            break;
-        }
-    }
-    accepted
+    queue
 }
 
-/// One removal [`minimise`] probes: `order` without `reg`.
+/// Where [`minimise`] stands in its queue: the next entry, the size of the group it tries
+/// there, and how many groups in a row were accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Gallop {
+    next: usize,
+    size: usize,
+    streak: u32,
+}
+
+impl Gallop {
+    const START: Gallop = Gallop {
+        next: 0,
+        size: 1,
+        streak: 0,
+    };
+
+    /// Where the search goes on when the group tried here, `len` entries ending before queue
+    /// index `resume`, is accepted: the next entries, twice as many once two groups in a row
+    /// were accepted (a lone acceptance among rejections, the common case, costs no probe of a
+    /// pair that would fail).
+    fn accepted(self, len: usize, resume: usize) -> Gallop {
+        let streak = self.streak + 1;
+        Gallop {
+            next: resume,
+            size: if streak >= 2 { len * 2 } else { len },
+            streak,
+        }
+    }
+
+    /// Where the search goes on when the group tried here, `len` entries ending before queue
+    /// index `resume`, is rejected: the first half of the group, or past a single entry (or an
+    /// empty group) to the next one.
+    fn rejected(self, len: usize, resume: usize) -> Gallop {
+        if self.size > 1 && len > 1 {
+            Gallop {
+                size: (self.size / 2).min(len - 1),
+                streak: 0,
+                ..self
+            }
+        } else {
+            Gallop {
+                next: resume,
+                size: 1,
+                streak: 0,
+            }
+        }
+    }
+}
+
+/// One removal [`minimise`] probes: `order` without `regs`.
 struct Removal {
-    reg: Reg,
+    regs: Vec<Reg>,
     rest: Vec<(Reg, Class)>,
-    /// The spill area without it.
+    /// The spill area without them.
     bytes: u64,
     /// Where the queue goes on when it is accepted.
     resume: usize,
+    /// The search's state when it was tried.
+    tried_at: Gallop,
 }
 
-/// The next [`SearchCtx::jobs`] removals of `queue` from `*next` (advanced past them) that are in
-/// `order` and make the area smaller than `current` (with shared words, a removal may free
-/// nothing).
+/// The next [`SearchCtx::jobs`] removals [`minimise`] would probe from `*at` if each were
+/// rejected (`*at` advanced past them): the group of `at.size` entries still in `order`, then
+/// half as many, down to one entry, then the following entries one at a time. A group that
+/// does not make the area smaller than `current` is passed over unprobed (with shared words, a
+/// removal may free nothing).
 fn removal_window(
     sx: &SearchCtx,
     order: &[(Reg, Class)],
     current: u64,
     queue: &[(u64, Reg)],
-    next: &mut usize,
+    at: &mut Gallop,
 ) -> Vec<Removal> {
     let mut window = Vec::new();
-    while *next < queue.len() && window.len() < sx.jobs.max(1) {
-        let r = queue[*next].1;
-        *next += 1;
-        let Some(i) = order.iter().position(|&(x, _)| x == r) else {
+    while at.next < queue.len() && window.len() < sx.jobs.max(1) {
+        let tried_at = *at;
+        let (regs, resume) = group_at(order, queue, tried_at);
+        *at = tried_at.rejected(regs.len(), resume);
+        if regs.is_empty() {
             continue;
-        };
-        let mut rest = order.to_vec();
-        rest.remove(i);
+        }
+        let rest: Vec<(Reg, Class)> = order
+            .iter()
+            .filter(|(r, _)| !regs.contains(r))
+            .copied()
+            .collect();
         let bytes = sx.layout_of(&rest);
         if bytes < current {
             window.push(Removal {
-                reg: r,
+                regs,
                 rest,
                 bytes,
-                resume: *next,
+                resume,
+                tried_at,
             });
         }
     }
     window
+}
+
+/// The first `at.size` entries of `queue` from `at.next` that are still in `order`, and the
+/// queue index after the last of them (after the whole queue's end when fewer are left).
+fn group_at(order: &[(Reg, Class)], queue: &[(u64, Reg)], at: Gallop) -> (Vec<Reg>, usize) {
+    let mut regs = Vec::new();
+    let mut i = at.next;
+    while i < queue.len() && regs.len() < at.size.max(1) {
+        let r = queue[i].1;
+        i += 1;
+        if order.iter().any(|&(x, _)| x == r) {
+            regs.push(r);
+        }
+    }
+    (regs, i)
 }
 
 /// Phase 3: values that cost a warp or block word or none (constants, lane-affine values, uniform
@@ -591,7 +683,70 @@ pub(super) fn back_within_budget(
 
 #[cfg(test)]
 mod tests {
-    use super::first_error_line;
+    use super::{first_error_line, group_at, Class, Gallop, Reg};
+
+    #[test]
+    fn a_rejected_group_halves_and_a_rejected_entry_is_passed() {
+        let g = |next, size, streak| Gallop { next, size, streak };
+        let at = g(3, 8, 2);
+        assert_eq!(at.rejected(8, 11), g(3, 4, 0));
+        // Only three entries were left: the next try is two of them.
+        assert_eq!(at.rejected(3, 20), g(3, 2, 0));
+        assert_eq!(g(3, 1, 1).rejected(1, 5), g(5, 1, 0));
+        assert_eq!(at.rejected(0, 20), g(20, 1, 0));
+    }
+
+    #[test]
+    fn groups_grow_after_two_acceptances_in_a_row() {
+        let first = Gallop::START.accepted(1, 4);
+        assert_eq!(
+            first,
+            Gallop {
+                next: 4,
+                size: 1,
+                streak: 1
+            }
+        );
+        let second = first.accepted(1, 5);
+        assert_eq!(
+            second,
+            Gallop {
+                next: 5,
+                size: 2,
+                streak: 2
+            }
+        );
+        assert_eq!(second.accepted(2, 7).size, 4);
+        // A rejection ends the run: the next acceptance does not grow the group.
+        assert_eq!(second.rejected(2, 7).accepted(1, 6).size, 1);
+    }
+
+    #[test]
+    fn a_group_skips_entries_already_removed() {
+        let class = Class::Divergent;
+        let order: Vec<(Reg, Class)> = [1, 3, 4, 6].iter().map(|&r| (Reg(r), class)).collect();
+        let queue: Vec<(u64, Reg)> = (0..8).map(|r| (64, Reg(r))).collect();
+        let (regs, resume) = group_at(
+            &order,
+            &queue,
+            Gallop {
+                size: 2,
+                next: 1,
+                ..Gallop::START
+            },
+        );
+        assert_eq!((regs, resume), (vec![Reg(1), Reg(3)], 4));
+        let (regs, resume) = group_at(
+            &order,
+            &queue,
+            Gallop {
+                size: 4,
+                next: 5,
+                ..Gallop::START
+            },
+        );
+        assert_eq!((regs, resume), (vec![Reg(6)], 8));
+    }
 
     #[test]
     fn ptxas_refusals_are_quoted_without_the_prefix() {
