@@ -294,6 +294,31 @@ impl SearchCtx<'_> {
         self.plan(order).0.bytes()
     }
 
+    /// Each demotion of `demotions` planned alone on `start`: its rule and its own area in bytes
+    /// (its words in its region, ignoring sharing).
+    fn alone(&self, demotions: &[(Reg, Class)]) -> Vec<(Rule, u64)> {
+        let body = self.start.body.as_ref().expect("kernels have bodies");
+        let cfg = Cfg::compute(body);
+        let dt = DomTree::compute(&cfg);
+        let loops = LoopInfo::compute(&cfg, &dt);
+        demotions
+            .iter()
+            .map(|&(r, class)| {
+                let mut scratch = Layout::new(self.threads);
+                let rule = rule_for(
+                    body,
+                    r,
+                    class,
+                    &loops,
+                    &cfg,
+                    &mut scratch,
+                    &self.live[r.index()],
+                );
+                (rule, scratch.bytes())
+            })
+            .collect()
+    }
+
     /// The rule of each demotion of `order` and the layout they fill, in order. A register's rule
     /// depends only on its own definitions and liveness in `start`, which rewriting the others
     /// does not change, so the plan made on `start` is the one the rewrites follow.
@@ -414,25 +439,10 @@ fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
 /// its rule's words in its region, ignoring sharing), the order in which [`minimise`] tries
 /// removing them. Rematerialised values cost none and stay.
 fn removal_queue(sx: &SearchCtx, order: &[(Reg, Class)]) -> Vec<(u64, Reg)> {
-    let body = sx.start.body.as_ref().expect("kernels have bodies");
-    let cfg = Cfg::compute(body);
-    let dt = DomTree::compute(&cfg);
-    let loops = LoopInfo::compute(&cfg, &dt);
     let mut queue: Vec<(u64, Reg)> = order
         .iter()
-        .map(|&(r, class)| {
-            let mut scratch = Layout::new(sx.threads);
-            rule_for(
-                body,
-                r,
-                class,
-                &loops,
-                &cfg,
-                &mut scratch,
-                &sx.live[r.index()],
-            );
-            (scratch.bytes(), r)
-        })
+        .zip(sx.alone(order))
+        .map(|(&(r, _), (_, bytes))| (bytes, r))
         .filter(|&(b, _)| b > 0)
         .collect();
     queue.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.index().cmp(&b.1.index())));
@@ -597,9 +607,6 @@ fn cheap_candidates(
 ) -> Vec<(Reg, Class)> {
     use crate::machine::pressure::{reg_class, RegClass};
     let body = sx.start.body.as_ref().expect("kernels have bodies");
-    let cfg = Cfg::compute(body);
-    let dt = DomTree::compute(&cfg);
-    let loops = LoopInfo::compute(&cfg, &dt);
     let n_points = sx.live.first().map_or(0, BitSet::capacity);
     let mut pressure = vec![0u32; n_points];
     for (r, set) in sx.live.iter().enumerate().take(original_regs) {
@@ -609,29 +616,21 @@ fn cheap_candidates(
             }
         }
     }
-    (0..original_regs)
+    let live_over_cap: Vec<(Reg, Class)> = (0..original_regs)
         .map(Reg::new)
         .filter(|&r| {
             sx.demotable(body, r)
                 && !order.iter().any(|&(x, _)| x == r)
                 && sx.live[r.index()].iter().any(|p| pressure[p] > sx.max_regs)
         })
-        .filter_map(|r| {
-            let class = div.class(r);
-            let mut scratch = Layout::new(sx.threads);
-            match rule_for(
-                body,
-                r,
-                class,
-                &loops,
-                &cfg,
-                &mut scratch,
-                &sx.live[r.index()],
-            ) {
-                Rule::Slot(Slot::Thread(_)) => None,
-                _ => Some((r, class)),
-            }
-        })
+        .map(|r| (r, div.class(r)))
+        .collect();
+    let rules = sx.alone(&live_over_cap);
+    live_over_cap
+        .into_iter()
+        .zip(rules)
+        .filter(|(_, (rule, _))| !matches!(rule, Rule::Slot(Slot::Thread(_))))
+        .map(|(d, _)| d)
         .collect()
 }
 
