@@ -18,10 +18,10 @@
 //!    local memory ([`greedy`]); then shrinks the demotion set while ptxas stays free of local
 //!    memory ([`search`]): the shortest prefix of the order (binary search), then removals,
 //!    largest saving first, in galloping groups (doubled after two acceptances in a row,
-//!    halved after a rejection down to one), also from a set widened with every cheap (warp, block or no word)
-//!    candidate; when the cost order reaches the shared-memory budget before ptxas stops spilling,
-//!    it goes on past the budget and the result counts only if these searches bring it back
-//!    within it (else the prefix the budget allowed is kept);
+//!    halved after a rejection down to one), also from a set widened with every cheap (warp,
+//!    block or no word) candidate; when the cost order reaches the shared-memory budget before
+//!    ptxas stops spilling, it goes on past the budget and the result counts only if these
+//!    searches bring it back within it (else the prefix the budget allowed is kept);
 //! 5. cleans up the spill code inside each block ([`peephole`], RegDem §3.3), writes
 //!    `.maxnreg N` on the kernel ([`finish`]);
 //! 6. keeps the result only if the never-worse rule ([`crate::never_worse`]) says so against the
