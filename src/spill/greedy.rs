@@ -4,15 +4,12 @@
 //! ptxas, the target is tightened while `ptxas -v` at the cap still shows local memory.
 
 use crate::analysis::divergence::{Class, FunctionDivergence};
-use crate::machine::cfg::Cfg;
-use crate::machine::dominators::DomTree;
 use crate::machine::liveness::Liveness;
-use crate::machine::loops::LoopInfo;
 use crate::machine::pressure::Pressure;
 use crate::ptx::{Function, Reg};
 
 use super::finish::finish;
-use super::plan::{pack_candidates, rule_for};
+use super::plan::{cfg_and_loops, pack_candidates, rule_for, sole_definition_depths};
 use super::rewrite::{rewrite_register, Temps};
 use super::search::{clean, BudgetStop, Current, SearchCtx};
 use super::{select, Demoted, RESERVE};
@@ -200,20 +197,11 @@ fn pack_predicates(
 ) {
     for &p in preds {
         let body = f.body.as_ref().expect("kernels have bodies");
-        let cfg = Cfg::compute(body);
-        let dt = DomTree::compute(&cfg);
-        let loops = LoopInfo::compute(&cfg, &dt);
+        let (cfg, loops) = cfg_and_loops(body);
+        let depth = sole_definition_depths(body, &cfg, &loops)[p.index()];
         let class = plan.div.class(p);
         let mut trial = st.cur.layout.clone();
-        let rule = rule_for(
-            body,
-            p,
-            class,
-            &loops,
-            &cfg,
-            &mut trial,
-            &sx.live[p.index()],
-        );
+        let rule = rule_for(body, p, class, depth, &mut trial, &sx.live[p.index()]);
         if trial.bytes() > u64::from(sx.budget) {
             st.not_demoted.push(format!(
                 "predicate {}: packing it would need {} bytes of shared memory, over the budget of {}",
@@ -232,9 +220,7 @@ fn pack_predicates(
 fn demote_to(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan, st: &mut State, target: u32) {
     loop {
         let body = f.body.as_ref().expect("kernels have bodies");
-        let cfg = Cfg::compute(body);
-        let dt = DomTree::compute(&cfg);
-        let loops = LoopInfo::compute(&cfg, &dt);
+        let (cfg, loops) = cfg_and_loops(body);
         let lv = Liveness::compute(body, &cfg);
         let pr = Pressure::compute(body, &cfg, &lv);
         st.cur.pressure = pr.max_units();
@@ -254,15 +240,8 @@ fn demote_to(sx: &SearchCtx, f: &mut Function, plan: &GreedyPlan, st: &mut State
         };
         let class = plan.div.class(best);
         let mut trial = st.cur.layout.clone();
-        let rule = rule_for(
-            body,
-            best,
-            class,
-            &loops,
-            &cfg,
-            &mut trial,
-            &sx.live[best.index()],
-        );
+        let depth = sole_definition_depths(body, &cfg, &loops)[best.index()];
+        let rule = rule_for(body, best, class, depth, &mut trial, &sx.live[best.index()]);
         if trial.bytes() > u64::from(sx.budget)
             && stops_at_budget(sx, plan, st, target, body.reg_name(best), trial.bytes())
         {

@@ -719,11 +719,15 @@ fn spill_at_target(
     let (bases, original_regs) = reserve_bases(f, module_names, granule);
     // The declared area is rounded up to the granule: keep that within the budget too.
     let budget = setup::budget_for(setup, opts, max_regs).saturating_sub(granule as u32 - 1);
+    let start_body = f.body.as_ref().expect("kernels have bodies");
+    let (start_cfg, start_loops) = plan::cfg_and_loops(start_body);
+    let sole_def_depth = plan::sole_definition_depths(start_body, &start_cfg, &start_loops);
     let sx = SearchCtx {
         module,
         idx,
         start: f.clone(),
-        live: plan::live_points(f.body.as_ref().expect("kernels have bodies")),
+        live: plan::live_points(start_body),
+        sole_def_depth,
         threads: setup.threads,
         bases,
         max_regs,

@@ -89,9 +89,7 @@ pub(super) fn pack_candidates(
 /// The instructions of `body` inside a loop, by index — every instruction when the CFG has
 /// irreducible cycles, which [`LoopInfo`] does not describe.
 pub(super) fn loop_instructions(body: &crate::ptx::Body) -> BitSet {
-    let cfg = Cfg::compute(body);
-    let dt = crate::machine::dominators::DomTree::compute(&cfg);
-    let loops = LoopInfo::compute(&cfg, &dt);
+    let (cfg, loops) = cfg_and_loops(body);
     let mut set = BitSet::new(body.insts.len());
     for b in cfg.blocks() {
         if loops.is_reducible() && loops.block_depth(b) == 0 {
@@ -102,6 +100,14 @@ pub(super) fn loop_instructions(body: &crate::ptx::Body) -> BitSet {
         }
     }
     set
+}
+
+/// The control-flow graph of `body` and its loops.
+pub(super) fn cfg_and_loops(body: &crate::ptx::Body) -> (Cfg, LoopInfo) {
+    let cfg = Cfg::compute(body);
+    let dt = crate::machine::dominators::DomTree::compute(&cfg);
+    let loops = LoopInfo::compute(&cfg, &dt);
+    (cfg, loops)
 }
 
 /// Peak pressure of a body in 32-bit units.
@@ -115,12 +121,13 @@ pub fn pressure_of(body: &crate::ptx::Body) -> u32 {
 /// integer types; one word per warp or block for uniform values with a single definition (one
 /// per block only when that definition runs once per thread, outside every loop); one word per
 /// thread otherwise.
+///
+/// `sole_def_depth` is the loop depth of `r`'s only definition ([`sole_definition_depths`]).
 pub(super) fn rule_for(
     body: &crate::ptx::Body,
     r: Reg,
     class: Class,
-    loops: &LoopInfo,
-    cfg: &Cfg,
+    sole_def_depth: Option<u32>,
     layout: &mut Layout,
     live: &BitSet,
 ) -> Rule {
@@ -134,10 +141,6 @@ pub(super) fn rule_for(
         && !ty.ty.is_float()
         && matches!(ty.bits(), 16 | 32 | 64);
     let words = if ty.bits() == 64 { 2 } else { 1 };
-    let defs: Vec<crate::ptx::Inst> = body
-        .inst_order()
-        .filter(|&i| crate::ptx::roles::defs(body.inst(i)).contains(&r))
-        .collect();
     if let (Class::Constant(c), true) = (class, int_like) {
         return Rule::Constant(c);
     }
@@ -151,12 +154,11 @@ pub(super) fn rule_for(
         Class::Affine { coef, scope }
             if int_like
                 && ty.bits() >= 32
-                && defs.len() == 1
+                && sole_def_depth.is_some()
                 && i32::try_from(coef).is_ok()
                 && i32::try_from(-coef).is_ok() =>
         {
-            let depth = cfg.block_of(defs[0]).map_or(1, |b| loops.block_depth(b));
-            let kind = if scope == Scope::Block && depth == 0 {
+            let kind = if scope == Scope::Block && sole_def_depth == Some(0) {
                 Slot::Block(0)
             } else {
                 Slot::Warp(0)
@@ -166,13 +168,12 @@ pub(super) fn rule_for(
                 coef,
             };
         }
-        Class::Constant(_) | Class::Uniform(_) if defs.len() == 1 => {
-            let depth = cfg.block_of(defs[0]).map_or(1, |b| loops.block_depth(b));
+        Class::Constant(_) | Class::Uniform(_) if sole_def_depth.is_some() => {
             let scope = match class {
                 Class::Uniform(s) => s,
                 _ => Scope::Block,
             };
-            if scope == Scope::Block && depth == 0 {
+            if scope == Scope::Block && sole_def_depth == Some(0) {
                 return Rule::Slot(layout.alloc_shared(Slot::Block(0), words, live));
             }
             return Rule::Slot(layout.alloc_shared(Slot::Warp(0), words, live));
@@ -180,6 +181,33 @@ pub(super) fn rule_for(
         _ => {}
     }
     Rule::Slot(layout.alloc_shared(Slot::Thread(0), words, live))
+}
+
+/// For every register of `body`, the loop depth of its only defining instruction, or `None` when
+/// no instruction or several write it: all [`rule_for`] asks of where a register is defined. An
+/// instruction in no block (unreachable) counts as inside a loop. One pass over `body`.
+pub(super) fn sole_definition_depths(
+    body: &crate::ptx::Body,
+    cfg: &Cfg,
+    loops: &LoopInfo,
+) -> Vec<Option<u32>> {
+    let mut defined_by: Vec<(u32, Option<crate::ptx::Inst>)> = vec![(0, None); body.regs.len()];
+    for i in body.inst_order() {
+        let mut regs = crate::ptx::roles::defs(body.inst(i));
+        regs.sort_unstable_by_key(|r| r.index());
+        regs.dedup();
+        for r in regs {
+            let entry = &mut defined_by[r.index()];
+            *entry = (entry.0 + 1, Some(i));
+        }
+    }
+    defined_by
+        .into_iter()
+        .map(|(count, at)| match (count, at) {
+            (1, Some(i)) => Some(cfg.block_of(i).map_or(1, |b| loops.block_depth(b))),
+            _ => None,
+        })
+        .collect()
 }
 
 /// For every register, the program points (numbered over the whole body) where it is live.

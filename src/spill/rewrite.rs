@@ -115,6 +115,10 @@ struct Access {
 
 fn access(inst: &InstData, r: Reg) -> Access {
     let mut a = Access::default();
+    // Most instructions do not name `r` at all: say so without working out operand roles.
+    if !mentions(inst, r) {
+        return a;
+    }
     let mut partial = inst.guard.is_some();
     for_each_reg_role(inst, |x, role| {
         if x == r {
@@ -138,6 +142,15 @@ fn access(inst: &InstData, r: Reg) -> Access {
         a.reads = true;
     }
     a
+}
+
+/// Whether `r` appears anywhere in `inst`: its guard or any operand.
+fn mentions(inst: &InstData, r: Reg) -> bool {
+    let mut found = inst.guard.is_some_and(|g| g.reg == r);
+    for op in &inst.operands {
+        op.for_each_reg(&mut |x| found |= x == r);
+    }
+    found
 }
 
 fn visit_components(op: &Operand, r: Reg, found: &mut bool) {

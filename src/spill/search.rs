@@ -24,9 +24,6 @@ use std::sync::Mutex;
 
 use crate::analysis::divergence::{Class, FunctionDivergence};
 use crate::machine::bitset::BitSet;
-use crate::machine::cfg::Cfg;
-use crate::machine::dominators::DomTree;
-use crate::machine::loops::LoopInfo;
 use crate::ptx::{print_module, FuncKind, Function, Item, Module, Reg};
 use crate::tools::KernelResources;
 
@@ -47,6 +44,9 @@ pub(super) struct SearchCtx<'a> {
     pub start: Function,
     /// For every register, the program points where it is live (in `start`).
     pub live: Vec<BitSet>,
+    /// For every register, the loop depth of its only definition in `start`
+    /// ([`super::plan::sole_definition_depths`]; every plan is made on `start`).
+    pub sole_def_depth: Vec<Option<u32>>,
     /// Threads per block (the layout's size).
     pub threads: u32,
     /// The spill array and its base registers.
@@ -298,9 +298,6 @@ impl SearchCtx<'_> {
     /// (its words in its region, ignoring sharing).
     fn alone(&self, demotions: &[(Reg, Class)]) -> Vec<(Rule, u64)> {
         let body = self.start.body.as_ref().expect("kernels have bodies");
-        let cfg = Cfg::compute(body);
-        let dt = DomTree::compute(&cfg);
-        let loops = LoopInfo::compute(&cfg, &dt);
         demotions
             .iter()
             .map(|&(r, class)| {
@@ -309,8 +306,7 @@ impl SearchCtx<'_> {
                     body,
                     r,
                     class,
-                    &loops,
-                    &cfg,
+                    self.sole_def_depth[r.index()],
                     &mut scratch,
                     &self.live[r.index()],
                 );
@@ -324,9 +320,6 @@ impl SearchCtx<'_> {
     /// does not change, so the plan made on `start` is the one the rewrites follow.
     fn plan(&self, order: &[(Reg, Class)]) -> (Layout, Vec<Rule>) {
         let body = self.start.body.as_ref().expect("kernels have bodies");
-        let cfg = Cfg::compute(body);
-        let dt = DomTree::compute(&cfg);
-        let loops = LoopInfo::compute(&cfg, &dt);
         let mut layout = Layout::new(self.threads);
         let rules = order
             .iter()
@@ -335,8 +328,7 @@ impl SearchCtx<'_> {
                     body,
                     r,
                     class,
-                    &loops,
-                    &cfg,
+                    self.sole_def_depth[r.index()],
                     &mut layout,
                     &self.live[r.index()],
                 )

@@ -722,3 +722,19 @@ fn a_given_block_shape_is_tried_against_the_classes_without_it() {
         with.choices
     );
 }
+
+/// The rules read one fact of where a register is defined: the loop depth of its only
+/// definition, none when it has several or none.
+#[test]
+fn a_sole_definition_is_found_with_its_loop_depth() {
+    let m = parse_module(KERNEL, "acc.ptx").unwrap();
+    let body = m.functions().next().unwrap().body.as_ref().unwrap();
+    let (cfg, loops) = plan::cfg_and_loops(body);
+    let depths = plan::sole_definition_depths(body, &cfg, &loops);
+    let depth_of = |name: &str| depths[body.reg_by_name(name).unwrap().index()];
+    assert_eq!(depth_of("%r3"), Some(0), "mov before the loop");
+    assert_eq!(depth_of("%p1"), Some(1), "setp inside the loop");
+    assert_eq!(depth_of("%r11"), None, "written before and inside the loop");
+    assert_eq!(depth_of("%r30"), None, "written thirteen times");
+    assert_eq!(depth_of("%r31"), None, "declared, never written");
+}
