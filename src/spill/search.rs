@@ -10,7 +10,8 @@
 //!    size doubles after two acceptances in a row and halves after a rejection down to one;
 //!    rejected ones are retried while ptxas (which is not monotone) accepts some;
 //! 3. [`widen_with_cheap`]: add every value that costs no per-thread word and search removals
-//!    again, so that per-thread words can go instead;
+//!    again, so that per-thread words can go instead; the search stops where the rest of its
+//!    pass could no longer lay out below the current area;
 //! 4. [`back_within_budget`]: when the order ran past the shared-memory budget and no clean set
 //!    was found back within it, the prefix the budget allowed.
 //!
@@ -370,7 +371,7 @@ pub(super) fn drop_unneeded(sx: &SearchCtx, f: &mut Function, cur: &mut Current)
     if cur.order.len() <= 1 || !cur.is_clean() {
         return;
     }
-    if let Some(p) = minimise(sx, &mut cur.order) {
+    if let Some(p) = minimise(sx, &mut cur.order, None) {
         cur.adopt(f, p);
     }
 }
@@ -386,7 +387,10 @@ pub(super) fn drop_unneeded(sx: &SearchCtx, f: &mut Function, cur: &mut Current)
 /// dozens of 64-bit addresses) a run of `k` removals costs about `2·log k` probes instead of
 /// `k`; where most are needed, one probe per entry as with single removals, plus about `log k`
 /// after each accepted run.
-fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
+///
+/// With `beat`, a result is of use only when its area is below that many bytes: the search
+/// stops where even removing every entry left ahead in the queue would not get there.
+fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>, beat: Option<u64>) -> Option<Probe> {
     let queue = removal_queue(sx, order);
     let mut accepted = None;
     let mut current = sx.layout_of(order);
@@ -394,7 +398,10 @@ fn minimise(sx: &SearchCtx, order: &mut Vec<(Reg, Class)>) -> Option<Probe> {
         let before = order.len();
         let mut at = Gallop::START;
         while at.next < queue.len() {
-            let window = removal_window(sx, order, current, &queue, &mut at);
+            if !still_of_use(sx, order, &queue, at, beat) {
+                return accepted;
+            }
+            let window = removal_window(sx, order, current, &queue, &mut at, beat);
             let sets: Vec<&[(Reg, Class)]> = window.iter().map(|w| w.rest.as_slice()).collect();
             let probes = sx.probe_each(&sets);
             // The first acceptance ends the window: the removals after it were probed on a set
@@ -513,9 +520,13 @@ fn removal_window(
     current: u64,
     queue: &[(u64, Reg)],
     at: &mut Gallop,
+    beat: Option<u64>,
 ) -> Vec<Removal> {
     let mut window = Vec::new();
-    while at.next < queue.len() && window.len() < sx.jobs.max(1) {
+    while at.next < queue.len()
+        && window.len() < sx.jobs.max(1)
+        && still_of_use(sx, order, queue, *at, beat)
+    {
         let tried_at = *at;
         let (regs, resume) = group_at(order, queue, tried_at);
         *at = tried_at.rejected(regs.len(), resume);
@@ -539,6 +550,30 @@ fn removal_window(
         }
     }
     window
+}
+
+/// Whether [`minimise`] may still find a result of use from `at`: always without `beat`; with
+/// it, while `order` without every queue entry from `at` on (the most this pass can remove)
+/// lays out in fewer than `beat` bytes.
+fn still_of_use(
+    sx: &SearchCtx,
+    order: &[(Reg, Class)],
+    queue: &[(u64, Reg)],
+    at: Gallop,
+    beat: Option<u64>,
+) -> bool {
+    beat.is_none_or(|beat| sx.layout_of(&fewest_left(order, queue, at)) < beat)
+}
+
+/// `order` without every queue entry from `at` on: the fewest demotions the rest of a pass of
+/// [`minimise`] can leave.
+fn fewest_left(order: &[(Reg, Class)], queue: &[(u64, Reg)], at: Gallop) -> Vec<(Reg, Class)> {
+    let ahead = &queue[at.next.min(queue.len())..];
+    order
+        .iter()
+        .filter(|&&(r, _)| !ahead.iter().any(|&(_, x)| x == r))
+        .copied()
+        .collect()
 }
 
 /// The first `at.size` entries of `queue` from `at.next` that are still in `order`, and the
@@ -580,7 +615,7 @@ pub(super) fn widen_with_cheap(
     if !k.as_ref().is_some_and(clean) {
         return;
     }
-    if let Some(p) = minimise(sx, &mut wider) {
+    if let Some(p) = minimise(sx, &mut wider, Some(cur.layout.bytes())) {
         best = p;
     }
     if best.layout.bytes() < cur.layout.bytes() {
@@ -674,7 +709,7 @@ pub(super) fn back_within_budget(
 
 #[cfg(test)]
 mod tests {
-    use super::{first_error_line, group_at, Class, Gallop, Reg};
+    use super::{fewest_left, first_error_line, group_at, Class, Gallop, Reg};
 
     #[test]
     fn a_rejected_group_halves_and_a_rejected_entry_is_passed() {
@@ -753,5 +788,22 @@ mod tests {
         let syntax = "ptxas info : x\nptxas /tmp/a.ptx, line 7; error   : Unknown symbol 'y'\n";
         assert_eq!(first_error_line(syntax), "Unknown symbol 'y'");
         assert_eq!(first_error_line(""), "no message");
+    }
+
+    #[test]
+    fn the_fewest_left_keeps_entries_behind_and_values_not_queued() {
+        let d = Class::Divergent;
+        let order: Vec<(Reg, Class)> = (0..5).map(|i| (Reg::new(i), d)).collect();
+        // Register 4 costs no area (rematerialised) and is not queued.
+        let queue: Vec<(u64, Reg)> = [3, 0, 2, 1].map(|i| (64, Reg::new(i))).to_vec();
+        let at = |next| Gallop {
+            next,
+            size: 1,
+            streak: 0,
+        };
+        let regs = |v: Vec<(Reg, Class)>| v.iter().map(|(r, _)| r.index()).collect::<Vec<_>>();
+        assert_eq!(regs(fewest_left(&order, &queue, at(0))), [4]);
+        assert_eq!(regs(fewest_left(&order, &queue, at(2))), [0, 3, 4]);
+        assert_eq!(regs(fewest_left(&order, &queue, at(4))), [0, 1, 2, 3, 4]);
     }
 }
