@@ -554,7 +554,10 @@ fn removal_window(
 
 /// Whether [`minimise`] may still find a result of use from `at`: always without `beat`; with
 /// it, while `order` without every queue entry from `at` on (the most this pass can remove)
-/// lays out in fewer than `beat` bytes.
+/// lays out in fewer than `beat` bytes. A bound, not a proof: warp and block words are never
+/// shared, so their area only falls as demotions go, but per-thread words are packed first-fit,
+/// and a subset could in principle pack into more of them; a later pass could also have retried
+/// a removal rejected before `at`.
 fn still_of_use(
     sx: &SearchCtx,
     order: &[(Reg, Class)],
