@@ -162,6 +162,14 @@ pub fn launch_error(arch: &ArchLimits, s: u32, d: u32) -> Option<String> {
     })
 }
 
+/// The occupancy of a kernel with figures `f` launched as `ctx` says (the dynamic size 0 where
+/// unknown); `None` when the block size is unknown or the launch is impossible.
+pub fn occupancy(ctx: &LaunchContext, f: &Figures) -> Option<f64> {
+    ctx.threads
+        .and_then(|t| occupancy_of(ctx, f, t))
+        .map(|o| o.occupancy)
+}
+
 fn occupancy_of(ctx: &LaunchContext, f: &Figures, threads: u32) -> Option<occupancy::Occupancy> {
     occupancy::occupancy(
         ctx.arch,
@@ -244,12 +252,7 @@ pub fn judge_with(
     ctx: &LaunchContext,
     need_improvement: bool,
 ) -> Verdict {
-    let occ = |f: &Figures| {
-        ctx.threads
-            .and_then(|t| occupancy_of(ctx, f, t))
-            .map(|o| o.occupancy)
-    };
-    let (occ_b, occ_a) = (occ(before), occ(after));
+    let (occ_b, occ_a) = (occupancy(ctx, before), occupancy(ctx, after));
     let local = format!(
         "local memory {} B stack + {} B spill -> {} B + {} B",
         before.stack, before.spill, after.stack, after.spill

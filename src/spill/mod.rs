@@ -28,7 +28,8 @@
 //!    original assembled with the same ptxas options: local memory does not grow, occupancy (with
 //!    static and dynamic shared memory) does not fall, the launch stays legal, and one of them
 //!    improves. `auto` tries every cliff below the kernel's use, nearest first, until one is
-//!    rejected, and keeps the best kept one (occupancy, then local memory, then shared memory).
+//!    rejected, and keeps the best kept one (occupancy, then local memory, then shared memory);
+//!    the removal searches wait until a cap may be kept ([`caps`]).
 //!
 //! The shared-memory budget never exceeds what the launch can take ([`setup`]): with dynamic
 //! shared memory `D`, static + `D` stays within 48 KiB (or the opt-in maximum when `D` alone is
@@ -47,6 +48,7 @@
 //! stay one word per thread; packing is decided for all of a kernel's predicates at once; reloads
 //! are shared only inside one basic block, and live ranges are not split.
 
+mod caps;
 pub mod env;
 mod finish;
 mod greedy;
@@ -69,9 +71,10 @@ use crate::analysis::occupancy;
 use crate::never_worse::{self, DynamicSmem, Figures, LaunchContext, Verdict};
 use crate::ptx::builder::Builder;
 use crate::ptx::{FuncKind, Function, Item, Module, Type};
+use caps::SearchDepth;
 use greedy::GreedyPlan;
 use rewrite::Bases;
-use search::{Current, SearchCtx};
+use search::{Current, PtxasMemo, SearchCtx};
 use setup::KernelSetup;
 
 /// How many registers to leave the kernel.
@@ -295,105 +298,11 @@ pub fn spill_module(m: &mut Module, opts: &SpillOptions) -> Result<SpillReport, 
         let Item::Function(f) = &mut m.items[idx] else {
             continue;
         };
-        let report = spill_kernel(f, &snapshot, idx, &module_names, opts)?;
+        let report = caps::spill_kernel(f, &snapshot, idx, &module_names, opts)?;
         log::info!("spill `{}`: {}", report.name, report.verdict);
         kernels.push(report);
     }
     Ok(SpillReport { kernels })
-}
-
-/// The kernel-level driver: measures the original, tries each register cap (nearest first) and
-/// keeps the best rewrite the never-worse rule accepts, or the original.
-fn spill_kernel(
-    f: &mut Function,
-    module: &Module,
-    idx: usize,
-    module_names: &[String],
-    opts: &SpillOptions,
-) -> Result<KernelReport, SpillError> {
-    let setup = setup::setup_kernel(f, module, idx, opts)?;
-    let classes = classifications(f, opts)?;
-    let caps = setup::targets(&setup, opts.target)?;
-    if caps.is_empty() {
-        return Ok(original_report(
-            &setup,
-            "already at the highest occupancy for its block size: nothing to do".into(),
-            Vec::new(),
-        ));
-    }
-    let original = f.clone();
-    let mut attempts = Vec::new();
-    let mut best: Option<(Function, KernelReport, (i64, u32, u32))> = None;
-    let mut last_reason = String::new();
-    let mut last_notes = Vec::new();
-    for cap in caps {
-        let mut g = original.clone();
-        let kernel = KernelPass {
-            module,
-            idx,
-            module_names,
-            opts,
-            setup: &setup,
-        };
-        let mut report = spill_with_classes(&mut g, &kernel, &classes, cap)?;
-        let Some(verdict) = judge_rewrite(module, idx, &g, &setup, opts) else {
-            // Nothing to measure with: the first cap, judged by the register model alone.
-            report.attempts = vec![attempt_of(&report, None)];
-            return Ok(match judge_unchecked(&report, opts.target) {
-                Ok(verdict) => {
-                    report.verdict = verdict;
-                    report.notes.push(report.verdict.clone());
-                    *f = g;
-                    report
-                }
-                Err(why) => {
-                    log::info!("spill `{}`: .maxnreg {cap} not kept: {why}", setup.name);
-                    let attempts = std::mem::take(&mut report.attempts);
-                    original_report(&setup, format!("kept the original: {why}"), attempts)
-                }
-            });
-        };
-        attempts.push(attempt_of(&report, Some(&verdict)));
-        last_reason = format!(".maxnreg {cap}: {}", verdict.reason);
-        if !verdict.keep {
-            last_notes = std::mem::take(&mut report.notes);
-            log::info!(
-                "spill `{}`: .maxnreg {cap} rejected: {}",
-                setup.name,
-                verdict.reason
-            );
-            break;
-        }
-        report.verdict = last_reason.clone();
-        report.occupancy_after = verdict.occupancy_after.unwrap_or(report.occupancy_after);
-        let key = report
-            .ptxas_figures
-            .unwrap_or_default()
-            .order_key(verdict.occupancy_after);
-        if best.as_ref().is_none_or(|b| key < b.2) {
-            best = Some((g, report, key));
-        }
-        if opts.target != Target::Auto {
-            break;
-        }
-    }
-    match best {
-        Some((g, mut report, _)) => {
-            *f = g;
-            report.attempts = attempts;
-            Ok(report)
-        }
-        None => {
-            let mut report = original_report(
-                &setup,
-                format!("kept the original: {last_reason}"),
-                attempts,
-            );
-            // What limited the rejected attempt (an unknown dynamic size, the budget).
-            report.notes.extend(last_notes);
-            Ok(report)
-        }
-    }
 }
 
 /// The verdict on a rewrite that ptxas did not check (`--no-ptxas`): an explicit cap is kept as
@@ -454,13 +363,15 @@ fn judge_unchecked(report: &KernelReport, target: Target) -> Result<String, Stri
 
 /// The never-worse rule on the finished rewrite `g` against the original's figures. `None` when
 /// ptxas is not used at all; a rejection when either version could not be measured.
-fn judge_rewrite(
-    module: &Module,
-    idx: usize,
-    g: &Function,
-    s: &KernelSetup,
-    opts: &SpillOptions,
-) -> Option<Verdict> {
+fn judge_rewrite(kernel: &KernelPass, g: &Function) -> Option<Verdict> {
+    let KernelPass {
+        module,
+        idx,
+        opts,
+        setup: s,
+        memo,
+        ..
+    } = *kernel;
     if !opts.use_ptxas {
         return None;
     }
@@ -475,7 +386,7 @@ fn judge_rewrite(
             "ptxas could not assemble the original (or was not found): nothing to compare with",
         ));
     };
-    let after = match search::ptxas_check_why(module, idx, g, &opts.arch, &opts.ptxas_args) {
+    let after = match memo.check_why(module, idx, g, &opts.arch, &opts.ptxas_args) {
         Ok(after) => after,
         Err(why) => {
             return Some(reject(&format!(
@@ -582,6 +493,10 @@ struct KernelPass<'a> {
     module_names: &'a [String],
     opts: &'a SpillOptions,
     setup: &'a KernelSetup,
+    /// How far the search goes ([`caps`]: the removal searches wait until a cap may be kept).
+    depth: SearchDepth,
+    /// ptxas's answers for every version of the kernel assembled so far.
+    memo: &'a PtxasMemo,
 }
 
 /// The pass at one cap under each classification ([`classifications`]); keeps the rewrite that
@@ -710,6 +625,8 @@ fn spill_at_target(
         module_names,
         opts,
         setup,
+        depth,
+        memo,
     } = *kernel;
     let mut notes = Vec::new();
     if setup.dynamic == DynamicSmem::Unknown {
@@ -736,6 +653,7 @@ fn spill_at_target(
         budget,
         pinned: select::async_pinned(f.body.as_ref().expect("kernels have bodies")),
         probed: Default::default(),
+        memo,
         jobs: jobs_or_default(opts.jobs),
     };
     let gp = GreedyPlan {
@@ -764,10 +682,12 @@ fn spill_at_target(
     if opts.use_ptxas {
         search::shortest_clean_prefix(&sx, f, &mut cur);
         phase_done("shortest clean prefix", &cur);
-        search::drop_unneeded(&sx, f, &mut cur);
-        phase_done("unneeded dropped", &cur);
-        search::widen_with_cheap(&sx, f, &mut cur, div, original_regs);
-        phase_done("widened with cheap values", &cur);
+        if depth == SearchDepth::Whole {
+            search::drop_unneeded(&sx, f, &mut cur);
+            phase_done("unneeded dropped", &cur);
+            search::widen_with_cheap(&sx, f, &mut cur, div, original_regs);
+            phase_done("widened with cheap values", &cur);
+        }
     }
     if let Some(note) = search::back_within_budget(
         &sx,

@@ -67,6 +67,8 @@ pub(super) struct SearchCtx<'a> {
     /// passes come back to (a rejected removal retried when nothing changed since) is not
     /// assembled again.
     pub probed: Mutex<HashMap<Vec<usize>, Option<KernelResources>>>,
+    /// ptxas's answers by text, shared by every search of this kernel ([`PtxasMemo`]).
+    pub memo: &'a PtxasMemo,
     /// Most probes (ptxas runs) in flight at once in the removal passes; 1 probes one at a time.
     pub jobs: usize,
 }
@@ -152,18 +154,12 @@ pub(super) fn ptxas_check(
     arch: &str,
     ptxas_args: &[String],
 ) -> Option<KernelResources> {
-    ptxas_check_why(module, idx, f, arch, ptxas_args).ok()
+    assemble(&kernel_alone(module, idx, f), &f.name, arch, ptxas_args).ok()
 }
 
-/// [`ptxas_check`], with why it failed: ptxas's first error line (`Insufficient registers (56)
-/// to compile instruction …`, for a `wgmma` that needs more than the cap) or the tool error.
-pub(super) fn ptxas_check_why(
-    module: &Module,
-    idx: usize,
-    f: &Function,
-    arch: &str,
-    ptxas_args: &[String],
-) -> Result<KernelResources, String> {
+/// The text ptxas checks for version `f` of kernel `idx`: `module` with the kernel replaced and
+/// the other kernels left out.
+fn kernel_alone(module: &Module, idx: usize, f: &Function) -> String {
     let mut m = module.clone();
     m.items[idx] = Item::Function(f.clone());
     let mut k = 0;
@@ -172,23 +168,87 @@ pub(super) fn ptxas_check_why(
         k += 1;
         keep
     });
-    let text = print_module(&m);
+    print_module(&m)
+}
+
+/// `ptxas -v` on `text`: the figures of kernel `name`, or why there are none.
+fn assemble(
+    text: &str,
+    name: &str,
+    arch: &str,
+    ptxas_args: &[String],
+) -> Result<KernelResources, String> {
     let args: Vec<&str> = ptxas_args.iter().map(String::as_str).collect();
-    match crate::tools::ptxas_verbose_source(&text, arch, &args) {
+    match crate::tools::ptxas_verbose_source(text, arch, &args) {
         Ok(v) => v
             .into_iter()
-            .find(|k| k.name == *f.name)
-            .ok_or_else(|| format!("ptxas -v printed no figures for `{}`", f.name)),
+            .find(|k| k.name == name)
+            .ok_or_else(|| format!("ptxas -v printed no figures for `{name}`")),
         // ptxas refusing a candidate is one of the search's answers; ptxas missing, or printing
         // what cannot be read, turns the pass off for the kernel, which the user must hear of.
         Err(crate::tools::ToolError::Failed { stderr, .. }) => {
-            log::info!("ptxas check of `{}` failed: {stderr}", f.name);
+            log::info!("ptxas check of `{name}` failed: {stderr}");
             Err(first_error_line(&stderr))
         }
         Err(e) => {
-            log::warn!("ptxas check of `{}` failed: {e}", f.name);
+            log::warn!("ptxas check of `{name}` failed: {e}");
             Err(e.to_string())
         }
+    }
+}
+
+/// ptxas's answers for the versions of one kernel assembled so far, by their text, with one
+/// architecture and one set of options: the search at each register cap starts from the same
+/// kernel, so the caps' searches (and a cap searched twice, [`super::caps`]) assemble many of
+/// the same texts. ptxas is deterministic; the text is told apart by its length and two
+/// independent 64-bit hashes.
+#[derive(Default)]
+pub(super) struct PtxasMemo {
+    answers: Mutex<HashMap<TextKey, Result<KernelResources, String>>>,
+}
+
+/// A text's length and two hashes of it (SipHash with its fixed keys, after a different byte).
+type TextKey = (usize, u64, u64);
+
+fn text_key(text: &str) -> TextKey {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let hash = |salt: u8| {
+        let mut h = DefaultHasher::new();
+        salt.hash(&mut h);
+        text.hash(&mut h);
+        h.finish()
+    };
+    (text.len(), hash(0), hash(1))
+}
+
+impl PtxasMemo {
+    /// [`ptxas_check`], with why it failed (ptxas's first error line, `Insufficient registers
+    /// (56) to compile instruction …` for a `wgmma` that needs more than the cap, or the tool
+    /// error), assembling each text once.
+    pub fn check_why(
+        &self,
+        module: &Module,
+        idx: usize,
+        f: &Function,
+        arch: &str,
+        ptxas_args: &[String],
+    ) -> Result<KernelResources, String> {
+        let text = kernel_alone(module, idx, f);
+        let key = text_key(&text);
+        if let Some(answer) = self.answers().get(&key) {
+            return answer.clone();
+        }
+        let answer = assemble(&text, &f.name, arch, ptxas_args);
+        self.answers().insert(key, answer.clone());
+        answer
+    }
+
+    /// The answers (a check that panicked while holding them left nothing half-written: an
+    /// answer is inserted whole or not at all).
+    fn answers(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<TextKey, Result<KernelResources, String>>> {
+        self.answers.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -208,9 +268,11 @@ fn first_error_line(stderr: &str) -> String {
 }
 
 impl SearchCtx<'_> {
-    /// [`ptxas_check`] of a version of this kernel.
+    /// [`ptxas_check`] of a version of this kernel (through [`SearchCtx::memo`]).
     pub fn check(&self, f: &Function) -> Option<KernelResources> {
-        ptxas_check(self.module, self.idx, f, self.arch, self.ptxas_args)
+        self.memo
+            .check_why(self.module, self.idx, f, self.arch, self.ptxas_args)
+            .ok()
     }
 
     /// The set `order` replayed on `start` and finished, with ptxas's figures (assembled once

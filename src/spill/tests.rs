@@ -530,6 +530,48 @@ fn the_search_gives_the_same_result_with_any_number_of_jobs() {
     }
 }
 
+/// `auto` searches a cap whole (removals, widening) only once its rewrite may be kept
+/// ([`caps`]); a whole search at a cap is the same search whenever it runs, so the kept rewrite
+/// is the one `--max-regs` gives at the kept cap, and a cap that could not have given a higher
+/// occupancy is left unsearched and said to be.
+#[test]
+fn auto_keeps_what_max_regs_gives_at_the_kept_cap() {
+    if crate::tools::find(crate::tools::Tool::Ptxas).is_err() {
+        eprintln!("SKIPPED: ptxas not found");
+        return;
+    }
+    let src = preds_kernel(0, 40).replace(".maxntid 64, 1, 1", ".maxntid 256, 1, 1");
+    let original = parse_module(&src, "acc40.ptx").unwrap();
+    let run = |target: Target| {
+        let mut o = opts(0);
+        o.target = target;
+        o.use_ptxas = true;
+        o.jobs = Some(1);
+        let mut m = original.clone();
+        let k = spill_module(&mut m, &o).unwrap().kernels[0].clone();
+        (print_module(&m), k)
+    };
+    let (auto_text, auto) = run(Target::Auto);
+    assert!(auto.kept, "{auto:#?}");
+    assert!(auto.attempts.len() >= 2, "several caps: {auto:#?}");
+    let (text, asked) = run(Target::MaxRegs(auto.max_regs));
+    assert_eq!(auto_text, text);
+    assert_eq!(auto.smem_bytes, asked.smem_bytes);
+    assert_eq!(auto.verdict, asked.verdict);
+    let kept_row = auto
+        .attempts
+        .iter()
+        .find(|a| a.max_regs == auto.max_regs)
+        .expect("the kept cap has a row");
+    assert_eq!(kept_row.smem_bytes, auto.smem_bytes, "{auto:#?}");
+    for a in auto.attempts.iter().filter(|a| a.max_regs > auto.max_regs) {
+        assert!(
+            a.reason.contains("not searched further"),
+            "a higher cap searched whole: {auto:#?}"
+        );
+    }
+}
+
 /// A kernel whose PTX pressure is all parameters: `n` loop-invariant values loaded from
 /// `.param` (ptxas reads them from the constant bank) added to one per-thread sum in a loop.
 fn params_kernel(n: usize) -> String {
