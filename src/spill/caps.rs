@@ -253,7 +253,7 @@ fn finish_best(cs: &CapSearch, tried: &mut Tried) -> Result<Option<Searched>, Sp
     };
     let mut best: Option<(Searched, (i64, u32, u32))> = None;
     for s in accepted {
-        if let Some((b, key)) = &best {
+        if let Some((b, key)) = best.as_ref().filter(|_| s.depth == SearchDepth::Reach) {
             if !could_beat(&s, cs.setup, &ctx, *key) {
                 let row = &mut tried.attempts[s.attempt];
                 row.reason = format!(
