@@ -14,6 +14,7 @@ pub mod lmem_report;
 pub mod occupancy;
 pub mod ptxas;
 pub mod ptxas_demote;
+pub mod ptxas_launch;
 pub mod sass;
 pub mod shuffle;
 pub mod spill;

@@ -573,7 +573,11 @@ Environment:
   WARPSMITH_SPILL_ARCH          sm_XX for occupancy (default: -arch/--gpu-name, else .target)
   WARPSMITH_SPILL_BLOCK_SIZE    threads per block for kernels without launch bounds
   WARPSMITH_SPILL_SMEM_BUDGET   most extra shared memory per block, bytes
-  WARPSMITH_SPILL_DYNAMIC_SMEM  dynamic shared memory of the launch, bytes (default 0)
+  WARPSMITH_SPILL_DYNAMIC_SMEM  dynamic shared memory of the launch, bytes (default 0 for
+                         kernels without an extern .shared array, else unknown: no shared
+                         memory is added). A line `// warpsmith-dynamic-smem: N` after the
+                         input's last statement gives it for that file and wins over the
+                         variable; python/warpsmith_triton.py writes it for each Triton kernel.
   WARPSMITH_SPILL_PTXAS_CHECK   0: skip the ptxas -v tightening loop (default 1)
   WARPSMITH_SPILL_JOBS          ptxas runs the search keeps in flight (default: cores, at most 4)
   RUST_LOG               info: one line per pass and kernel on standard error.
@@ -581,6 +585,8 @@ Environment:
 Examples:
   clang++ -x cuda --cuda-gpu-arch=sm_90 --ptxas-path=$HOME/bin/ptxas …   ($HOME/bin/ptxas -> warpsmith)
   TRITON_PTXAS_PATH=$HOME/bin/ptxas WARPSMITH_PASSES=spill python train.py
+  (with `import warpsmith_triton; warpsmith_triton.install()` in train.py, each kernel's
+  dynamic shared memory reaches the spill pass)
   TRITON_PTXAS_BLACKWELL_PATH=$HOME/bin/ptxas-blackwell (also a link to warpsmith) for
   Triton 3.9 on sm_90 and later; WARPSMITH_PTXAS_BLACKWELL=<Triton's ptxas-blackwell>
 
@@ -692,6 +698,12 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     let (passes, warnings) = parse_passes(&passes_value);
     for w in &warnings {
         warn(w);
+    }
+    if !passes.is_empty() && !inv.info_only {
+        // `// warpsmith-dynamic-smem: N` in the input (python/warpsmith_triton.py writes it).
+        for w in super::ptxas_launch::apply_dynamic_smem_marker(&inv.inputs, &args) {
+            warn(&w);
+        }
     }
     let post = PostStage::new(&passes, &inv);
     let passes: Vec<Pass> = passes.into_iter().filter(|p| *p != Pass::Demote).collect();
