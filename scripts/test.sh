@@ -11,7 +11,8 @@
 #   lit        lit -sv lit-tests                (LLVM 22's lit)
 #   triton     bench/triton/never_worse.py --ci --passes spill,shuffle,demote (Triton 3.6 suite,
 #              sm_80 + sm_90: warpsmith ptxas (and the demote stage) vs
-#              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12)
+#              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12);
+#              and python/warpsmith_triton.py's per-kernel dynamic size (test_dynamic_smem_hook.py)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
 #              16 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
@@ -159,10 +160,19 @@ triton_check() { # PYTHONPATH OUT PTXAS
     PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
       --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
       --out "$out" &&
+    hook_checks "$path" "$out/hook" &&
     ptxas_builds "$out" &&
     WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
       cargo test --test emu_triton triton_suite_from_environment &&
     sass_checks "$out" "$ptxas"
+}
+# python/warpsmith_triton.py (each kernel's dynamic size, given to the drop-in at assembly time):
+# its build equals the one with WARPSMITH_SPILL_DYNAMIC_SMEM, on a case the size changes (sm_80)
+# and through `ptxas-blackwell` for Triton 3.9 (sm_90, where the marker must change nothing).
+hook_checks() { # PYTHONPATH OUT
+  local check=(python3 tests/triton/test_dynamic_smem_hook.py --warpsmith "$root/target/debug/warpsmith")
+  PYTHONPATH="$1" "${check[@]}" --out "$2/sm_80" --case layer_norm_4096 --expect-change &&
+    PYTHONPATH="$1" "${check[@]}" --out "$2/sm_90" --arch sm_90 --case softmax_8192
 }
 # triton_step STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR [liger]: the step, or
 # SKIPPED with the reason when the build failed, Triton (or, for `liger`, Liger-Kernel) is not
