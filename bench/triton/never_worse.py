@@ -152,7 +152,7 @@ def outcome(warnings, cubin_before, cubin_after):
     return what
 
 
-def compile_suite(arch, out, python, assemblers, env, only, ci, corpus="suite"):
+def compile_suite(arch, out, python, assemblers, env, only, ci, corpus="suite", hook=False):
     """Runs tests/triton/compile_suite.py with `assemblers` (`ptxas`, `ptxas-blackwell`: the paths
     Triton is to run); returns {case: record} (failed cases have `error`)."""
     cmd = [python, COMPILE_SUITE, "--arch", arch, "--out", out, "--ptxas", assemblers["ptxas"],
@@ -161,6 +161,8 @@ def compile_suite(arch, out, python, assemblers, env, only, ci, corpus="suite"):
         cmd += ["--only", *only]
     if ci:
         cmd.append("--ci")
+    if hook:
+        cmd.append("--hook")
     start = time.monotonic()
     p = subprocess.run(cmd, env=env)  # its progress lines go straight to standard error
     if p.returncode == 2 or not os.path.exists(os.path.join(out, "suite.json")):
@@ -207,6 +209,9 @@ def main():
     ap.add_argument("--corpus", choices=["suite", "liger"], default="suite",
                     help="tests/triton/suite.py's kernels, or Liger-Kernel's "
                          "(tests/triton/liger_suite.py; liger_kernel on PYTHONPATH)")
+    ap.add_argument("--hook", action="store_true",
+                    help="the warpsmith side installs python/warpsmith_triton.py: each kernel's "
+                         "dynamic shared memory reaches the drop-in (else it is unknown there)")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse the cubins of an earlier run in OUT instead of compiling")
     ap.add_argument("--jobs", type=int, default=1,
@@ -272,7 +277,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         futures = {
             pool.submit(compile_suite, arch, d, sys.executable, asm, env, opts.only, opts.ci,
-                        opts.corpus):
+                        opts.corpus, opts.hook and side == "warpsmith"):
             (arch, side) for arch, side, d, asm, env in tasks}
         for fut in concurrent.futures.as_completed(futures):
             compiled[futures[fut]] = fut.result()[0]

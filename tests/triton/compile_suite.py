@@ -77,6 +77,9 @@ def main():
                          "setup.sh's .tools/liger), each also with NAME.spec.json, its launch")
     ap.add_argument("--llir", action="store_true",
                     help="also write Triton's LLVM IR, NAME.ll (tests/plugin_soundness.rs reads it)")
+    ap.add_argument("--hook", action="store_true",
+                    help="install python/warpsmith_triton.py first: each kernel's dynamic shared "
+                         "memory reaches a warpsmith drop-in")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     opts = ap.parse_args()
 
@@ -126,6 +129,10 @@ def main():
         print(f"compile_suite: Triton did not take {option} {given}: its `--version` gave no "
               f"CUDA release, so Triton fell back to {ptxas.path}", file=sys.stderr)
         return 2
+    if opts.hook:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+        import warpsmith_triton
+        warpsmith_triton.install()
     print(f"compile_suite: Triton {triton.__version__}, {opts.arch}, ptxas {ptxas.path} "
           f"(CUDA {ptxas.version}), {len(cases)} case(s) -> {out}", file=sys.stderr)
 
