@@ -5,6 +5,8 @@
 #   PREFIX/bin/ptxas -> warpsmith              the drop-in assembler (clang --ptxas-path=)
 #   PREFIX/lib/libwarpsmith.so                 the LLVM 22 pass plugin (unless --no-plugin)
 #   PREFIX/lib/cmake/warpsmith/                warpsmithConfig.cmake, its version file, warpsmith.cmake
+#   PREFIX/share/warpsmith/python/             warpsmith_triton.py (each Triton kernel's dynamic
+#                                              shared memory for the drop-in; docs/ptxas-wrapper.md)
 #
 # so that `find_package(warpsmith CONFIG REQUIRED)` works with CMAKE_PREFIX_PATH=PREFIX.
 #
@@ -73,4 +75,6 @@ fi
 for f in warpsmithConfig.cmake warpsmithConfigVersion.cmake warpsmith.cmake; do
   put "$root/cmake/$f" "$prefix/lib/cmake/warpsmith/$f" 644
 done
+mkdir -p "$prefix/share/warpsmith/python"
+put "$root/python/warpsmith_triton.py" "$prefix/share/warpsmith/python/warpsmith_triton.py" 644
 echo "[install] installed warpsmith into $prefix (CMake: CMAKE_PREFIX_PATH=$prefix)" >&2

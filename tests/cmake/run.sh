@@ -50,6 +50,7 @@ echo "== CUDA architectures: $archs"
 
 echo "== install into $work/prefix"
 bash "$root/scripts/install.sh" "$work/prefix" --debug
+cmp "$root/python/warpsmith_triton.py" "$work/prefix/share/warpsmith/python/warpsmith_triton.py"
 
 echo "== from the installation (CMAKE_PREFIX_PATH=$work/prefix)"
 cmake -S "$root/tests/cmake" -B "$work/build-installed" -DCMAKE_PREFIX_PATH="$work/prefix" "${cmake_args[@]}"
