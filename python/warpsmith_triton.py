@@ -62,7 +62,14 @@ def _wrap_cubin_stage(stages):
 def install():
     """Installs the hook (once; a hook installed before it keeps running first)."""
     global _installed, _previous
-    from triton import knobs
+    try:
+        from triton import knobs
+        knobs.runtime.add_stages_inspection_hook
+    except (ImportError, AttributeError) as e:
+        raise RuntimeError(
+            "warpsmith_triton needs Triton 3.4 or later (triton.knobs.runtime."
+            "add_stages_inspection_hook); with an older Triton give one kernel's size in "
+            f"WARPSMITH_SPILL_DYNAMIC_SMEM instead ({e})") from e
 
     if _installed is not None and knobs.runtime.add_stages_inspection_hook is _installed:
         return
