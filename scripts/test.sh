@@ -12,7 +12,8 @@
 #   triton     bench/triton/never_worse.py --ci --passes spill,shuffle,demote (Triton 3.6 suite,
 #              sm_80 + sm_90: warpsmith ptxas (and the demote stage) vs
 #              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12);
-#              and python/warpsmith_triton.py's per-kernel dynamic size (test_dynamic_smem_hook.py)
+#              and python/warpsmith_triton.py's per-kernel dynamic size (test_dynamic_smem_hook.py;
+#              never_worse.py --hook: the same rule with each kernel's size given)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
 #              16 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
@@ -161,6 +162,9 @@ triton_check() { # PYTHONPATH OUT PTXAS
       --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
       --out "$out" &&
     hook_checks "$path" "$out/hook" &&
+    PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 --hook \
+      --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
+      --out "$out/hook/never-worse" &&
     ptxas_builds "$out" &&
     WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
       cargo test --test emu_triton triton_suite_from_environment &&
