@@ -208,11 +208,7 @@ impl Tried {
     fn accept(&mut self, mut s: Searched) {
         s.attempt = self.attempts.len();
         self.attempts.push(attempt_of(&s.report, Some(&s.verdict)));
-        s.report.verdict = format!(".maxnreg {}: {}", s.cap, s.verdict.reason);
-        s.report.occupancy_after = s
-            .verdict
-            .occupancy_after
-            .unwrap_or(s.report.occupancy_after);
+        mark_kept(&mut s.report, s.cap, &s.verdict);
         self.accepted.push(s);
     }
 
@@ -238,6 +234,12 @@ impl Tried {
         self.last_reason = format!(".maxnreg {cap}: {}", v.reason);
         self.last_notes = std::mem::take(&mut report.notes);
     }
+}
+
+/// Writes the rule's kept verdict at `cap` into `report`.
+fn mark_kept(report: &mut KernelReport, cap: u32, verdict: &Verdict) {
+    report.verdict = format!(".maxnreg {cap}: {}", verdict.reason);
+    report.occupancy_after = verdict.occupancy_after.unwrap_or(report.occupancy_after);
 }
 
 /// Step 2 of the module doc: the accepted caps searched whole, lowest first, while one could
@@ -298,8 +300,7 @@ fn finish_whole(
         return Ok(None);
     }
     let mut report = report;
-    report.verdict = format!(".maxnreg {}: {}", s.cap, verdict.reason);
-    report.occupancy_after = verdict.occupancy_after.unwrap_or(report.occupancy_after);
+    mark_kept(&mut report, s.cap, &verdict);
     Ok(Some(Searched {
         kernel,
         report,

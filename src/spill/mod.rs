@@ -652,7 +652,6 @@ fn spill_at_target(
         ptxas_args: &opts.ptxas_args,
         budget,
         pinned: select::async_pinned(f.body.as_ref().expect("kernels have bodies")),
-        probed: Default::default(),
         memo,
         jobs: jobs_or_default(opts.jobs),
     };

@@ -62,11 +62,6 @@ pub(super) struct SearchCtx<'a> {
     pub budget: u32,
     /// Registers that may never be demoted ([`select::async_pinned`]).
     pub pinned: Vec<bool>,
-    /// ptxas's figures for every demotion order probed so far (by register index, in order):
-    /// the same order replays to the same PTX, and ptxas is deterministic, so a set the removal
-    /// passes come back to (a rejected removal retried when nothing changed since) is not
-    /// assembled again.
-    pub probed: Mutex<HashMap<Vec<usize>, Option<KernelResources>>>,
     /// ptxas's answers by text, shared by every search of this kernel ([`PtxasMemo`]).
     pub memo: &'a PtxasMemo,
     /// Most probes (ptxas runs) in flight at once in the removal passes; 1 probes one at a time.
@@ -276,17 +271,12 @@ impl SearchCtx<'_> {
     }
 
     /// The set `order` replayed on `start` and finished, with ptxas's figures (assembled once
-    /// per order, [`SearchCtx::probed`]).
+    /// per text: an order the removal passes come back to replays to the same PTX, which
+    /// [`SearchCtx::memo`] has seen).
     fn probe(&self, order: &[(Reg, Class)]) -> (Option<KernelResources>, Probe) {
         let (mut f, layout, demoted) = self.replay(order);
         let cleaned = finish(&mut f, &layout, &self.bases, &demoted, self.max_regs);
-        let key: Vec<usize> = order.iter().map(|(r, _)| r.index()).collect();
-        let cached = self.cache().get(&key).cloned();
-        let k = cached.unwrap_or_else(|| {
-            let k = self.check(&f);
-            self.cache().insert(key, k.clone());
-            k
-        });
+        let k = self.check(&f);
         (
             k.clone(),
             Probe {
@@ -297,12 +287,6 @@ impl SearchCtx<'_> {
                 cleaned,
             },
         )
-    }
-
-    /// The probe cache (a probe that panicked while holding it left nothing half-written: an
-    /// entry is inserted whole or not at all).
-    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<usize>, Option<KernelResources>>> {
-        self.probed.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// [`SearchCtx::probe`] of each order, at most [`SearchCtx::jobs`] at once; results in the
