@@ -599,6 +599,39 @@ struct Rewritten {
     path: PathBuf,
 }
 
+/// Why an input's text is not at hand.
+enum Unreadable {
+    /// It cannot be read (ptxas reports a missing file itself).
+    Io(std::io::Error),
+    /// It is not UTF-8: the byte offset of the first bad sequence.
+    NotUtf8(usize),
+}
+
+/// One PTX input of the command line, read once for every pass.
+struct InputFile {
+    /// Its index in the arguments.
+    index: usize,
+    path: PathBuf,
+    text: Result<String, Unreadable>,
+}
+
+/// Reads the inputs at `indices` of `args`.
+fn read_inputs(indices: &[usize], args: &[OsString]) -> Vec<InputFile> {
+    indices
+        .iter()
+        .map(|&index| {
+            let path = PathBuf::from(&args[index]);
+            let text = std::fs::read(&path)
+                .map_err(Unreadable::Io)
+                .and_then(|bytes| {
+                    String::from_utf8(bytes)
+                        .map_err(|e| Unreadable::NotUtf8(e.utf8_error().valid_up_to()))
+                });
+            InputFile { index, path, text }
+        })
+        .collect()
+}
+
 /// Writes the rewritten PTX of input `original` next to the other temporary files.
 fn write_temp(original: &Path, n: usize, text: &str) -> std::io::Result<PathBuf> {
     let stem = original
@@ -654,6 +687,58 @@ fn run_ptxas(real: &Path, args: &[OsString], post: &PostStage) -> ExitCode {
     }
 }
 
+/// Runs the passes on each readable input and writes each changed one to a temporary file;
+/// problems are warnings and leave that input as it is.
+fn rewrite_inputs(
+    inputs: &[InputFile],
+    passes: &[Pass],
+    arch: Option<&str>,
+    ptxas_args: &[String],
+) -> Vec<Rewritten> {
+    let mut rewritten: Vec<Rewritten> = Vec::new();
+    for (n, read) in inputs.iter().enumerate() {
+        let (index, input) = (read.index, &read.path);
+        let text = match &read.text {
+            Ok(t) => t,
+            Err(Unreadable::NotUtf8(at)) => {
+                warn(&format!(
+                    "{}: not UTF-8 text (byte {at}); assembling the original",
+                    input.display()
+                ));
+                continue;
+            }
+            // ptxas will report the missing file itself.
+            Err(Unreadable::Io(e)) => {
+                log::debug!("{}: {e}", input.display());
+                continue;
+            }
+        };
+        let name = input.display().to_string();
+        match rewrite(text, &name, passes, arch, ptxas_args) {
+            Ok(Rewrite { ptx, notes }) => {
+                for note in notes {
+                    log::info!("{name}: {note}");
+                }
+                let Some(ptx) = ptx else {
+                    log::info!("{name}: no kernel changed; assembling the original");
+                    continue;
+                };
+                match write_temp(input, n, &ptx) {
+                    Ok(path) => rewritten.push(Rewritten { index, path }),
+                    Err(e) => warn(&format!(
+                        "cannot write the rewritten PTX of {name}: {e}; assembling the original"
+                    )),
+                }
+            }
+            Err(f) => warn(&format!(
+                "pass `{}` failed on {name}: {}; assembling the original PTX",
+                f.pass, f.why
+            )),
+        }
+    }
+    rewritten
+}
+
 /// The wrapper: `args` are ptxas's arguments (program name excluded).
 pub fn main(args: Vec<OsString>) -> ExitCode {
     let inv = parse_invocation(&args);
@@ -699,9 +784,18 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     for w in &warnings {
         warn(w);
     }
-    if !passes.is_empty() && !inv.info_only {
-        // `// warpsmith-dynamic-smem: N` in the input (python/warpsmith_triton.py writes it).
-        for w in super::ptxas_launch::apply_dynamic_smem_marker(&inv.inputs, &args) {
+    let inputs = if passes.is_empty() || inv.info_only {
+        Vec::new()
+    } else {
+        read_inputs(&inv.inputs, &args)
+    };
+    // `// warpsmith-dynamic-smem: N` in the input (python/warpsmith_triton.py writes it).
+    if !inputs.is_empty() {
+        let texts: Vec<_> = inputs
+            .iter()
+            .map(|i| (i.path.display().to_string(), i.text.as_deref().ok()))
+            .collect();
+        for w in super::ptxas_launch::apply_dynamic_smem_marker(&texts) {
             warn(&w);
         }
     }
@@ -715,50 +809,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     let keep = std::env::var(KEEP_TEMPS_VAR).is_ok_and(|v| v.trim() == "1");
     let ptxas_args = check_args(&args, &inv);
-    let mut rewritten: Vec<Rewritten> = Vec::new();
-    for (n, &index) in inv.inputs.iter().enumerate() {
-        let input = PathBuf::from(&args[index]);
-        let text = match std::fs::read(&input) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(e) => {
-                    warn(&format!(
-                        "{}: not UTF-8 text (byte {}); assembling the original",
-                        input.display(),
-                        e.utf8_error().valid_up_to()
-                    ));
-                    continue;
-                }
-            },
-            Err(e) => {
-                // ptxas will report the missing file itself.
-                log::debug!("{}: {e}", input.display());
-                continue;
-            }
-        };
-        let name = input.display().to_string();
-        match rewrite(&text, &name, &passes, inv.arch.as_deref(), &ptxas_args) {
-            Ok(Rewrite { ptx, notes }) => {
-                for note in notes {
-                    log::info!("{name}: {note}");
-                }
-                let Some(ptx) = ptx else {
-                    log::info!("{name}: no kernel changed; assembling the original");
-                    continue;
-                };
-                match write_temp(&input, n, &ptx) {
-                    Ok(path) => rewritten.push(Rewritten { index, path }),
-                    Err(e) => warn(&format!(
-                        "cannot write the rewritten PTX of {name}: {e}; assembling the original"
-                    )),
-                }
-            }
-            Err(f) => warn(&format!(
-                "pass `{}` failed on {name}: {}; assembling the original PTX",
-                f.pass, f.why
-            )),
-        }
-    }
+    let rewritten = rewrite_inputs(&inputs, &passes, inv.arch.as_deref(), &ptxas_args);
     if rewritten.is_empty() {
         return run_ptxas(&real, &args, &post);
     }

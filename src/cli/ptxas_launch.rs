@@ -7,8 +7,6 @@
 //! reads it as a comment, and at the end it moves no line: ptxas's line information counts PTX
 //! lines, and a line added at the top changes the cubin's bytes (ptxas 13.4, `-lineinfo`).
 
-use std::ffi::OsString;
-
 /// The comment that gives the dynamic size, followed by the byte count.
 pub const DYNAMIC_SMEM_MARKER: &str = "// warpsmith-dynamic-smem:";
 
@@ -44,10 +42,14 @@ pub fn dynamic_smem_marker(text: &str) -> Result<Option<u32>, String> {
     Ok(found)
 }
 
+/// One input as the drop-in read it: its name for messages and its text (`None`: unreadable,
+/// or not UTF-8).
+pub type InputText<'a> = (String, Option<&'a str>);
+
 /// The dynamic size this run's inputs give: every input's marker when all carry the same one,
 /// else none (an input without one keeps the process's setting, so a mixed run takes none).
 /// Problems are returned as warnings.
-fn inputs_dynamic_smem(texts: &[(String, Option<String>)]) -> (Option<u32>, Vec<String>) {
+fn inputs_dynamic_smem(texts: &[InputText]) -> (Option<u32>, Vec<String>) {
     let mut sizes = Vec::new();
     for (name, text) in texts {
         let Some(text) = text else {
@@ -82,18 +84,8 @@ fn inputs_dynamic_smem(texts: &[(String, Option<String>)]) -> (Option<u32>, Vec<
 /// Reads the inputs' markers and, where they give one size, sets `WARPSMITH_SPILL_DYNAMIC_SMEM`
 /// in this process for every pass of the run (and the post-ptxas stage); the file's size wins
 /// over the variable's. Returns the warnings to print.
-pub fn apply_dynamic_smem_marker(inputs: &[usize], args: &[OsString]) -> Vec<String> {
-    let texts: Vec<(String, Option<String>)> = inputs
-        .iter()
-        .map(|&i| {
-            let path = std::path::Path::new(&args[i]);
-            (
-                path.display().to_string(),
-                std::fs::read_to_string(path).ok(),
-            )
-        })
-        .collect();
-    let (size, warnings) = inputs_dynamic_smem(&texts);
+pub fn apply_dynamic_smem_marker(texts: &[InputText]) -> Vec<String> {
+    let (size, warnings) = inputs_dynamic_smem(texts);
     if let Some(n) = size {
         let given = std::env::var(DYNAMIC_SMEM_VAR).ok();
         if given.as_deref().is_some_and(|g| g.trim() != n.to_string()) {
@@ -141,8 +133,20 @@ mod tests {
 
     #[test]
     fn every_input_must_give_the_same_size() {
-        let with = |n: u32| Some(format!(".version 8.7\n{DYNAMIC_SMEM_MARKER} {n}\n"));
-        let input = |t: Option<String>| ("k.ptx".to_string(), t);
+        let (t512, t1024) = (
+            format!(".version 8.7\n{DYNAMIC_SMEM_MARKER} 512\n"),
+            format!(".version 8.7\n{DYNAMIC_SMEM_MARKER} 1024\n"),
+        );
+        let with = |n: u32| {
+            Some(if n == 512 {
+                t512.as_str()
+            } else {
+                t1024.as_str()
+            })
+        };
+        fn input(t: Option<&str>) -> InputText<'_> {
+            ("k.ptx".to_string(), t)
+        }
         assert_eq!(inputs_dynamic_smem(&[input(with(512))]).0, Some(512));
         assert_eq!(
             inputs_dynamic_smem(&[input(with(512)), input(with(512))]).0,
@@ -151,7 +155,7 @@ mod tests {
         let (none, warnings) = inputs_dynamic_smem(&[input(with(512)), input(with(1024))]);
         assert_eq!(none, None);
         assert_eq!(warnings.len(), 1);
-        let mixed = [input(with(512)), input(Some(".version 8.7\n".into()))];
+        let mixed = [input(with(512)), input(Some(".version 8.7\n"))];
         assert_eq!(inputs_dynamic_smem(&mixed), (None, Vec::new()));
         assert_eq!(inputs_dynamic_smem(&[input(None)]), (None, Vec::new()));
     }
