@@ -559,7 +559,9 @@ Environment:
                          tune: .maxnreg/pragma where the static model predicts it faster),
                          demote (on the cubin ptxas wrote: local-memory frame to shared memory;
                          needs WARPSMITH_SPILL_DYNAMIC_SMEM, and a block-size bound in the
-                         PTX or WARPSMITH_SPILL_BLOCK_SIZE). Unset or empty: pass-through.
+                         PTX or WARPSMITH_SPILL_BLOCK_SIZE; after a PTX pass changed the
+                         input, demote alone on ptxas's build of the original is kept where
+                         it ranks higher). Unset or empty: pass-through.
   WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
                          never warpsmith itself).
   WARPSMITH_PTXAS_BLACKWELL   the real ptxas of a link named ptxas-blackwell (Triton 3.9 runs
@@ -847,11 +849,17 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     };
     if out.status.success() {
         use std::io::Write;
-        let _ = std::io::stdout().write_all(&out.stdout);
-        let _ = std::io::stderr().write_all(&out.stderr);
         cleanup(&rewritten);
-        post.run();
-        return exit_code_of(out.status);
+        let original = || {
+            Command::new(&real)
+                .args(&args)
+                .env(ACTIVE_VAR, "1")
+                .output()
+        };
+        let shown = post.run_against_original(original).unwrap_or(out);
+        let _ = std::io::stdout().write_all(&shown.stdout);
+        let _ = std::io::stderr().write_all(&shown.stderr);
+        return exit_code_of(shown.status);
     }
     let first = String::from_utf8_lossy(&out.stderr)
         .lines()

@@ -8,10 +8,11 @@
 //! `.reqntid`) or `WARPSMITH_SPILL_BLOCK_SIZE`. Nothing here can fail the build: any problem is
 //! a warning and ptxas's cubin is left as it was.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use super::ptxas::{Invocation, Pass};
-use warpsmith::sass::demote::{demote, DemoteOptions};
+use warpsmith::sass::demote::{demote, standings, DemoteOptions, Standing};
 
 /// ptxas's output file when `-o` is not given.
 const DEFAULT_OUTPUT: &str = "elf.o";
@@ -38,27 +39,74 @@ impl PostStage {
             return;
         };
         if let Err(why) = demote_file(path) {
-            eprintln!(
-                "warpsmith ptxas: warning: demote: {}: {why}; ptxas's cubin is kept",
-                path.display()
-            );
+            warn_kept(path, &why);
+        }
+    }
+
+    /// Runs the stage on the cubin ptxas built from the rewritten PTX, and also on the one it
+    /// builds from the original PTX (`build_original` writes it to the same output file), and
+    /// keeps the better pipeline: the passes' shared memory can leave no room for the frame
+    /// `demote` would have moved, so "spill, then demote" can end with more local memory than
+    /// "demote" alone. The original's build wins only where no kernel ranks lower
+    /// ([`Standing::key`]) and one ranks higher; then its ptxas output is returned, for the
+    /// caller to show instead of the rewritten one's. Without a dynamic size `demote` moves
+    /// nothing, and the original is not built again.
+    pub fn run_against_original(
+        &self,
+        build_original: impl FnOnce() -> std::io::Result<Output>,
+    ) -> Option<Output> {
+        let path = self.cubin.as_ref()?;
+        match pick_pipeline(path, build_original) {
+            Ok(chosen) => chosen,
+            Err(why) => {
+                warn_kept(path, &why);
+                None
+            }
         }
     }
 }
 
-fn demote_file(path: &PathBuf) -> Result<(), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+fn warn_kept(path: &Path, why: &str) {
+    eprintln!(
+        "warpsmith ptxas: warning: demote: {}: {why}; ptxas's cubin is kept",
+        path.display()
+    );
+}
+
+/// `demote`'s options from the drop-in's environment.
+fn options() -> Result<DemoteOptions, String> {
     // The spill pass's reader of the same variables.
     let var = |v: &'static str| {
         warpsmith::spill::env::u32_var(&|k: &str| std::env::var(k).ok(), v)
             .map_err(|e| e.to_string())
     };
-    let opts = DemoteOptions {
+    Ok(DemoteOptions {
         dynamic_smem: var("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
         block_size: var("WARPSMITH_SPILL_BLOCK_SIZE")?,
         ..DemoteOptions::default()
-    };
-    let out = demote(&bytes, &opts).map_err(|e| e.to_string())?;
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| e.to_string())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    warpsmith::fsutil::write_atomic(path, bytes).map_err(|e| e.to_string())
+}
+
+fn demote_file(path: &Path) -> Result<(), String> {
+    let bytes = read(path)?;
+    let out = demote_bytes(&bytes, &options()?)?;
+    if out != bytes {
+        write(path, &out)?;
+    }
+    Ok(())
+}
+
+/// `bytes` with every kernel's frame demoted where the rule keeps it (one log line a kernel).
+fn demote_bytes(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<u8>, String> {
+    let out = demote(bytes, opts).map_err(|e| e.to_string())?;
     for k in &out.kernels {
         log::info!(
             "demote {}: {} ({})",
@@ -67,10 +115,94 @@ fn demote_file(path: &PathBuf) -> Result<(), String> {
             k.reason
         );
     }
-    if out.kernels.iter().any(|k| k.demoted) {
-        warpsmith::fsutil::write_atomic(path, &out.cubin).map_err(|e| e.to_string())?;
+    Ok(out.cubin)
+}
+
+/// [`PostStage::run_against_original`]'s work: `Ok(Some(output))` when the original's build,
+/// demoted, is written to `path`.
+fn pick_pipeline(
+    path: &Path,
+    build_original: impl FnOnce() -> std::io::Result<Output>,
+) -> Result<Option<Output>, String> {
+    let opts = options()?;
+    if opts.dynamic_smem.is_none() {
+        demote_file(path)?;
+        return Ok(None);
     }
-    Ok(())
+    let rewritten = read(path)?;
+    let original_output = match build_original() {
+        Ok(o) if o.status.success() => o,
+        failed => {
+            let why = match failed {
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+                Err(e) => e.to_string(),
+            };
+            log::info!("the original PTX could not be assembled for comparison: {why}");
+            write(path, &demote_or_keep(&rewritten, &opts))?;
+            return Ok(None);
+        }
+    };
+    let original = read(path)?;
+    let pipeline = demote_or_keep(&rewritten, &opts);
+    let alone = demote_or_keep(&original, &opts);
+    let take_alone = match (standings(&alone, &opts), standings(&pipeline, &opts)) {
+        (Ok(a), Ok(p)) => {
+            let better = ranks_higher(&a, &p);
+            if better {
+                log::info!(
+                    "demote on ptxas's build of the original PTX ({}) ranks above the \
+                     rewritten PTX's build demoted ({}): keeping the former",
+                    describe(&a),
+                    describe(&p)
+                );
+            }
+            better
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            log::info!("cannot compare the two pipelines ({e}); keeping the rewritten PTX's");
+            false
+        }
+    };
+    write(path, if take_alone { &alone } else { &pipeline })?;
+    Ok(take_alone.then_some(original_output))
+}
+
+/// `bytes` demoted, or `bytes` itself where `demote` fails (a warning-free fallback: the
+/// comparison then ranks ptxas's own cubin).
+fn demote_or_keep(bytes: &[u8], opts: &DemoteOptions) -> Vec<u8> {
+    demote_bytes(bytes, opts).unwrap_or_else(|why| {
+        log::info!("demote: {why}; the cubin is compared as ptxas wrote it");
+        bytes.to_vec()
+    })
+}
+
+/// Whether `a` ranks above `b`: the same kernels, none ranking lower in `a`, one higher.
+fn ranks_higher(a: &[Standing], b: &[Standing]) -> bool {
+    let sorted = |s: &[Standing]| {
+        let mut v: Vec<(String, (i64, u32, u32))> =
+            s.iter().map(|k| (k.kernel.clone(), k.key())).collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (sorted(a), sorted(b));
+    let same_kernels = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.0 == y.0);
+    same_kernels && a.iter().zip(&b).all(|(x, y)| x.1 <= y.1) && a != b
+}
+
+/// `kernel: registers/local B/static smem B/occupancy`, for the log.
+fn describe(s: &[Standing]) -> String {
+    s.iter()
+        .map(|k| {
+            let occ = k
+                .occupancy
+                .map_or("?".to_string(), |o| format!("{:.1}%", o * 100.0));
+            format!(
+                "{}: {}/{} B/{} B/{occ}",
+                k.kernel, k.resources.registers, k.resources.local_bytes, k.resources.static_smem
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -100,5 +232,61 @@ mod tests {
         );
         assert_eq!(stage("spill", &["a.ptx", "-o", "x.cubin"]).cubin, None);
         assert_eq!(stage("demote", &["--version"]).cubin, None);
+    }
+
+    fn standing(kernel: &str, local_bytes: u32, static_smem: u32, occ: f64) -> Standing {
+        Standing {
+            kernel: kernel.into(),
+            resources: warpsmith::sass::demote::Resources {
+                registers: 255,
+                local_bytes,
+                static_smem,
+            },
+            occupancy: Some(occ),
+        }
+    }
+
+    #[test]
+    fn a_pipeline_ranks_higher_only_when_no_kernel_ranks_lower() {
+        // Flash attention d=128 causal, sm_90 (docs/benchmarks.md, session 54).
+        let alone = [standing("attn", 0, 14352, 0.125)];
+        let pipeline = [standing("attn", 40, 17408, 0.125)];
+        assert!(ranks_higher(&alone, &pipeline));
+        assert!(!ranks_higher(&pipeline, &alone));
+        assert!(!ranks_higher(&alone, &alone), "equal is not higher");
+        // Occupancy first: less local memory does not make up for it.
+        let lower = [standing("attn", 0, 14352, 0.0625)];
+        assert!(!ranks_higher(&lower, &pipeline));
+        // One kernel better, another worse: keep the pipeline.
+        let two_a = [standing("a", 0, 100, 0.5), standing("b", 8, 0, 0.5)];
+        let two_b = [standing("b", 0, 0, 0.5), standing("a", 8, 0, 0.5)];
+        assert!(!ranks_higher(&two_a, &two_b));
+        let two_c = [standing("b", 8, 0, 0.5), standing("a", 8, 0, 0.5)];
+        assert!(ranks_higher(&two_a, &two_c), "kernel order does not matter");
+        // Different kernels are not comparable.
+        assert!(!ranks_higher(&[standing("x", 0, 0, 1.0)], &pipeline));
+    }
+
+    #[test]
+    fn without_a_dynamic_size_the_original_is_not_built_again() {
+        if std::env::var_os("WARPSMITH_SPILL_DYNAMIC_SMEM").is_some() {
+            return; // the variable is the process's; this test needs it unset
+        }
+        let dir = std::env::temp_dir().join(format!("ws-pick-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.cubin");
+        std::fs::write(&path, b"not a cubin").unwrap();
+        let built = std::cell::Cell::new(false);
+        let out = pick_pipeline(&path, || {
+            built.set(true);
+            Err(std::io::Error::other("unexpected"))
+        });
+        assert!(!built.get());
+        assert!(
+            out.is_err(),
+            "demote reads the file and reports it is no cubin"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"not a cubin");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

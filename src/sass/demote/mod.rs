@@ -104,6 +104,68 @@ pub struct Resources {
     pub static_smem: u32,
 }
 
+impl Resources {
+    /// Kernel `name`'s resources in `cubin`.
+    pub fn of(cubin: &Cubin, name: &str) -> Result<Resources, ElfError> {
+        let f = cubin.function(name)?;
+        Ok(Resources {
+            registers: cubin.register_count(&f),
+            local_bytes: cubin.stack_size(name)?,
+            static_smem: cubin.shared_size(name) as u32,
+        })
+    }
+}
+
+/// Where one kernel of a cubin stands by the rule's ranking ([`Figures::order_key`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// The kernel.
+    pub kernel: String,
+    /// Its resources.
+    pub resources: Resources,
+    /// Its occupancy with the launch `opts` describe (`None`: block size unknown or the launch
+    /// impossible).
+    pub occupancy: Option<f64>,
+}
+
+impl Standing {
+    /// The rule's ranking key: higher occupancy, then less local memory, then less shared
+    /// memory (smaller is better).
+    pub fn key(&self) -> (i64, u32, u32) {
+        figures(&self.resources).order_key(self.occupancy)
+    }
+}
+
+/// Every kernel of `bytes` (or `opts.kernel`) with its resources and its occupancy at the block
+/// size and dynamic shared memory `opts` give, as [`demote`] would judge them.
+pub fn standings(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<Standing>, DemoteError> {
+    let cubin = Cubin::parse(bytes)?;
+    let arch = occupancy::arch(&format!("sm_{}", cubin.sm()))
+        .map_err(|_| DemoteError::Arch(cubin.sm()))?;
+    let dynamic = opts
+        .dynamic_smem
+        .map_or(DynamicSmem::Unknown, DynamicSmem::Known);
+    let mut out = Vec::new();
+    for name in kernel_names(&cubin, opts.kernel.as_deref())? {
+        let resources = Resources::of(&cubin, &name)?;
+        let threads = threads_for(cubin.thread_bound(&name), opts.block_size_for(&name))
+            .ok()
+            .map(|(t, _)| t);
+        let ctx = LaunchContext {
+            arch,
+            threads,
+            dynamic,
+        };
+        let occupancy = crate::never_worse::occupancy(&ctx, &figures(&resources));
+        out.push(Standing {
+            kernel: name,
+            resources,
+            occupancy,
+        });
+    }
+    Ok(out)
+}
+
 /// What happened to one kernel.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelReport {
@@ -236,12 +298,7 @@ fn demote_kernel(
     opts: &DemoteOptions,
     arch: &'static occupancy::ArchLimits,
 ) -> Result<(Option<Cubin>, KernelReport), DemoteError> {
-    let f = cubin.function(name)?;
-    let before = Resources {
-        registers: cubin.register_count(&f),
-        local_bytes: cubin.stack_size(name)?,
-        static_smem: cubin.shared_size(name) as u32,
-    };
+    let before = Resources::of(cubin, name)?;
     let mut report = KernelReport {
         kernel: name.to_string(),
         demoted: false,
