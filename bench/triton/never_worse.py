@@ -29,7 +29,11 @@ occupancy — reported per kernel as `goal` (met/missed/-); --require-goal makes
 the launch's dynamic shared memory (Triton's metadata `shared`): the drop-in reads that size from
 WARPSMITH_SPILL_DYNAMIC_SMEM, which one Triton process compiling several kernels cannot set per
 kernel, so the script runs `warpsmith demote --local-to-shared --dynamic-smem D` on each cubin,
-as a one-kernel build with the variable set would.
+as a one-kernel build with the variable set would. With --hook each kernel's size reaches the
+drop-in, and the drop-in's own stage runs instead (it also keeps `demote` alone on ptxas's build
+of the original PTX where that ranks higher than the passes followed by `demote`); each row is then
+also checked against `demote` alone on the ptxas-alone cubin (OUT/ARCH/demote-alone), and a build
+ranking below it (occupancy, then local memory, then static shared memory) fails.
 
     PYTHONPATH=.tools/triton python3 bench/triton/never_worse.py [--arch sm_80 sm_90] [--ci]
         [--warpsmith target/debug/warpsmith] [--passes spill,shuffle] [--out bench/out/triton]
@@ -70,6 +74,17 @@ def verdict(before, after):
     if after["local"] != before["local"]:
         return "better" if after["local"] < before["local"] else "worse"
     return "equal"
+
+
+def rank(m):
+    """The drop-in's ranking of a build (smaller is better): occupancy, local memory, shared."""
+    return (-m["occupancy"], m["local"], m["static_smem"])
+
+
+def below(after, alone):
+    """Whether the drop-in's build ranks below `demote` alone on ptxas's build (the ranking
+    read in order: occupancy, then local memory, then static shared memory)."""
+    return rank(after) > rank(alone)
 
 
 def goal(before, after):
@@ -190,6 +205,20 @@ def demote_cubins(warpsmith, out, arch, records):
     return lines
 
 
+def demote_alone(warpsmith, out, arch, case, rec):
+    """`demote` alone on ptxas's build of `case` (a copy): the cubin's path."""
+    src = os.path.join(out, arch, "ptxas", f"{case}.cubin")
+    dst_dir = os.path.join(out, arch, "demote-alone")
+    os.makedirs(dst_dir, exist_ok=True)
+    dst = os.path.join(dst_dir, f"{case}.cubin")
+    cmd = [warpsmith, "demote", src, "-o", dst, "--local-to-shared", "--dynamic-smem",
+           str(rec["shared"])]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"never_worse: {' '.join(cmd)} failed: {p.stderr.strip()}")
+    return dst
+
+
 def fmt_side(m):
     return f"{m['regs']}/{m['local']}/{m['static_smem']}/{m['occupancy'] * 100:g}%"
 
@@ -259,7 +288,10 @@ def main():
     for var in [v for v in base_env if v.startswith("WARPSMITH_") or v.startswith("TRITON_")]:
         del base_env[var]
     passes = [p.strip() for p in opts.passes.split(",") if p.strip()]
-    ptx_passes = ",".join(p for p in passes if p != "demote")
+    # With the hook the drop-in knows each kernel's size and runs its own demote stage (and
+    # compares "spill, then demote" with demote alone); without it the script stands in for it.
+    script_demotes = "demote" in passes and not opts.hook
+    ptx_passes = ",".join(p for p in passes if p != "demote" or not script_demotes)
     ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PTXAS_BLACKWELL=real_blackwell,
                   WARPSMITH_PASSES=ptx_passes)
 
@@ -282,12 +314,15 @@ def main():
         for fut in concurrent.futures.as_completed(futures):
             compiled[futures[fut]] = fut.result()[0]
     demoted = {}
-    if "demote" in passes:
+    if script_demotes:
         for arch in opts.arch:
             demoted[arch] = demote_cubins(warpsmith, out, arch, compiled[arch, "warpsmith"])
 
     rows = []
     failed = False
+    # With the hook the drop-in runs `demote` itself and promises a build no lower in its ranking
+    # than `demote` alone on ptxas's cubin: checked on every row.
+    pipeline_checked = "demote" in passes and opts.hook
     for arch in opts.arch:
         sides = {side: compiled[arch, side] for side in ("ptxas", "warpsmith")}
         for case, rb in sides["ptxas"].items():
@@ -308,6 +343,13 @@ def main():
                 wrapper = outcome(warns, cb, ca)
                 if "demoted" in demoted.get(arch, {}).get(case, ""):
                     wrapper += ", demoted"
+                if pipeline_checked:
+                    alone = measure(rb, demote_alone(warpsmith, out, arch, case, rb), arch, tools)
+                    row.update(demote_alone=alone)
+                    if below(after, alone):
+                        wrapper += f", below demote alone ({fmt_side(alone)})"
+                        row.update(below_demote_alone=True)
+                        failed = True
                 row.update(kernel=rb["kernel"], threads=rb["threads"], before=before, after=after,
                            verdict=verdict(before, after), goal=goal(before, after),
                            wrapper=wrapper, warnings=warns,

@@ -39,6 +39,25 @@ class LaunchLegality(unittest.TestCase):
         self.assertEqual(nw.launch_legal("sm_86", 0, 50000)[1], 99 * 1024)
 
 
+def build(occ, local, smem):
+    return {"occupancy": occ, "local": local, "static_smem": smem}
+
+
+class BelowDemoteAlone(unittest.TestCase):
+    def test_flash_attention_d128_causal_sm90(self):
+        # Session 53: spill then demote 40 B local, 17408 B shared; demote alone 0 B, 14352 B.
+        self.assertTrue(nw.below(build(0.125, 40, 17408), build(0.125, 0, 14352)))
+        self.assertFalse(nw.below(build(0.125, 0, 14352), build(0.125, 40, 17408)))
+
+    def test_occupancy_then_local_then_shared(self):
+        self.assertFalse(nw.below(build(0.125, 0, 14352), build(0.125, 0, 14352)))
+        # Higher occupancy outranks less local memory.
+        self.assertFalse(nw.below(build(0.1875, 40, 2048), build(0.125, 0, 14352)))
+        self.assertTrue(nw.below(build(0.125, 0, 2048), build(0.1875, 0, 2048)))
+        # At equal occupancy and local memory, less shared memory ranks higher.
+        self.assertTrue(nw.below(build(0.125, 0, 20000), build(0.125, 0, 14352)))
+
+
 class Verdicts(unittest.TestCase):
     def test_illegal_is_worse_whatever_else(self):
         self.assertEqual(nw.verdict(side(0.125, 0), side(0.25, 0, legal=False)), "worse")
