@@ -13,7 +13,9 @@
 #              sm_80 + sm_90: warpsmith ptxas (and the demote stage) vs
 #              ptxas alone; fails when a kernel gets worse or its launch illegal — issue 12);
 #              and python/warpsmith_triton.py's per-kernel dynamic size (test_dynamic_smem_hook.py;
-#              never_worse.py --hook: the same rule with each kernel's size given)
+#              never_worse.py --hook: the same rule with each kernel's size given, and no build
+#              below `demote` alone); every cubin the drop-in changed runs against ptxas's own on
+#              the SASS emulator (bench/triton/equiv_builds.py, every output byte)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
 #              16 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
@@ -168,7 +170,17 @@ triton_check() { # PYTHONPATH OUT PTXAS
     ptxas_builds "$out" &&
     WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
       cargo test --test emu_triton triton_suite_from_environment &&
+    equiv_builds "$out" --specs "$out/equiv" &&
+    equiv_builds "$out/hook/never-worse" --specs "$out/equiv" &&
     sass_checks "$out" "$ptxas"
+}
+# equiv_builds OUT [--specs DIR]: every cubin the drop-in changed in a never_worse.py run against
+# ptxas's own build, on the SASS emulator with the kernel's launch (bench/triton/equiv_builds.py).
+equiv_builds() { # OUT [--specs DIR]
+  local out="$1"
+  shift
+  python3 bench/triton/equiv_builds.py --out "$out" "$@" \
+    --warpsmith "$root/target/debug/warpsmith"
 }
 # python/warpsmith_triton.py (each kernel's dynamic size, given to the drop-in at assembly time):
 # its build equals the one with WARPSMITH_SPILL_DYNAMIC_SMEM, on a case the size changes (sm_80)
@@ -217,6 +229,7 @@ liger_check() { # PYTHONPATH OUT PTXAS
   PYTHONPATH="$path" python3 bench/triton/never_worse.py --corpus liger \
     --jobs 2 --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
     --out "$out" &&
+    equiv_builds "$out" &&
     ptxas_builds "$out" &&
     WARPSMITH_LIGER_DIR="$out/equiv" cargo test --test emu_triton liger_kernels_from_environment &&
     sass_checks "$out" "$ptxas"
