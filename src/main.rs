@@ -72,7 +72,7 @@ enum Command {
     /// allocation in units of 256 over 4 sub-partitions, shared memory per block including the
     /// 1 KiB reservation on sm_80+, and the per-SM warp and block limits.
     Occupancy {
-        /// Target architecture: sm_70, sm_75, sm_80, sm_86, sm_89 or sm_90.
+        /// Target architecture: sm_70, sm_75, sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120.
         #[arg(long, default_value = "sm_90")]
         arch: String,
         /// Registers per thread (as ptxas -v reports).

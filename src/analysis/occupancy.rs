@@ -2,7 +2,7 @@
 //! limits it, and at which register counts occupancy changes ("cliffs").
 //!
 //! It follows the rules of NVIDIA's `cuda_occupancy.h` (the header behind
-//! `cudaOccupancyMaxActiveBlocksPerMultiprocessor`) for sm_70 … sm_90:
+//! `cudaOccupancyMaxActiveBlocksPerMultiprocessor`) for sm_70 … sm_90, sm_100 and sm_120:
 //! - registers are allocated per warp, `regs·32` rounded up to 256, inside each of the 4 SM
 //!   sub-partitions (so the warps that fit are `4 · ⌊(65536/4) / regs_per_warp⌋`), and a block must
 //!   also pass the per-block register check with its warp count rounded up to the sub-partitions;
@@ -149,7 +149,49 @@ pub const ARCHS: &[ArchLimits] = &[
         reserved_smem_per_block: KIB,
         smem_alloc_unit: 128,
     },
+    // Blackwell: blocks per SM, register and shared-memory granularity, sub-partitions and
+    // carve-outs from CUDA 13's `cuda_occupancy.h` (compute capability 10.0 as 9.0; 12.x: 24
+    // blocks, carve-outs up to 100 KiB); threads per SM from the programming guide (2048 on
+    // 10.0, 1536 on 12.0); the opt-in per-block maximum from CUTLASS's
+    // `sm100_smem_capacity_bytes` (232448) and `sm120_smem_capacity_bytes` (101376).
+    ArchLimits {
+        name: "sm_100",
+        cc: 100,
+        max_warps_per_sm: 64,
+        max_blocks_per_sm: 32,
+        max_threads_per_block: 1024,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        max_regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        sub_partitions: 4,
+        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+        max_smem_per_block: 227 * KIB,
+        reserved_smem_per_block: KIB,
+        smem_alloc_unit: 128,
+    },
+    ArchLimits {
+        name: "sm_120",
+        cc: 120,
+        max_warps_per_sm: 48,
+        max_blocks_per_sm: 24,
+        max_threads_per_block: 1024,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        max_regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        sub_partitions: 4,
+        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100],
+        max_smem_per_block: 99 * KIB,
+        reserved_smem_per_block: KIB,
+        smem_alloc_unit: 128,
+    },
 ];
+
+/// The names of [`ARCHS`], comma-separated (for messages).
+pub fn known_archs() -> String {
+    ARCHS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+}
 
 /// Looks up an architecture by name: `sm_90`, `sm_90a`, `compute_90`, `90`.
 pub fn arch(name: &str) -> Result<&'static ArchLimits, OccupancyError> {
@@ -188,7 +230,7 @@ pub struct LaunchResources {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OccupancyError {
     /// Not one of [`ARCHS`].
-    #[error("unknown architecture `{0}` (known: sm_70, sm_75, sm_80, sm_86, sm_89, sm_90)")]
+    #[error("unknown architecture `{0}` (known: {known})", known = known_archs())]
     UnknownArch(String),
     /// Threads per block is 0 or above the architecture's limit.
     #[error("{threads} threads per block is not allowed on {arch} (1 to {max})")]
@@ -492,6 +534,12 @@ mod tests {
             ("sm_90", 32, 128, 48 * 1024, 4, 16, &[SharedMemory]),
             // sm_70 has no reservation: 96/48 = 2.
             ("sm_70", 32, 128, 48 * 1024, 2, 8, &[SharedMemory]),
+            // Blackwell: sm_100 as sm_90; sm_120 with 48 warps, 24 blocks and 100 KiB.
+            ("sm_100", 32, 128, 0, 16, 64, &[Registers, Warps]),
+            ("sm_100", 32, 128, 48 * 1024, 4, 16, &[SharedMemory]),
+            ("sm_120", 32, 128, 0, 12, 48, &[Warps]),
+            ("sm_120", 16, 32, 0, 24, 24, &[Blocks]),
+            ("sm_120", 32, 128, 48 * 1024, 2, 8, &[SharedMemory]),
             // Rounding to the allocation unit: 100 bytes + 1 KiB → 1152 → 164 KiB / 1152 = 145 ≥ 32.
             ("sm_80", 16, 32, 100, 32, 32, &[Blocks]),
         ];
@@ -530,10 +578,12 @@ mod tests {
             Err(OccupancyError::BlockSharedMemory { .. })
         ));
         assert!(matches!(
-            arch("sm_100"),
+            arch("sm_101"),
             Err(OccupancyError::UnknownArch(_))
         ));
         assert_eq!(arch("sm_90a").unwrap().cc, 90);
+        assert_eq!(arch("sm_100a").unwrap().cc, 100);
+        assert_eq!(arch("sm_120f").unwrap().cc, 120);
         assert_eq!(arch("compute_86").unwrap().cc, 86);
     }
 
