@@ -381,3 +381,27 @@ fn frame_and_registers_move_together() {
     let check = warpsmith::sass::check::check_cubin(&out.cubin).unwrap();
     assert!(check.ok(), "{:?}", check.mismatches);
 }
+
+/// Blackwell cubins (sm_100): the SASS side does not decode them, so `demote` keeps every kernel
+/// with the reason, and `can_edit` tells the drop-in so (it then builds no second pipeline).
+#[test]
+fn blackwell_cubins_are_kept_as_they_are() {
+    if tools_present().is_none() {
+        return;
+    }
+    let data = common::repo_root().join("tests/data/demote");
+    let ptx = std::fs::read_to_string(data.join("attn_d128_causal.sm_80.ptx")).unwrap();
+    assert!(warpsmith::sass::demote::can_edit(&assemble(&ptx, "sm_80")));
+    let bytes = assemble(&ptx, "sm_100a");
+    assert!(!warpsmith::sass::demote::can_edit(&bytes));
+    assert!(!warpsmith::sass::demote::can_edit(b"not a cubin"));
+    let opts = DemoteOptions {
+        dynamic_smem: Some(65536),
+        ..DemoteOptions::default()
+    };
+    let out = demote(&bytes, &opts).expect("sm_100 has occupancy limits");
+    assert!(out.cubin == bytes);
+    let k = &out.kernels[0];
+    assert!(!k.demoted);
+    assert!(k.reason.contains("architecture sm_100"), "{}", k.reason);
+}

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use super::ptxas::{Invocation, Pass};
-use warpsmith::sass::demote::{demote, standings, DemoteOptions, Standing};
+use warpsmith::sass::demote::{can_edit, demote, standings, DemoteOptions, Standing};
 
 /// ptxas's output file when `-o` is not given.
 const DEFAULT_OUTPUT: &str = "elf.o";
@@ -49,8 +49,9 @@ impl PostStage {
     /// `demote` would have moved, so "spill, then demote" can end with more local memory than
     /// "demote" alone. The original's build wins only where no kernel ranks lower
     /// ([`Standing::key`]) and one ranks higher; then its ptxas output is returned, for the
-    /// caller to show instead of the rewritten one's. Without a dynamic size `demote` moves
-    /// nothing, and the original is not built again.
+    /// caller to show instead of the rewritten one's. Without a dynamic size, or on a cubin of an
+    /// architecture whose code it cannot edit (sm_100 …), `demote` moves nothing, and the
+    /// original is not built again.
     pub fn run_against_original(
         &self,
         build_original: impl FnOnce() -> std::io::Result<Output>,
@@ -130,6 +131,11 @@ fn pick_pipeline(
         return Ok(None);
     }
     let rewritten = read(path)?;
+    if !can_edit(&rewritten) {
+        // Not a cubin `demote` edits (sm_100 …): it keeps every kernel of either build.
+        log::info!("demote: {}: no kernel can be edited here", path.display());
+        return Ok(None);
+    }
     let original_output = match build_original() {
         Ok(o) if o.status.success() => o,
         failed => {

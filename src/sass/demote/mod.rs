@@ -136,6 +136,12 @@ impl Standing {
     }
 }
 
+/// Whether `bytes` is a cubin of an architecture whose code [`demote`] can edit (sm_80 … sm_90):
+/// on any other it keeps every kernel.
+pub fn can_edit(bytes: &[u8]) -> bool {
+    Cubin::parse(bytes).is_ok_and(|c| crate::sass::isa::Arch::from_sm(c.sm()).is_some())
+}
+
 /// Every kernel of `bytes` (or `opts.kernel`) with its resources and its occupancy at the block
 /// size and dynamic shared memory `opts` give, as [`demote`] would judge them.
 pub fn standings(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<Standing>, DemoteError> {
