@@ -14,7 +14,7 @@ resources are read with `cuobjdump -res-usage` (REG, STACK, SHARED, LOCAL) and t
 Launch legality follows Triton 3.6's launcher (triton/backends/nvidia/driver.c): it raises a
 kernel's dynamic shared-memory limit only when the dynamic size D exceeds 48 KiB, and then to the
 opt-in maximum minus the static size S. So a launch is legal when S + D ≤ 48 KiB for D ≤ 48 KiB,
-else S + D ≤ the opt-in maximum (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB).
+else S + D ≤ the opt-in maximum (sm_80 163 KiB, sm_86/sm_89/sm_120 99 KiB, sm_90/sm_100 227 KiB).
 
 Verdict per kernel, warpsmith against ptxas alone:
   worse   the launch becomes illegal, occupancy drops, or at equal occupancy local memory
@@ -56,7 +56,8 @@ COMPILE_SUITE = os.path.join(ROOT, "tests", "triton", "compile_suite.py")
 
 # Launch limits, bytes: what a block may use without opting in, and the opt-in maximum per block.
 DEFAULT_LIMIT = 48 * 1024
-OPTIN_MAX = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024}
+OPTIN_MAX = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024,
+             "sm_100": 227 * 1024, "sm_120": 99 * 1024}
 
 
 def launch_legal(arch, static, dynamic):
@@ -225,7 +226,10 @@ def fmt_side(m):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arch", nargs="+", default=["sm_80", "sm_90"], choices=["sm_80", "sm_90"])
+    ap.add_argument("--arch", nargs="+", default=["sm_80", "sm_90"],
+                    choices=["sm_80", "sm_90", "sm_100", "sm_120"],
+                    help="default sm_80 sm_90; sm_100 and sm_120 (Blackwell) compile every sm_90 "
+                         "case (the SASS side of warpsmith, `demote`, refuses them)")
     ap.add_argument("--warpsmith", default=os.path.join(ROOT, "target", "debug", "warpsmith"))
     ap.add_argument("--real-ptxas",
                     help="NVIDIA's ptxas for both builds and both assembler names (default: "

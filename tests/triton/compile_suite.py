@@ -61,7 +61,8 @@ def assembler_for(opts):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arch", required=True, choices=["sm_80", "sm_90"])
+    ap.add_argument("--arch", required=True, choices=["sm_80", "sm_90", "sm_100", "sm_120"],
+                    help="sm_100 and sm_120 (Blackwell) compile every sm_90 case")
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--ptxas", help="the ptxas Triton runs (TRITON_PTXAS_PATH); default Triton's own")
     ap.add_argument("--ptxas-blackwell",
@@ -90,7 +91,7 @@ def main():
     if opts.corpus == "liger":
         sys.path.insert(0, os.path.join(HERE, "stand_in"))
         import liger_suite as liger
-        cases = [c.case() for c in liger.CASES if opts.arch in c.archs
+        cases = [c.case() for c in liger.CASES if suite.compiles_for(c.archs, opts.arch)
                  and (not opts.only or c.name in opts.only)]
     else:
         cases = suite.cases_for(opts.arch, opts.only, opts.ci, opts.holdout)
