@@ -104,89 +104,63 @@ pub const ARCHS: &[ArchLimits] = &[
     ArchLimits {
         name: "sm_86",
         cc: 86,
-        max_warps_per_sm: 48,
         max_blocks_per_sm: 16,
-        max_threads_per_block: 1024,
-        regs_per_sm: 65536,
-        regs_per_block: 65536,
-        max_regs_per_thread: 255,
-        reg_alloc_unit: 256,
-        sub_partitions: 4,
-        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100],
-        max_smem_per_block: 99 * KIB,
-        reserved_smem_per_block: KIB,
-        smem_alloc_unit: 128,
+        ..SM_89
     },
-    ArchLimits {
-        name: "sm_89",
-        cc: 89,
-        max_warps_per_sm: 48,
-        max_blocks_per_sm: 24,
-        max_threads_per_block: 1024,
-        regs_per_sm: 65536,
-        regs_per_block: 65536,
-        max_regs_per_thread: 255,
-        reg_alloc_unit: 256,
-        sub_partitions: 4,
-        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100],
-        max_smem_per_block: 99 * KIB,
-        reserved_smem_per_block: KIB,
-        smem_alloc_unit: 128,
-    },
-    ArchLimits {
-        name: "sm_90",
-        cc: 90,
-        max_warps_per_sm: 64,
-        max_blocks_per_sm: 32,
-        max_threads_per_block: 1024,
-        regs_per_sm: 65536,
-        regs_per_block: 65536,
-        max_regs_per_thread: 255,
-        reg_alloc_unit: 256,
-        sub_partitions: 4,
-        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
-        max_smem_per_block: 227 * KIB,
-        reserved_smem_per_block: KIB,
-        smem_alloc_unit: 128,
-    },
-    // Blackwell: blocks per SM, register and shared-memory granularity, sub-partitions and
-    // carve-outs from CUDA 13's `cuda_occupancy.h` (compute capability 10.0 as 9.0; 12.x: 24
-    // blocks, carve-outs up to 100 KiB); threads per SM from the programming guide (2048 on
-    // 10.0, 1536 on 12.0); the opt-in per-block maximum from CUTLASS's
-    // `sm100_smem_capacity_bytes` (232448) and `sm120_smem_capacity_bytes` (101376).
+    SM_89,
+    SM_90,
+    // Blackwell, from CUDA 13's `cuda_occupancy.h` (compute capability 10.0 as 9.0 — blocks per
+    // SM, register and shared-memory units, sub-partitions, carve-outs to 228 KiB —; 12.x with 24
+    // blocks and carve-outs to 100 KiB, as 8.9), the programming guide (2048 threads per SM on
+    // 10.0, 1536 on 12.0) and CUTLASS's opt-in per-block capacities `sm100_smem_capacity_bytes`
+    // (232448 = 227 KiB) and `sm120_smem_capacity_bytes` (101376 = 99 KiB).
     ArchLimits {
         name: "sm_100",
         cc: 100,
-        max_warps_per_sm: 64,
-        max_blocks_per_sm: 32,
-        max_threads_per_block: 1024,
-        regs_per_sm: 65536,
-        regs_per_block: 65536,
-        max_regs_per_thread: 255,
-        reg_alloc_unit: 256,
-        sub_partitions: 4,
-        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
-        max_smem_per_block: 227 * KIB,
-        reserved_smem_per_block: KIB,
-        smem_alloc_unit: 128,
+        ..SM_90
     },
     ArchLimits {
         name: "sm_120",
         cc: 120,
-        max_warps_per_sm: 48,
-        max_blocks_per_sm: 24,
-        max_threads_per_block: 1024,
-        regs_per_sm: 65536,
-        regs_per_block: 65536,
-        max_regs_per_thread: 255,
-        reg_alloc_unit: 256,
-        sub_partitions: 4,
-        smem_carveouts_kib: &[0, 8, 16, 32, 64, 100],
-        max_smem_per_block: 99 * KIB,
-        reserved_smem_per_block: KIB,
-        smem_alloc_unit: 128,
+        ..SM_89
     },
 ];
+
+/// Ada (compute capability 8.9); consumer Blackwell (12.0) has the same limits.
+const SM_89: ArchLimits = ArchLimits {
+    name: "sm_89",
+    cc: 89,
+    max_warps_per_sm: 48,
+    max_blocks_per_sm: 24,
+    max_threads_per_block: 1024,
+    regs_per_sm: 65536,
+    regs_per_block: 65536,
+    max_regs_per_thread: 255,
+    reg_alloc_unit: 256,
+    sub_partitions: 4,
+    smem_carveouts_kib: &[0, 8, 16, 32, 64, 100],
+    max_smem_per_block: 99 * KIB,
+    reserved_smem_per_block: KIB,
+    smem_alloc_unit: 128,
+};
+
+/// Hopper (compute capability 9.0); datacenter Blackwell (10.0) has the same limits.
+const SM_90: ArchLimits = ArchLimits {
+    name: "sm_90",
+    cc: 90,
+    max_warps_per_sm: 64,
+    max_blocks_per_sm: 32,
+    max_threads_per_block: 1024,
+    regs_per_sm: 65536,
+    regs_per_block: 65536,
+    max_regs_per_thread: 255,
+    reg_alloc_unit: 256,
+    sub_partitions: 4,
+    smem_carveouts_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+    max_smem_per_block: 227 * KIB,
+    reserved_smem_per_block: KIB,
+    smem_alloc_unit: 128,
+};
 
 /// The names of [`ARCHS`], comma-separated (for messages).
 pub fn known_archs() -> String {
