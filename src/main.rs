@@ -50,7 +50,7 @@ enum Command {
     ///
     /// With --arch, also the register model's prediction of the registers ptxas gives each
     /// kernel (column `regs~`; JSON `register_model`), without running ptxas. A model, not a
-    /// measurement: within ±10 % of ptxas 12.9 on 258 of 371 bench kernels
+    /// measurement: within ±10 % of ptxas 12.9 on 256 of 371 bench kernels
     /// (docs/regmodel-table.md); `ptxas -v` is the figure to trust where it can be run.
     Stats {
         /// The PTX file to read (`-` for standard input).

@@ -314,6 +314,8 @@ fn model_with(
         cap_values: cap.saturating_sub(RESERVED_REGS),
         more_warps: &more_warps,
     };
+    let order = per_thread_figures(body, &cfg, ptx_order_peak, &thread_weight, kinds, &choice);
+    let (per_thread, assigned) = (order.per_thread, order.assigned);
     let call_need = |i: Inst| match callees.kind(body.inst(i))? {
         CallKind::Direct(g) => {
             let need = callees.direct_need(g, arch, |g, arch, inner| {
@@ -327,35 +329,12 @@ fn model_with(
     let expansion = expansion_peak(body, &cfg, &across, call_need);
     let uniform = Pressure::compute_weighted(body, &cfg, &lv, weigh(Kind::Uniform)).max_units();
     let uniform_excess = uniform.saturating_sub(UNIFORM_REGS);
-    let estimate_of = |order: &OrderFigures| {
-        let values = order.per_thread.max(order.assigned).max(expansion) + uniform_excess;
-        let mut estimate = values + RESERVED_REGS + spread(values + RESERVED_REGS, arch);
-        if let Some(latency) = order.latency_need {
-            let latency_regs = latency.max(expansion) + uniform_excess + RESERVED_REGS;
-            estimate = fill_level(estimate, latency_regs, |regs| warps(regs - RESERVED_REGS));
-        }
-        estimate
-    };
-    let mut order = per_thread_figures(body, &cfg, ptx_order_peak, &thread_weight, kinds, &choice);
-    let mut estimate = estimate_of(&order);
-    if has_exact_block_size(f) {
-        let top = level_top(estimate, |regs| warps(regs.saturating_sub(RESERVED_REGS)));
-        let room = top.saturating_sub(RESERVED_REGS);
-        if room > bank_room && estimate <= cap {
-            let wide = OrderChoice {
-                bank_room: room,
-                ..choice
-            };
-            let spread =
-                per_thread_figures(body, &cfg, ptx_order_peak, &thread_weight, kinds, &wide);
-            let spread_estimate = estimate_of(&spread);
-            if spread_estimate <= top {
-                order = spread;
-                estimate = spread_estimate;
-            }
-        }
+    let values = per_thread.max(assigned).max(expansion) + uniform_excess;
+    let mut estimate = values + RESERVED_REGS + spread(values + RESERVED_REGS, arch);
+    if let Some(latency) = order.latency_need {
+        let latency_regs = latency.max(expansion) + uniform_excess + RESERVED_REGS;
+        estimate = fill_level(estimate, latency_regs, |regs| warps(regs - RESERVED_REGS));
     }
-    let (per_thread, assigned) = (order.per_thread, order.assigned);
     if callees.uses_convention(f) {
         estimate = estimate.max(CALL_RETURN_REG + RESERVED_REGS);
     }
@@ -455,40 +434,16 @@ const FILL_SLACK: u32 = 4;
 /// moves (within ±10 % before and after). A slack of 2, 3, 5, 6 or unbounded: 126, 128, 133,
 /// 134, 132 and 120, 120, 119, 118, 116.
 fn fill_level(estimate: u32, latency_regs: u32, warps: impl Fn(u32) -> u32) -> u32 {
-    let top = level_top(estimate, warps);
+    let level = warps(estimate);
+    let mut top = estimate;
+    while top < MAX_REGS && warps(top + 1) == level {
+        top += 1;
+    }
     if latency_regs > top && latency_regs <= top + FILL_SLACK {
         top
     } else {
         estimate
     }
-}
-
-/// Whether `f` declares its block size exactly (`.reqntid`, as Triton does; `.maxntid`, CUDA's
-/// `__launch_bounds__`, is only a bound). ptxas then knows the occupancy level a register count
-/// gives, and spends the registers up to the level's top ([`level_top`]) on operands in different
-/// banks, as it does below the full-occupancy count elsewhere ([`full_occupancy_regs`]): Triton's
-/// softmax over 16384 columns (256 threads) holds its 86 live values in 128 registers, the
-/// converted halves in odd numbers `R101`…`R125` beside the even running maximum, where 2 blocks
-/// are resident from 86 to 128 registers. The model then assigns again with the banks' room
-/// reaching the level's top (less [`RESERVED_REGS`]) and keeps that count if it stays on the
-/// level. Measured (4 Dec 2026, docs/benchmarks.md): the Triton suite 32 → 34 of 46 within
-/// ±10 % of ptxas, Liger-Kernel 19 → 21 of 38, none of the 371 rows further out, no row
-/// outside Triton's moved; applied to `.maxntid` kernels as well it put NVRTC's
-/// `heavy_sgemm_8x8_dynsmem` (`__launch_bounds__(256)`, ptxas 105) at 128.
-fn has_exact_block_size(f: &Function) -> bool {
-    f.directives
-        .iter()
-        .any(|d| matches!(d, FuncDirective::ReqNtid(_)))
-}
-
-/// The highest register count at which as many warps are resident as at `regs` (`warps(regs)`).
-fn level_top(regs: u32, warps: impl Fn(u32) -> u32) -> u32 {
-    let level = warps(regs);
-    let mut top = regs;
-    while top < MAX_REGS && warps(top + 1) == level {
-        top += 1;
-    }
-    top
 }
 
 /// The block size the register model assumes for a kernel without `.maxntid` or `.reqntid`
@@ -514,7 +469,6 @@ fn resident_warps(arch: &'static ArchLimits, regs: u32, threads: u32) -> u32 {
 /// `bank_room`). Measured on the register-model bench (29 Nov, docs/benchmarks.md): the bank
 /// rule up to this count gives 64 of 144 kernels within ±10 % (61 without the rule); with the
 /// room set to 24 numbers 63, to 38 63, unbounded 62 (14 kernels further from ptxas, against 3).
-/// A kernel with an exact block size has more room ([`has_exact_block_size`]).
 fn full_occupancy_regs(arch: &ArchLimits) -> u32 {
     let per_thread = arch.regs_per_sm / (arch.max_warps_per_sm * 32);
     let unit = (arch.reg_alloc_unit / 32).max(1);
@@ -1417,58 +1371,6 @@ mod tests {
         body.push_str("st.global.f32 [%rd3], %r30;\nret;");
         let m = model_of(&body);
         assert!(m.per_thread >= 8, "{m:?}");
-    }
-
-    /// A softmax-like row as Triton writes it (one definition per register): 48 halves loaded in
-    /// pairs, converted where their running maximum reads them, then the sum of their differences
-    /// from it. With `.reqntid` the banks may spend registers up to the top of the occupancy level
-    /// the count is on; with `.maxntid` (a bound only) the count stays where it was.
-    #[test]
-    fn an_exact_block_size_lets_banks_fill_the_occupancy_level() {
-        let mut body = String::from(
-            ".reg .b32 %r<2>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<48>, %m<49>, %d<48>, %s<49>;\n\
-             .reg .b32 %h<24>;\n.reg .b16 %lo<24>, %hi<24>;\n\
-             ld.param.u64 %rd0, [p];\ncvta.to.global.u64 %rd1, %rd0;\n\
-             mov.u32 %r0, %tid.x;\nmul.wide.u32 %rd2, %r0, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
-             mov.f32 %m0, 0fFF800000;\nmov.f32 %s0, 0f00000000;\n",
-        );
-        for w in 0..24 {
-            body.push_str(&format!("ld.global.b32 %h{w}, [%rd3+{}];\n", w * 1024));
-        }
-        for w in 0..24 {
-            let (a, b) = (2 * w, 2 * w + 1);
-            body.push_str(&format!(
-                "mov.b32 {{%lo{w}, %hi{w}}}, %h{w};\n\
-                 cvt.f32.f16 %f{a}, %lo{w};\ncvt.f32.f16 %f{b}, %hi{w};\n\
-                 max.f32 %m{}, %m{a}, %f{a};\nmax.f32 %m{}, %m{}, %f{b};\n",
-                a + 1,
-                b + 1,
-                a + 1
-            ));
-        }
-        // The sum of the differences from the maximum keeps every value live until it is known.
-        for v in 0..48 {
-            body.push_str(&format!(
-                "sub.f32 %d{v}, %f{v}, %m48;\nadd.f32 %s{}, %s{v}, %d{v};\n",
-                v + 1
-            ));
-        }
-        body.push_str("st.global.f32 [%rd3], %s48;\nret;");
-        let of = |directive: &str| {
-            let m = kernel(directive, &body);
-            let f = m.functions().next().expect("one kernel");
-            model(&m, f, sm_80()).expect("model runs")
-        };
-        let bound = of(".maxntid 256");
-        let exact = of(".reqntid 256");
-        let warps = |regs: u32| resident_warps(sm_80(), regs, 256);
-        assert!(exact.estimate > bound.estimate, "{exact:?} {bound:?}");
-        assert_eq!(
-            warps(exact.estimate),
-            warps(bound.estimate),
-            "{exact:?} {bound:?}"
-        );
-        assert_eq!(exact.per_thread, bound.per_thread, "{exact:?} {bound:?}");
     }
 
     #[test]
