@@ -51,18 +51,41 @@ fn sass_peak(cubin: &Cubin, kernel: &str) -> Option<u32> {
     gpr_liveness(&insts, &conv).peak().map(|(_, n)| n)
 }
 
-fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
+/// What could not be measured: one line each (`source[: kernel]: why`), printed with the summary
+/// so that a folder ptxas refuses (a newer PTX ISA, say) does not pass as a smaller table.
+#[derive(Default)]
+struct NotMeasured(Vec<String>);
+
+impl NotMeasured {
+    fn add(&mut self, what: String) {
+        eprintln!("{what}");
+        self.0.push(what);
+    }
+
+    fn print(&self) {
+        if self.0.is_empty() {
+            return;
+        }
+        println!("not measured: {} (reasons on standard error)", self.0.len());
+        if let Some(first) = self.0.first() {
+            let line = first.lines().next().unwrap_or_default();
+            println!("  first: {line}");
+        }
+    }
+}
+
+fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>, missed: &mut NotMeasured) {
     let m = match parse_module(text, source) {
         Ok(m) => m,
-        Err(e) => return eprintln!("{source}: {e}"),
+        Err(e) => return missed.add(format!("{source}: {e}")),
     };
     let limits = match occupancy::arch(arch) {
         Ok(l) => l,
-        Err(e) => return eprintln!("{source}: {e}"),
+        Err(e) => return missed.add(format!("{source}: {e}")),
     };
     let (figures, cubin) = match tools::ptxas_assemble_source(text, arch, &[]) {
         Ok(a) => (a.resources, Cubin::parse(&a.cubin).ok()),
-        Err(e) => return eprintln!("{source}: ptxas: {e}"),
+        Err(e) => return missed.add(format!("{source}: ptxas: {e}")),
     };
     for f in m
         .functions()
@@ -82,7 +105,7 @@ fn rows_of(source: &str, text: &str, arch: &str, out: &mut Vec<Row>) {
                 parts: r,
                 sass_peak: cubin.as_ref().and_then(|c| sass_peak(c, &f.name)),
             }),
-            Err(e) => eprintln!("{source}: {}: {e}", f.name),
+            Err(e) => missed.add(format!("{source}: {}: {e}", f.name)),
         }
     }
 }
@@ -113,6 +136,7 @@ fn main() {
         return;
     };
     let mut rows = Vec::new();
+    let mut missed = NotMeasured::default();
     for (k, (dir, a)) in cuda_dirs.iter().enumerate() {
         // The bench kernels are named by file; other folders by folder and file.
         let prefix = if k == 0 {
@@ -123,19 +147,20 @@ fn main() {
         for f in files_with_ext(dir, "cu") {
             let name = format!("{prefix}{}", f.file_name().unwrap().to_string_lossy());
             match tools::cuda::cuda_to_ptx(&clang, &f, a, "O3") {
-                Ok(text) => rows_of(&name, &text, a, &mut rows),
-                Err(e) => eprintln!("{}: {e}", f.display()),
+                Ok(text) => rows_of(&name, &text, a, &mut rows, &mut missed),
+                Err(e) => missed.add(format!("{}: {e}", f.display())),
             }
         }
     }
     if args.iter().any(|a| a == "--nvrtc") {
-        nvrtc_rows(&mut rows);
+        nvrtc_rows(&mut rows, &mut missed);
     }
     for (dir, a) in &dirs {
         for p in files_with_ext(dir, "ptx") {
-            if let Ok(text) = std::fs::read_to_string(&p) {
-                let name = format!("triton/{}", p.file_name().unwrap().to_string_lossy());
-                rows_of(&name, &text, a, &mut rows);
+            let name = format!("triton/{}", p.file_name().unwrap().to_string_lossy());
+            match std::fs::read_to_string(&p) {
+                Ok(text) => rows_of(&name, &text, a, &mut rows, &mut missed),
+                Err(e) => missed.add(format!("{}: {e}", p.display())),
             }
         }
     }
@@ -206,6 +231,7 @@ fn main() {
     if detail {
         peak_summary(&rows);
     }
+    missed.print();
 }
 
 /// How ptxas's register counts split into live values and numbering: the SASS peak against the
@@ -240,11 +266,15 @@ fn peak_summary(rows: &[Row]) {
 
 /// The rows of the bench kernels compiled by NVIDIA's NVRTC for sm_80 and sm_90
 /// (scripts/compile-kernels-nvrtc.py), in the group `nvrtc`.
-fn nvrtc_rows(rows: &mut Vec<Row>) {
-    for (p, arch) in common::nvrtc_ptx().unwrap_or_default() {
+fn nvrtc_rows(rows: &mut Vec<Row>, missed: &mut NotMeasured) {
+    let Some(files) = common::nvrtc_ptx() else {
+        return missed.add("nvrtc: scripts/compile-kernels-nvrtc.py failed".into());
+    };
+    for (p, arch) in files {
         let file = p.file_name().unwrap_or_default().to_string_lossy();
-        if let Ok(text) = std::fs::read_to_string(&p) {
-            rows_of(&format!("nvrtc/{file}"), &text, arch, rows);
+        match std::fs::read_to_string(&p) {
+            Ok(text) => rows_of(&format!("nvrtc/{file}"), &text, arch, rows, missed),
+            Err(e) => missed.add(format!("{}: {e}", p.display())),
         }
     }
 }
