@@ -20,6 +20,7 @@
 //! compiles the project's CUDA kernels to PTX with clang 22 as `scripts/compile-kernels.sh` does.
 
 pub mod cuda;
+mod limited;
 pub mod ptxas;
 mod temp;
 
@@ -111,6 +112,18 @@ impl Tool {
     /// than from NVIDIA (project-local place `.tools/bin`).
     pub fn is_llvm(self) -> bool {
         !matches!(self, Tool::Ptxas | Tool::Nvdisasm | Tool::Cuobjdump)
+    }
+
+    /// How long a run of the tool may take when [`TIME_LIMIT_VAR`] is unset. The disassemblers
+    /// read cubins that warpsmith did not necessarily make, and a damaged one can keep nvdisasm
+    /// busy without end (seen with a cubin of a few flipped bytes): two minutes, where a real
+    /// cubin takes them well under a second. The compilers (`ptxas`, clang, `opt`, `llc`) and
+    /// the test tools may legitimately run long on large input and have no limit.
+    pub fn default_time_limit(self) -> Option<std::time::Duration> {
+        match self {
+            Tool::Nvdisasm | Tool::Cuobjdump => Some(std::time::Duration::from_secs(120)),
+            _ => None,
+        }
     }
 
     /// The names tried on `PATH`, best first (versioned LLVM names before the plain ones).
@@ -218,6 +231,18 @@ pub enum ToolError {
         #[source]
         source: std::io::Error,
     },
+    /// The tool ran past its time limit ([`time_limit`]) and was stopped.
+    #[error(
+        "{tool} did not finish within {seconds} s and was stopped (set {var} to a number of \
+         seconds to change the limit, 0 for none)",
+        var = TIME_LIMIT_VAR
+    )]
+    TimedOut {
+        /// The tool.
+        tool: Tool,
+        /// The limit it ran under.
+        seconds: u64,
+    },
     /// The tool ran and exited with a failure status.
     #[error("{tool} failed ({status}): {stderr}")]
     Failed {
@@ -302,7 +327,8 @@ where
     run_at(tool, &path, args)
 }
 
-/// Runs the executable `path` (an instance of `tool`) with `args`; see [`run`].
+/// Runs the executable `path` (an instance of `tool`) with `args`, under the tool's time limit
+/// ([`time_limit`]); see [`run`].
 pub fn run_at<I, S>(tool: Tool, path: &Path, args: I) -> Result<Output, ToolError>
 where
     I: IntoIterator<Item = S>,
@@ -311,11 +337,23 @@ where
     let mut cmd = Command::new(path);
     cmd.args(args);
     log::debug!("running {cmd:?}");
-    let out = cmd.output().map_err(|source| ToolError::Spawn {
+    let spawn_error = |source| ToolError::Spawn {
         tool,
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let out = match time_limit(tool) {
+        None => cmd.output().map_err(spawn_error)?,
+        Some(limit) => match limited::output(&mut cmd, limit).map_err(spawn_error)? {
+            Some(out) => out,
+            None => {
+                return Err(ToolError::TimedOut {
+                    tool,
+                    seconds: limit.as_secs(),
+                })
+            }
+        },
+    };
     if !out.status.success() {
         let mut text = String::from_utf8_lossy(&out.stderr).trim().to_string();
         if text.is_empty() {
@@ -328,6 +366,37 @@ where
         });
     }
     Ok(out)
+}
+
+/// The environment variable that sets every tool's time limit, in seconds (`0`: none).
+pub const TIME_LIMIT_VAR: &str = "WARPSMITH_TOOL_TIMEOUT";
+
+/// How long [`run_at`] lets `tool` run before stopping it: [`TIME_LIMIT_VAR`] when set to a
+/// number of seconds (`0` for no limit), else [`Tool::default_time_limit`]. A value that is not a
+/// number is reported once and the default used.
+pub fn time_limit(tool: Tool) -> Option<std::time::Duration> {
+    let value = std::env::var(TIME_LIMIT_VAR).ok();
+    time_limit_from(tool, value.as_deref())
+}
+
+fn time_limit_from(tool: Tool, value: Option<&str>) -> Option<std::time::Duration> {
+    use std::time::Duration;
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => tool.default_time_limit(),
+        Some(v) => match v.parse::<u64>() {
+            Ok(0) => None,
+            Ok(secs) => Some(Duration::from_secs(secs)),
+            Err(_) => {
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| {
+                    log::warn!(
+                        "{TIME_LIMIT_VAR}={v} is not a number of seconds; using the defaults"
+                    )
+                });
+                tool.default_time_limit()
+            }
+        },
+    }
 }
 
 /// The inputs of one search, separated from the process environment so that tests can build it.
@@ -480,6 +549,26 @@ pub fn is_executable(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_limits_default_per_tool_and_follow_the_variable() {
+        use std::time::Duration;
+        assert_eq!(
+            time_limit_from(Tool::Nvdisasm, None),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(time_limit_from(Tool::Ptxas, None), None);
+        assert_eq!(
+            time_limit_from(Tool::Ptxas, Some("30")),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(time_limit_from(Tool::Cuobjdump, Some("0")), None);
+        assert_eq!(
+            time_limit_from(Tool::Nvdisasm, Some("soon")),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(time_limit_from(Tool::Clang, Some(" ")), None);
+    }
     use std::fs;
 
     /// A scratch folder with fake executables.
