@@ -1,0 +1,210 @@
+//! Cubin robustness: damaged cubins (flipped bits in the code, in the headers and tables,
+//! truncations) must never make the cubin tools panic. The SASS emulator, `demote` (frame and
+//! register demotion, with the emulator's proof) and `lmem-report` either work on what they are
+//! given or return an error; none of them may hang: nvdisasm, which a damaged cubin can keep busy
+//! without end, runs under its time limit (docs/tools.md, "Time limits"; this test sets it to 10 s).
+//!
+//! Inputs: Triton kernels of tests/data/sass_triton (layer norm and softmax for sm_80, the int8
+//! matmul for sm_90a) and the fp16 matmul of tests/data/triton, assembled here by ptxas, each run
+//! on its own launch spec. Deterministic: a fixed-seed xorshift generator; `WARPSMITH_FUZZ_ITERS`
+//! sets the mutations per cubin (default 12). Prints `SKIPPED: <tool> not found` and passes when
+//! ptxas or nvdisasm is absent.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use warpsmith::emu::launch::RunOptions;
+use warpsmith::emu::LaunchSpec;
+use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
+use warpsmith::sass::emu::SassProgram;
+use warpsmith::tools::{self, Tool};
+
+/// (fixture PTX, architecture it is assembled for).
+const CASES: [(&str, &str); 4] = [
+    ("tests/data/sass_triton/sm_80/layer_norm_4096.ptx", "sm_80"),
+    ("tests/data/sass_triton/sm_80/softmax_8192.ptx", "sm_80"),
+    ("tests/data/triton/sm_80/matmul_fp16_64x64x32.ptx", "sm_80"),
+    (
+        "tests/data/sass_triton/sm_90/matmul_int8_128x128x64.ptx",
+        "sm_90a",
+    ),
+];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The byte range of the first `.text.` section (the kernel's code), or the whole file when the
+/// section headers cannot be read.
+fn code_range(bytes: &[u8]) -> (usize, usize) {
+    let read = |at: usize, n: usize| -> Option<u64> {
+        let b = bytes.get(at..at + n)?;
+        Some(b.iter().rev().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
+    };
+    let found = (|| {
+        let shoff = read(0x28, 8)? as usize;
+        let entsize = read(0x3a, 2)? as usize;
+        let count = read(0x3c, 2)? as usize;
+        let strndx = read(0x3e, 2)? as usize;
+        let strtab = read(shoff + strndx * entsize + 0x18, 8)? as usize;
+        (0..count).find_map(|i| {
+            let h = shoff + i * entsize;
+            let name = strtab + read(h, 4)? as usize;
+            let is_text = bytes.get(name..name + 6)? == b".text.";
+            let (off, size) = (read(h + 0x18, 8)? as usize, read(h + 0x20, 8)? as usize);
+            (is_text && off + size <= bytes.len()).then_some((off, size))
+        })
+    })();
+    found.unwrap_or((0, bytes.len()))
+}
+
+/// One damaged copy of `cubin`: mostly bit flips in the code (what the decoder, the emulator and
+/// the rewriter read), sometimes bytes anywhere (headers, `.nv.info`, symbols) or a truncation.
+fn mutate(cubin: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut b = cubin.to_vec();
+    let (off, size) = code_range(cubin);
+    match rng.below(8) {
+        0 => {
+            let keep = rng.below(b.len());
+            b.truncate(keep);
+        }
+        1 | 2 => {
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(b.len());
+                b[at] = rng.next() as u8;
+            }
+        }
+        _ => {
+            for _ in 0..1 + rng.below(3) {
+                let at = off + rng.below(size);
+                b[at] ^= 1 << rng.below(8);
+            }
+        }
+    }
+    b
+}
+
+/// Runs every cubin tool on `bytes`; `Err` names the one that panicked.
+fn exercise(bytes: &[u8], spec: &LaunchSpec) -> Result<usize, String> {
+    let mut worked = 0;
+    let mut attempt = |what: &str, f: &mut dyn FnMut() -> bool| {
+        match catch_unwind(AssertUnwindSafe(&mut *f)) {
+            Ok(true) => worked += 1,
+            Ok(false) => {}
+            Err(_) => return Err(what.to_string()),
+        }
+        Ok(())
+    };
+    attempt("the SASS emulator", &mut || {
+        SassProgram::from_cubin(bytes)
+            .ok()
+            .and_then(|p| warpsmith::sass::emu::run(&p, spec, &RunOptions::default()).ok())
+            .is_some()
+    })?;
+    let verified = |registers| DemoteOptions {
+        dynamic_smem: Some(spec.dynamic_smem as u32),
+        verify: vec![spec.clone()],
+        seeds: 1,
+        registers,
+        ..DemoteOptions::default()
+    };
+    attempt("demote --local-to-shared", &mut || {
+        demote(bytes, &verified(None)).is_ok()
+    })?;
+    attempt("demote --occupancy auto", &mut || {
+        demote(bytes, &verified(Some(RegisterTarget::Auto))).is_ok()
+    })?;
+    attempt("lmem-report", &mut || {
+        warpsmith::sass::lmem::report(bytes, None, Some(spec)).is_ok()
+    })?;
+    Ok(worked)
+}
+
+#[test]
+fn damaged_cubins_are_refused_or_handled_never_a_panic() {
+    let ptxas = match tools::find(Tool::Ptxas) {
+        Ok(p) => p,
+        Err(_) => return eprintln!("SKIPPED: ptxas not found (cubin_fuzz)"),
+    };
+    if tools::find(Tool::Nvdisasm).is_err() {
+        return eprintln!("SKIPPED: nvdisasm not found (cubin_fuzz)");
+    }
+    // Set before any tool runs and never changed: every test of this binary sees the same value.
+    std::env::set_var(tools::TIME_LIMIT_VAR, "10");
+    let iters: usize = std::env::var("WARPSMITH_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    let root = common::repo_root();
+    let mut rng = Rng(0x5eed_cb1b_2026_1204);
+    let mut failures = Vec::new();
+    for (ptx, arch) in CASES {
+        let ptx = root.join(ptx);
+        let spec = LaunchSpec::from_json(
+            &std::fs::read_to_string(ptx.with_extension("spec.json")).expect("spec"),
+        )
+        .expect("spec parses");
+        let cubin = assemble(&ptxas, &ptx, arch);
+        assert!(
+            exercise(&cubin, &spec).expect("the undamaged cubin") >= 3,
+            "{}: the undamaged cubin must run, demote and report",
+            ptx.display()
+        );
+        let mut handled = 0;
+        for i in 0..iters {
+            let damaged = mutate(&cubin, &mut rng);
+            match exercise(&damaged, &spec) {
+                Ok(n) => handled += n,
+                Err(tool) => {
+                    let keep = std::env::temp_dir().join(format!(
+                        "warpsmith-fuzz-{}-{i}.cubin",
+                        ptx.file_stem().unwrap().to_string_lossy()
+                    ));
+                    let _ = std::fs::write(&keep, &damaged);
+                    failures.push(format!("{tool} panicked on {}", keep.display()));
+                }
+            }
+        }
+        eprintln!(
+            "{} ({arch}): {iters} damaged cubins, {handled} tool runs completed, the rest refused",
+            ptx.file_stem().unwrap().to_string_lossy()
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Assembles `ptx` for `arch` and returns the cubin's bytes.
+fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("warpsmith-cubin-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cubin = dir.join(format!("{arch}.cubin"));
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch", arch, "-o"])
+        .arg(&cubin)
+        .arg(ptx)
+        .output()
+        .expect("ptxas runs");
+    assert!(
+        out.status.success(),
+        "ptxas failed on {}: {}",
+        ptx.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&cubin).expect("cubin");
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+}
