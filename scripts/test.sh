@@ -172,7 +172,18 @@ triton_check() { # PYTHONPATH OUT PTXAS
       cargo test --test emu_triton triton_suite_from_environment &&
     equiv_builds "$out" --specs "$out/equiv" &&
     equiv_builds "$out/hook/never-worse" --specs "$out/equiv" &&
+    mutation_checks "$out" &&
     sass_checks "$out" "$ptxas"
+}
+# mutation_checks OUT: the drop-in against ptxas alone on mutated copies of three sm_80 kernels of
+# the suite (bench/triton/mutation_check.py: kernels nobody tuned for; same exit status, never
+# worse, every changed build equivalent on the SASS emulator; its own test first shows each of
+# those can fail). A fixed seed: the same mutations on every run; about 45 s.
+mutation_checks() { # OUT
+  python3 bench/triton/test_mutation_check.py --warpsmith "$root/target/debug/warpsmith" &&
+    python3 bench/triton/mutation_check.py --dir "$1/equiv/sm_80" --specs "$1/equiv/sm_80" \
+    --arch sm_80 --iters 16 --seed 1 --cases layer_norm_4096,softmax_8192,matmul_fp16_64x64x32 \
+    --warpsmith "$root/target/debug/warpsmith" --keep "$1/mutations"
 }
 # equiv_builds OUT [--specs DIR]: every cubin the drop-in changed in a never_worse.py run against
 # ptxas's own build, on the SASS emulator with the kernel's launch (bench/triton/equiv_builds.py).
