@@ -689,6 +689,20 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// The 32-bit word a constant-bank operand names (its selection and decorations not
+    /// applied).
+    fn cword(&self, w: &Warp, l: usize, o: &Opnd) -> R<u32> {
+        let Opnd::C { bank, off, idx, .. } = o else {
+            return Err(format!("operand {o:?} is not a constant-bank operand"));
+        };
+        let base = match idx {
+            None => 0,
+            Some((false, r)) => i64::from(reg(w, l, *r) as i32),
+            Some((true, r)) => i64::from(ureg(w, *r) as i32),
+        };
+        Ok(self.cload(*bank, off + base, 4)? as u32)
+    }
+
     /// Raw 32-bit value of an operand (selection applied, decorations not).
     fn raw(&self, w: &Warp, l: usize, o: &Opnd) -> R<u32> {
         Ok(match o {
@@ -696,14 +710,7 @@ impl<'a> Machine<'a> {
             Opnd::Ur { n, .. } => ureg(w, *n),
             Opnd::Imm(v) => *v as u32,
             Opnd::FImm(f) => (*f as f32).to_bits(),
-            Opnd::C { bank, off, idx, .. } => {
-                let base = match idx {
-                    None => 0,
-                    Some((false, r)) => i64::from(reg(w, l, *r) as i32),
-                    Some((true, r)) => i64::from(ureg(w, *r) as i32),
-                };
-                self.cload(*bank, off + base, 4)? as u32
-            }
+            Opnd::C { sel, .. } => apply_sel(self.cword(w, l, o)?, *sel),
             Opnd::Sr(s) => self.special(w, l, *s),
             Opnd::Srz => 0,
             Opnd::P { .. } | Opnd::Up { .. } => u32::from(self.pred(w, l, o)?),
@@ -749,7 +756,13 @@ impl<'a> Machine<'a> {
                     u64::from(ureg(w, *n)) | u64::from(ureg(w, n + 1)) << 32
                 }
             }
-            Opnd::C { bank, off, idx, .. } => {
+            Opnd::C {
+                sel: Sel::All,
+                bank,
+                off,
+                idx,
+                ..
+            } => {
                 let base = match idx {
                     None => 0,
                     Some((false, r)) => i64::from(reg(w, l, *r) as i32),
@@ -1084,15 +1097,15 @@ impl<'a> Machine<'a> {
     /// immediates — handled by [`Machine::alu`] callers through `FImm` pairs being absent here
     /// (nvdisasm prints `HFMA2.MMA R3, -RZ, RZ, 1.875, 0`: the last two tokens are one operand).
     fn rh(&self, w: &Warp, l: usize, o: &Opnd) -> R<u32> {
+        // A selected half goes to both halves (`R2.H1`, `c[0x0][0x178].H0_H0`).
+        let broadcast = |r: u32, sel: Sel| match sel {
+            Sel::H0H0 | Sel::H(0) => (r & 0xffff) * 0x1_0001,
+            Sel::H1H1 | Sel::H(1) => (r >> 16) * 0x1_0001,
+            _ => r,
+        };
         let v = match o {
-            Opnd::R { n, sel, .. } => {
-                let r = reg(w, l, *n);
-                match sel {
-                    Sel::H0H0 | Sel::H(0) => (r & 0xffff) * 0x1_0001,
-                    Sel::H1H1 | Sel::H(1) => (r >> 16) * 0x1_0001,
-                    _ => r,
-                }
-            }
+            Opnd::R { n, sel, .. } => broadcast(reg(w, l, *n), *sel),
+            Opnd::C { sel, .. } => broadcast(self.cword(w, l, o)?, *sel),
             Opnd::FImm(f) => {
                 let h = float::from_f64(*f, F16, Rnd::Rn) as u32 & 0xffff;
                 h * 0x1_0001

@@ -92,6 +92,8 @@ pub enum Opnd {
         abs: bool,
         /// Bitwise not.
         not: bool,
+        /// Half selection (`c[0x0][0x178].H0_H0`, a half-precision kernel parameter).
+        sel: Sel,
     },
     /// A memory address `[R2.64+UR4+0x10]`, `[R3.X4+0x100]`, `desc[UR4][R2.64]`.
     Mem(Addr),
@@ -323,10 +325,16 @@ fn parse_value(tok: &str) -> Option<Opnd> {
     if t.starts_with("c[") {
         let (bank, rest) = bracket(&t[1..])?;
         let bank = parse_int(bank)? as u8;
-        let (inner, tail) = bracket(rest)?;
-        if !tail.is_empty() {
-            return None;
-        }
+        // nvdisasm separates the brackets when a half is selected: `c[0x0] [0x178].H0_H0`.
+        let (inner, tail) = bracket(rest.trim_start())?;
+        let sel = match tail {
+            "" => Sel::All,
+            ".H0" => Sel::H(0),
+            ".H1" => Sel::H(1),
+            ".H0_H0" => Sel::H0H0,
+            ".H1_H1" => Sel::H1H1,
+            _ => return None,
+        };
         let a = parse_addr_inner(inner)?;
         let idx = match (a.reg, a.ureg) {
             (Some(r), None) => Some((false, r)),
@@ -341,6 +349,7 @@ fn parse_value(tok: &str) -> Option<Opnd> {
             neg,
             abs,
             not,
+            sel,
         });
     }
     let (base, sel) = match t.rsplit_once('.') {

@@ -631,3 +631,39 @@ fn f2f_to_bf16_rounds_to_nearest_even() {
         assert_eq!(reg(&w, l, 3), 0x3f81, "lane {l}");
     }
 }
+
+#[test]
+fn half_selected_constant_operands() {
+    // ptxas's `cvt.f32.f16` of a half-precision kernel parameter (Triton 3.9's softmax, mutated):
+    // the parameter's half straight from the constant bank, as nvdisasm prints it.
+    let k = kernel(&[
+        "HADD2.F32 R2, -RZ, c[0x0] [0x178].H0_H0",
+        "HADD2.F32 R3, -RZ, c[0x0] [0x178].H1_H1",
+        "HMUL2 R4, R6, c[0x0] [0x178].H1_H1",
+    ]);
+    let shape = Shape {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_smem: 0,
+    };
+    let mut bank = vec![0u8; 0x200];
+    bank[0x178..0x17c].copy_from_slice(&(h(1.5) | h(-0.25) << 16).to_le_bytes());
+    let mut m = Machine::new(
+        &k,
+        GlobalMem::default(),
+        HashMap::from([(0, bank)]),
+        shape,
+        Limits::default(),
+        "t.cubin",
+    );
+    let mut w = Warp::new(0, 64, 0, shape.block);
+    for l in 0..32 {
+        set(&mut w, l, 6, h2(2.0, l as f64));
+    }
+    steps(&mut m, &mut w, &mut [], 3).unwrap();
+    for l in 0..32 {
+        assert_eq!(reg(&w, l, 2), 1.5f32.to_bits(), "lane {l}");
+        assert_eq!(reg(&w, l, 3), (-0.25f32).to_bits(), "lane {l}");
+        assert_eq!(reg(&w, l, 4), h2(-0.5, -0.25 * l as f64), "lane {l}");
+    }
+}
