@@ -13,7 +13,6 @@
 mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 
 use warpsmith::emu::launch::RunOptions;
 use warpsmith::emu::LaunchSpec;
@@ -31,22 +30,6 @@ const CASES: [(&str, &str); 4] = [
         "sm_90a",
     ),
 ];
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// The byte range of the first `.text.` section (the kernel's code), or the whole file when the
 /// section headers cannot be read.
@@ -74,7 +57,7 @@ fn code_range(bytes: &[u8]) -> (usize, usize) {
 
 /// One damaged copy of `cubin`: mostly bit flips in the code (what the decoder, the emulator and
 /// the rewriter read), sometimes bytes anywhere (headers, `.nv.info`, symbols) or a truncation.
-fn mutate(cubin: &[u8], rng: &mut Rng) -> Vec<u8> {
+fn mutate(cubin: &[u8], rng: &mut common::Rng) -> Vec<u8> {
     let mut b = cubin.to_vec();
     let (off, size) = code_range(cubin);
     match rng.below(8) {
@@ -150,7 +133,7 @@ fn damaged_cubins_are_refused_or_handled_never_a_panic() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(12);
     let root = common::repo_root();
-    let mut rng = Rng(0x5eed_cb1b_2026_1204);
+    let mut rng = common::Rng(0x5eed_cb1b_2026_1204);
     let mut failures = Vec::new();
     for (ptx, arch) in CASES {
         let ptx = root.join(ptx);
@@ -158,7 +141,7 @@ fn damaged_cubins_are_refused_or_handled_never_a_panic() {
             &std::fs::read_to_string(ptx.with_extension("spec.json")).expect("spec"),
         )
         .expect("spec parses");
-        let cubin = assemble(&ptxas, &ptx, arch);
+        let cubin = common::assemble_cubin(&ptxas, &ptx, arch, &[]);
         assert!(
             exercise(&cubin, &spec).expect("the undamaged cubin") >= 3,
             "{}: the undamaged cubin must run, demote and report",
@@ -185,26 +168,4 @@ fn damaged_cubins_are_refused_or_handled_never_a_panic() {
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// Assembles `ptx` for `arch` and returns the cubin's bytes.
-fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("warpsmith-cubin-fuzz-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let cubin = dir.join(format!("{arch}.cubin"));
-    let out = std::process::Command::new(ptxas)
-        .args(["-arch", arch, "-o"])
-        .arg(&cubin)
-        .arg(ptx)
-        .output()
-        .expect("ptxas runs");
-    assert!(
-        out.status.success(),
-        "ptxas failed on {}: {}",
-        ptx.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let bytes = std::fs::read(&cubin).expect("cubin");
-    let _ = std::fs::remove_dir_all(&dir);
-    bytes
 }

@@ -10,26 +10,6 @@ mod common;
 use common::*;
 use warpsmith::ptx::{parse_module, print_module};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
-
 const TOKENS: &[&str] = &[
     "{",
     "}",

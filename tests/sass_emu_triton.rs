@@ -81,29 +81,6 @@ fn cases() -> Vec<(PathBuf, &'static str)> {
     out
 }
 
-/// Assembles `ptx` for `arch` without contraction and returns the cubin's bytes.
-fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("warpsmith-sass-triton-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let stem = ptx.file_stem().expect("name").to_string_lossy();
-    let cubin = dir.join(format!("{stem}.{arch}.cubin"));
-    let out = std::process::Command::new(ptxas)
-        .args(["--fmad=false", "-arch", arch, "-o"])
-        .arg(&cubin)
-        .arg(ptx)
-        .output()
-        .expect("ptxas runs");
-    assert!(
-        out.status.success(),
-        "ptxas failed on {}: {}",
-        ptx.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let bytes = std::fs::read(&cubin).expect("cubin");
-    let _ = std::fs::remove_file(&cubin);
-    bytes
-}
-
 /// Compares the output buffers: `Ok(summary)` when equal (or, with `approx`, within the
 /// tolerance), else the first difference.
 fn compare(ptx: &[OutBuffer], sass: &[OutBuffer], approx: bool) -> Result<String, String> {
@@ -189,7 +166,9 @@ fn run_case(ptxas: &Path, (ptx, arch): &(PathBuf, &'static str)) -> Row {
     };
     let pr = run(&module, &spec, &opts(format!("{case}.ptx")))
         .unwrap_or_else(|e| panic!("{case}: PTX emulator: {e}"));
-    let prog = SassProgram::from_cubin(&assemble(ptxas, ptx, arch)).expect("cubin reads");
+    let prog =
+        SassProgram::from_cubin(&common::assemble_cubin(ptxas, ptx, arch, &["--fmad=false"]))
+            .expect("cubin reads");
     let (warp_insts, tensor_insts, outcome) =
         match warpsmith::sass::emu::run(&prog, &spec, &opts(format!("{case}.{arch}.cubin"))) {
             Err(e) => (0, 0, Err(format!("SASS emulator: {e}"))),

@@ -336,3 +336,52 @@ pub fn dim3(v: &[u32]) -> [u32; 3] {
     }
     d
 }
+
+/// A fixed-seed xorshift generator: the fuzz tests' mutations are the same on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Assembles `ptx` for `arch` with `ptxas` and `extra` options in a temporary folder (removed
+/// afterwards) and returns the cubin's bytes; panics with ptxas's message when it refuses.
+pub fn assemble_cubin(ptxas: &Path, ptx: &Path, arch: &str, extra: &[&str]) -> Vec<u8> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "warpsmith-test-cubin-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cubin = dir.join(format!("{arch}.cubin"));
+    let out = std::process::Command::new(ptxas)
+        .args(extra)
+        .args(["-arch", arch, "-o"])
+        .arg(&cubin)
+        .arg(ptx)
+        .output()
+        .expect("ptxas runs");
+    assert!(
+        out.status.success(),
+        "ptxas failed on {}: {}",
+        ptx.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&cubin).expect("cubin");
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+}
