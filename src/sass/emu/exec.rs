@@ -689,9 +689,9 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// The 32-bit word a constant-bank operand names (its selection and decorations not
-    /// applied).
-    fn cword(&self, w: &Warp, l: usize, o: &Opnd) -> R<u32> {
+    /// The `bytes` (4 or 8) a constant-bank operand names, at its offset plus its index
+    /// register (its selection and decorations not applied).
+    fn cread(&self, w: &Warp, l: usize, o: &Opnd, bytes: usize) -> R<u64> {
         let Opnd::C { bank, off, idx, .. } = o else {
             return Err(format!("operand {o:?} is not a constant-bank operand"));
         };
@@ -700,7 +700,12 @@ impl<'a> Machine<'a> {
             Some((false, r)) => i64::from(reg(w, l, *r) as i32),
             Some((true, r)) => i64::from(ureg(w, *r) as i32),
         };
-        Ok(self.cload(*bank, off + base, 4)? as u32)
+        self.cload(*bank, off + base, bytes)
+    }
+
+    /// The 32-bit word a constant-bank operand names ([`Machine::cread`]).
+    fn cword(&self, w: &Warp, l: usize, o: &Opnd) -> R<u32> {
+        Ok(self.cread(w, l, o, 4)? as u32)
     }
 
     /// Raw 32-bit value of an operand (selection applied, decorations not).
@@ -756,20 +761,7 @@ impl<'a> Machine<'a> {
                     u64::from(ureg(w, *n)) | u64::from(ureg(w, n + 1)) << 32
                 }
             }
-            Opnd::C {
-                sel: Sel::All,
-                bank,
-                off,
-                idx,
-                ..
-            } => {
-                let base = match idx {
-                    None => 0,
-                    Some((false, r)) => i64::from(reg(w, l, *r) as i32),
-                    Some((true, r)) => i64::from(ureg(w, *r) as i32),
-                };
-                self.cload(*bank, off + base, 8)?
-            }
+            Opnd::C { sel: Sel::All, .. } => self.cread(w, l, o, 8)?,
             Opnd::FImm(f) => f.to_bits(),
             Opnd::Imm(v) => {
                 if float {
