@@ -17,6 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use warpsmith::emu::launch::RunOptions;
 use warpsmith::emu::LaunchSpec;
 use warpsmith::sass::demote::{demote, DemoteOptions, RegisterTarget};
+use warpsmith::sass::elf::Cubin;
 use warpsmith::sass::emu::SassProgram;
 use warpsmith::tools::{self, Tool};
 
@@ -31,35 +32,23 @@ const CASES: [(&str, &str); 4] = [
     ),
 ];
 
-/// The byte range of the first `.text.` section (the kernel's code), or the whole file when the
-/// section headers cannot be read.
-fn code_range(bytes: &[u8]) -> (usize, usize) {
-    let read = |at: usize, n: usize| -> Option<u64> {
-        let b = bytes.get(at..at + n)?;
-        Some(b.iter().rev().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
-    };
-    let found = (|| {
-        let shoff = read(0x28, 8)? as usize;
-        let entsize = read(0x3a, 2)? as usize;
-        let count = read(0x3c, 2)? as usize;
-        let strndx = read(0x3e, 2)? as usize;
-        let strtab = read(shoff + strndx * entsize + 0x18, 8)? as usize;
-        (0..count).find_map(|i| {
-            let h = shoff + i * entsize;
-            let name = strtab + read(h, 4)? as usize;
-            let is_text = bytes.get(name..name + 6)? == b".text.";
-            let (off, size) = (read(h + 0x18, 8)? as usize, read(h + 0x20, 8)? as usize);
-            (is_text && off + size <= bytes.len()).then_some((off, size))
-        })
-    })();
-    found.unwrap_or((0, bytes.len()))
+/// The byte range of the first `.text.` section (the kernel's code) in the file, as the project's
+/// ELF reader gives it.
+fn code_range(cubin: &[u8]) -> (usize, usize) {
+    let elf = Cubin::parse(cubin).expect("the undamaged cubin reads");
+    let text = elf
+        .sections
+        .iter()
+        .find(|s| s.name.starts_with(".text."))
+        .expect("a code section");
+    (text.header.sh_offset as usize, text.data.len())
 }
 
-/// One damaged copy of `cubin`: mostly bit flips in the code (what the decoder, the emulator and
-/// the rewriter read), sometimes bytes anywhere (headers, `.nv.info`, symbols) or a truncation.
-fn mutate(cubin: &[u8], rng: &mut common::Rng) -> Vec<u8> {
+/// One damaged copy of `cubin`, whose code is at `off..off + size`: mostly bit flips in the code
+/// (what the decoder, the emulator and the rewriter read), sometimes bytes anywhere (headers,
+/// `.nv.info`, symbols) or a truncation.
+fn mutate(cubin: &[u8], (off, size): (usize, usize), rng: &mut common::Rng) -> Vec<u8> {
     let mut b = cubin.to_vec();
-    let (off, size) = code_range(cubin);
     match rng.below(8) {
         0 => {
             let keep = rng.below(b.len());
@@ -147,9 +136,10 @@ fn damaged_cubins_are_refused_or_handled_never_a_panic() {
             "{}: the undamaged cubin must run, demote and report",
             ptx.display()
         );
+        let code = code_range(&cubin);
         let mut handled = 0;
         for i in 0..iters {
-            let damaged = mutate(&cubin, &mut rng);
+            let damaged = mutate(&cubin, code, &mut rng);
             match exercise(&damaged, &spec) {
                 Ok(n) => handled += n,
                 Err(tool) => {
