@@ -1,8 +1,9 @@
 //! Triton kernels on the emulator: PTX that Triton 3.6 generated for sm_80 (`mma.sync`,
 //! `ldmatrix`, `cp.async`) and sm_90 (`wgmma.mma_async` with swizzled shared-memory descriptors,
-//! A from registers or shared memory) runs, matches a CPU reference, and `equiv` proves a
-//! rewrite (shared-memory spilling) equal and a broken one (a `cp.async.wait_group` removed)
-//! different. The divergence analysis's claims about each kernel (lane and warp ids, masks and
+//! A from registers or shared memory; tiles moved by TMA tensor copies through host-side tensor
+//! descriptors) runs, matches a CPU reference, and `equiv` proves a rewrite (shared-memory
+//! spilling) equal and a broken one (a `cp.async.wait_group` removed, a tensor copy's
+//! coordinates swapped) different. The divergence analysis's claims about each kernel (lane and warp ids, masks and
 //! `or`s of `%tid` under Triton's `.reqntid`) are checked on the same launch, lane by lane.
 //!
 //! The fixtures in tests/data/triton/<arch>/ are `compile_suite.py` outputs (PTX and the
@@ -83,6 +84,20 @@ fn spec(case: &Case) -> LaunchSpec {
     let (r, z) = ("\"random\"", "\"zero\"");
     let scratch = [buf("u8", 256, z), buf("u8", 256, z)];
     let (kernel, grid, mut args): (&str, Vec<u64>, Vec<String>) = match case.name.as_str() {
+        n if n.starts_with("matmul_tma") => {
+            let (m, nn, k) = matmul_dims(case);
+            let grid = m.div_ceil(int("BLOCK_M")) * nn.div_ceil(int("BLOCK_N"));
+            let mut a = Vec::new();
+            for (i, (rows, cols, init)) in [(m, k, r), (k, nn, r), (m, nn, z)].iter().enumerate() {
+                a.push(tensor_map(case, i, [*rows, *cols], init));
+                a.extend([*rows, *cols].map(s32));
+                a.extend(
+                    [*cols, 1].map(|v| format!(r#"{{"scalar":{{"type":"s64","value":{v}}}}}"#)),
+                );
+            }
+            a.extend([m, nn, k].map(s32));
+            ("tma_matmul", vec![grid], a)
+        }
         n if n.starts_with("matmul") => {
             let (m, nn, k) = matmul_dims(case);
             let (ab, out, init) = if n.contains("int8") {
@@ -153,6 +168,26 @@ fn spec(case: &Case) -> LaunchSpec {
         args.join(",")
     ))
     .expect("spec")
+}
+
+/// The `tensor_map` argument of Triton's tensor descriptor `index` over a row-major f16 matrix
+/// `[rows, cols]`: the box and swizzle Triton chose (its metadata's `tensordesc_meta`, outermost
+/// dimension first, swizzle as CUDA's `CUtensorMapSwizzle`), innermost first for the spec.
+fn tensor_map(case: &Case, index: usize, [rows, cols]: [u64; 2], init: &str) -> String {
+    let meta = &case.meta["tensordesc_meta"][index];
+    assert_eq!(
+        meta["elem_size"], 2,
+        "{}: descriptor {index}: f16 only",
+        case.name
+    );
+    assert_eq!(meta["fp4_padded"], false, "{}: fp4 padding", case.name);
+    let block = meta["block_size"].as_array().expect("block_size");
+    let swizzle =
+        ["none", "32B", "64B", "128B"][meta["swizzle"].as_u64().expect("swizzle") as usize];
+    format!(
+        r#"{{"tensor_map":{{"type":"f16","dims":[{cols},{rows}],"box":[{},{}],"swizzle":"{swizzle}","init":{init}}}}}"#,
+        block[1], block[0]
+    )
 }
 
 /// M, N, K of a matmul launch: one partial row block, two column blocks (when they fit) and a
@@ -445,6 +480,35 @@ fn check_missing_wait_is_caught(case: &Case, spec: &LaunchSpec) {
     );
 }
 
+/// Swapping the two coordinates of the first tensor copy (a box read from the wrong place) must
+/// make `equiv` report a difference.
+fn check_wrong_box_is_caught(case: &Case, spec: &LaunchSpec) {
+    let text = print_module(&case.module);
+    let Some(at) = text.find("cp.async.bulk.tensor.2d") else {
+        return;
+    };
+    let line_end = at + text[at..].find('\n').unwrap_or(0);
+    let line = &text[at..line_end];
+    let (open, close) = (
+        line.find('{').expect("coordinates"),
+        line.find('}').expect("coordinates"),
+    );
+    let (x, y) = line[open + 1..close]
+        .split_once(", ")
+        .expect("two coordinates");
+    let swapped = format!("{}{{{y}, {x}}}{}", &line[..open], &line[close + 1..]);
+    let broken = format!("{}{swapped}{}", &text[..at], &text[line_end..]);
+    let m = parse_module(&broken, "broken.ptx").expect("broken PTX parses");
+    let eq = equiv::check(&case.module, &m, spec, 1)
+        .unwrap_or_else(|e| panic!("{} ({}): {e}", case.name, case.arch));
+    assert!(
+        !eq.is_equal(),
+        "{} ({}): a tensor copy of the wrong box went unnoticed",
+        case.name,
+        case.arch
+    );
+}
+
 /// Every claim the divergence analysis makes about the kernel (with the block shape from
 /// Triton's `.reqntid`) holds on the launch: checked at every register read and write by the
 /// instrumented kernel (`analysis::divergence::soundness`). Returns how many registers the
@@ -498,6 +562,7 @@ fn triton_sm90_matmul_and_attention_wgmma() {
         let spec = check_case(case);
         check_spill_sm90(case, &spec);
         check_missing_wait_is_caught(case, &spec);
+        check_wrong_box_is_caught(case, &spec);
         assert!(check_divergence_sound(case, &spec) > 0);
     }
 }

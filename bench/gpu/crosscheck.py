@@ -345,6 +345,9 @@ def run_gpu(ptx_path, spec):
             blobs.append(scalar_bytes(a["scalar"]))
         elif "byval" in a:
             blobs.append(buffer_bytes(a["byval"], i))
+        elif "tensor_map" in a:
+            raise ValueError("argument %d: tensor_map arguments are not supported here yet (the "
+                             "GPU side needs cuTensorMapEncodeTiled)" % i)
         else:
             raise ValueError("argument %d: unknown kind %r" % (i, list(a)))
     cuda.launch(f, dims(spec["grid"]), dims(spec["block"]), int(spec.get("dynamic_smem", 0)), blobs)
@@ -409,6 +412,9 @@ def cmd_gen_inputs(args):
     os.makedirs(args.outdir, exist_ok=True)
     for i, a in enumerate(spec["args"]):
         b = a.get("buffer") or a.get("byval")
+        if "tensor_map" in a:
+            raise SystemExit("argument %d: tensor_map arguments are not supported by gen-inputs"
+                             % i)
         if b is not None:
             data = buffer_bytes(b, i)
         else:

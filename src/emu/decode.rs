@@ -29,7 +29,7 @@ use super::wgmma::WgmmaSpec;
 mod matrix;
 mod mbarrier;
 pub use matrix::{CpFill, WgmmaA};
-pub use mbarrier::MbarOp;
+pub use mbarrier::{MbarOp, TensorCopy};
 
 /// "No reconvergence point": paths only meet at the exit.
 pub const NO_RPC: u32 = u32::MAX;
@@ -490,6 +490,8 @@ pub enum DInst {
         size: Src,
         mbar: Option<Addr>,
     },
+    /// `cp.async.bulk.tensor` in tile mode.
+    TensorCopy(Box<TensorCopy>),
     /// `cp.async.wait_group keep` (`wait_all`: commit first, then wait for everything).
     CpAsyncWait { keep: u32, commit: bool },
     /// Not implemented: stops the run when executed.

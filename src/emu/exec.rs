@@ -55,6 +55,7 @@ mod call;
 mod collective;
 mod matrix;
 mod mbarrier;
+mod tensor_copy;
 mod wgmma;
 
 /// Limits of one run.
@@ -934,6 +935,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Mbarrier { .. }
             | DInst::MbarPending { .. }
             | DInst::BulkCopy { .. }
+            | DInst::TensorCopy(_)
             | DInst::CpAsyncWait { .. }) => {
                 let mut mem = mem_view!();
                 let done = async_ops::exec(lanes!(), &mut mem, async_copies, kind)?;

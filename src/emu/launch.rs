@@ -198,6 +198,40 @@ pub struct ScalarSpec {
     pub value: serde_json::Value,
 }
 
+/// A tensor map argument (`CUtensorMap`, 128 bytes by value) and the tensor it describes, which
+/// it owns like a buffer argument (its contents are an output too). Encoded as
+/// [`crate::emu::tensormap`] describes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorMapSpec {
+    /// Element type.
+    #[serde(rename = "type")]
+    pub ty: ElemType,
+    /// Extent of each dimension in elements, innermost (contiguous) first; 1 to 5 of them.
+    pub dims: Vec<u64>,
+    /// Byte strides of dimensions 1… (one fewer than `dims`); default: dense.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strides: Option<Vec<u64>>,
+    /// The box (the tile one copy moves) in elements, innermost first.
+    #[serde(rename = "box")]
+    pub boxdim: Vec<u32>,
+    /// `none` (default), `32B`, `64B` or `128B`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swizzle: Option<String>,
+    /// What an element outside the tensor reads as: `zero` (default) or `nan`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oob_fill: Option<String>,
+    /// Initial contents of the tensor.
+    #[serde(default)]
+    pub init: InitSpec,
+    /// Seed of `random` (default: argument index + 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `[lo, hi)` for `random`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<[f64; 2]>,
+}
+
 /// One kernel argument.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -208,6 +242,8 @@ pub enum ArgSpec {
     Scalar(ScalarSpec),
     /// A by-value aggregate, given as elements.
     Byval(BufferSpec),
+    /// A tensor map by value, with the tensor it describes.
+    TensorMap(TensorMapSpec),
 }
 
 /// A launch.
@@ -253,6 +289,11 @@ impl LaunchSpec {
         for (i, a) in s.args.iter_mut().enumerate() {
             match a {
                 ArgSpec::Buffer(b) | ArgSpec::Byval(b) => bump(b, i as u64 + 1),
+                ArgSpec::TensorMap(t) => {
+                    if matches!(&t.init, InitSpec::Named(n) if n == "random") {
+                        t.seed = Some(t.seed.unwrap_or(i as u64 + 1).wrapping_add(offset));
+                    }
+                }
                 ArgSpec::Scalar(_) => {}
             }
         }
@@ -529,6 +570,83 @@ pub(crate) fn buffer_argument(
     Ok(base.to_le_bytes().to_vec())
 }
 
+/// A tensor map argument: its tensor generated and placed in `global` as `arg<i>` (recorded in
+/// `outs`), and the map's 128 bytes returned for a parameter of `param_size` bytes. Shared by the
+/// PTX and the SASS emulator.
+pub(crate) fn tensor_map_argument(
+    t: &TensorMapSpec,
+    i: usize,
+    what: &str,
+    param_size: u64,
+    global: &mut super::memory::GlobalMem,
+    outs: &mut Vec<(usize, u32, ElemType)>,
+) -> EmuResult<Vec<u8>> {
+    use super::tensormap::{swizzle_named, TensorMap, MAP_BYTES, MAX_RANK};
+    let bad = |why: String| EmuError::Spec(format!("{what}: tensor map: {why}"));
+    if param_size != MAP_BYTES as u64 {
+        return Err(bad(format!(
+            "needs a 128-byte parameter, the kernel's is {param_size} bytes"
+        )));
+    }
+    let rank = t.dims.len();
+    if !(1..=MAX_RANK).contains(&rank) || t.boxdim.len() != rank {
+        return Err(bad(format!(
+            "{rank} dimensions and {} box dimensions (1 to 5, as many of each)",
+            t.boxdim.len()
+        )));
+    }
+    let e = t.ty.size() as u64;
+    let mut map = TensorMap {
+        rank,
+        elem_size: e as u32,
+        swizzle: swizzle_named(t.swizzle.as_deref().unwrap_or("none"))
+            .ok_or_else(|| bad("`swizzle` is one of `none`, `32B`, `64B`, `128B`".into()))?,
+        nan: match t.oob_fill.as_deref().unwrap_or("zero") {
+            "zero" => None,
+            "nan" if t.ty.is_float() => Some(match t.ty {
+                ElemType::F64 => 0x7fff_ffff_ffff_ffff,
+                ElemType::F32 => 0x7fff_ffff,
+                _ => 0x7fff,
+            }),
+            _ => return Err(bad("`oob_fill` is `zero`, or `nan` for a float type".into())),
+        },
+        base: 0,
+        dims: [1; MAX_RANK],
+        strides: [0; MAX_RANK],
+        boxdim: [1; MAX_RANK],
+    };
+    map.dims[..rank].copy_from_slice(&t.dims);
+    map.boxdim[..rank].copy_from_slice(&t.boxdim);
+    map.strides[0] = e;
+    match &t.strides {
+        Some(st) if st.len() + 1 == rank => map.strides[1..rank].copy_from_slice(st),
+        Some(st) => {
+            return Err(bad(format!(
+                "{} strides for {rank} dimensions (one fewer)",
+                st.len()
+            )))
+        }
+        None => {
+            for d in 1..rank {
+                map.strides[d] = map.strides[d - 1] * map.dims[d - 1];
+            }
+        }
+    }
+    map.validate().map_err(bad)?;
+    let buffer = BufferSpec {
+        ty: t.ty,
+        len: Some(map.extent_bytes().div_ceil(e)),
+        init: t.init.clone(),
+        seed: t.seed,
+        range: t.range,
+    };
+    let data = buffer_bytes(&buffer, i as u64, what)?;
+    let (idx, base) = global.alloc(&format!("arg{i}"), data, 128);
+    outs.push((i, idx, t.ty));
+    map.base = base;
+    Ok(map.encode().to_vec())
+}
+
 /// The output buffers of a run: every buffer argument's allocation after the run.
 pub(crate) fn output_buffers(
     outs: Vec<(usize, u32, ElemType)>,
@@ -636,6 +754,9 @@ fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared
                 }
                 check_scalar_type(s.ty, p, &what)?;
                 scalar_bytes(s, &what)?
+            }
+            ArgSpec::TensorMap(t) => {
+                tensor_map_argument(t, i, &what, p.size, &mut global, &mut outs)?
             }
             ArgSpec::Byval(b) => {
                 let data = buffer_bytes(b, i as u64, &what)?;

@@ -13,6 +13,7 @@
 //! - [`tensor`], [`wgmma`]: fragment layouts, shared-memory matrix descriptors and the arithmetic
 //!   of the tensor-core instructions.
 //! - [`mbarrier`]: the state machine of the `mbarrier` object.
+//! - [`tensormap`]: the emulator's encoding of tensor maps and the boxes of tensor copies.
 //! - [`equiv`]: differential checking of two modules.
 //! - [`symbolic`]: the Z3 bit-vector domain (shuffle synthesis drives it with its own path-forking
 //!   engine, src/shuffle/symexec.rs, over the same decoded instructions).
@@ -31,6 +32,7 @@ pub mod mbarrier;
 pub mod memory;
 pub mod symbolic;
 pub mod tensor;
+pub mod tensormap;
 pub mod wgmma;
 
 pub use error::{EmuError, EmuResult};

@@ -156,7 +156,7 @@ pub enum Swizzle {
 
 impl Swizzle {
     /// The row width in bytes (16 for no swizzle).
-    fn width(self) -> u64 {
+    pub fn width(self) -> u64 {
         match self {
             Swizzle::None => 16,
             Swizzle::B32 => 32,

@@ -191,6 +191,7 @@ fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
         | DInst::CpAsyncMbarArrive { .. }
         | DInst::Mbarrier { .. }
         | DInst::BulkCopy { .. }
+        | DInst::TensorCopy(_)
         | DInst::Unsupported { .. } => true,
         DInst::Nop => is_fence(body, di.inst),
         DInst::Ld { .. } => is_strong_load(body, di.inst),
@@ -900,6 +901,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                 | DInst::Mbarrier { .. }
                 | DInst::MbarPending { .. }
                 | DInst::BulkCopy { .. }
+                | DInst::TensorCopy(_)
                 | DInst::CpAsync { .. }
                 | DInst::CpAsyncCommit
                 | DInst::CpAsyncMbarArrive { .. }
@@ -1406,6 +1408,7 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
             | DInst::Mbarrier { .. }
             | DInst::MbarPending { .. }
             | DInst::BulkCopy { .. }
+            | DInst::TensorCopy(_)
             | DInst::CpAsync { .. }
             | DInst::CpAsyncCommit
             | DInst::CpAsyncMbarArrive { .. }

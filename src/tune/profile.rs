@@ -58,6 +58,9 @@ pub fn footprint(spec: &LaunchSpec) -> f64 {
                 });
                 Some(n as f64 * b.ty.size() as f64)
             }
+            ArgSpec::TensorMap(t) => {
+                Some(t.dims.iter().product::<u64>() as f64 * t.ty.size() as f64)
+            }
             _ => None,
         })
         .sum()

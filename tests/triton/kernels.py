@@ -1,7 +1,7 @@
 """Triton kernels of the warpsmith Triton suite (issue 12), written for this project.
 
 Each kernel is what a Triton user typically writes for the job: a flash-attention forward pass,
-tiled matrix products (fp16, int8, fp8), a row-wise layer norm and a row-wise softmax. They are
+tiled matrix products (fp16, int8, fp8; one through TMA tensor descriptors), a row-wise layer norm and a row-wise softmax. They are
 compiled without a GPU by tests/triton/compile_suite.py; the configurations (tile shapes, warps,
 pipeline stages) are in tests/triton/suite.py. Inner dimensions are contiguous, so no stride
 argument equals 1 (Triton would otherwise specialise it away at launch time).
@@ -124,6 +124,27 @@ def tiled_matmul(
     c_at = c_ptr + rows[:, None] * stride_c_row + cols[None, :]
     tl.store(c_at, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
+
+@triton.jit
+def tma_matmul(
+    a_desc, b_desc, c_desc,
+    M, N, K,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):
+    """C = A·B through host-side tensor descriptors (Hopper's TMA: `cp.async.bulk.tensor` into
+    swizzled shared memory, `wgmma` from it, a TMA store of C), the style of Triton's persistent
+    matmul tutorial and of vLLM's and PyTorch inductor's TMA templates. Tiles past the edges of
+    A, B and C are the descriptors' business: loads fill zeros, stores clip."""
+    pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    tile_m = pid // tiles_n
+    tile_n = pid % tiles_n
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([tile_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, tile_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([tile_m * BLOCK_M, tile_n * BLOCK_N], acc.to(tl.float16))
 
 @triton.jit
 def layer_norm_rows(

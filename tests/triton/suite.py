@@ -77,6 +77,18 @@ def _matmul(name, dtype, out, block_m, block_n, block_k, warps, stages, archs=("
                 warps, stages, archs=archs, ci=ci, note=note)
 
 
+def _tma_matmul(name, block_m, block_n, block_k, warps, stages, ci=("sm_90",), note=""):
+    desc = lambda rows, cols: f"tensordesc<fp16[{rows}, {cols}]>"  # noqa: E731
+    args = (
+        ("a_desc", desc(block_m, block_k), False), ("b_desc", desc(block_k, block_n), False),
+        ("c_desc", desc(block_m, block_n), False),
+        ("M", "i32", True), ("N", "i32", True), ("K", "i32", True),
+    )
+    return Case(name, "tma_matmul", args,
+                {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k},
+                warps, stages, archs=("sm_90",), ci=ci, note=note)
+
+
 # The runtime arguments of tests/triton/kernels.py's layer norm and softmax.
 _LAYER_NORM_ARGS = (
     ("x_ptr", "*fp16", True), ("y_ptr", "*fp16", True), ("weight_ptr", "*fp32", True),
@@ -89,7 +101,9 @@ _SOFTMAX_ARGS = (
 )
 
 # The CI subset (`ci`, scripts/test.sh): per architecture one attention without and one with
-# spilling, the spilling matmul, the small matmul, int8 and fp8 on sm_90, layer norm and softmax —
+# spilling, the spilling matmul, the small matmul, int8 and fp8 on sm_90, the spilling TMA matmul
+# on sm_90 (tensor descriptors: the PTX emulator runs it, the SASS side has no TMA), layer norm
+# and softmax —
 # about 70 s (sm_80) and 105 s (sm_90) through a debug build on the shared 2-core machine; the
 # whole suite takes about 8 and 5 minutes (docs/benchmarks.md).
 CASES = [
@@ -104,6 +118,9 @@ CASES = [
     _matmul("matmul_fp16_64x64x32", "fp16", "fp16", 64, 64, 32, 4, 4),
     _matmul("matmul_int8_128x128x64", "i8", "i32", 128, 128, 64, 4, 3, ci=("sm_90",)),
     _matmul("matmul_fp8_128x256x64", "fp8e4nv", "fp16", 128, 256, 64, 8, 3, archs=("sm_90",)),
+    _tma_matmul("matmul_tma_fp16_128x256x64", 128, 256, 64, 4, 3,
+                note="TMA descriptors; 128x256 fp32 accumulator over 128 threads: ptxas spills"),
+    _tma_matmul("matmul_tma_fp16_128x128x64", 128, 128, 64, 4, 3, ci=()),
     Case("layer_norm_4096", "layer_norm_rows", _LAYER_NORM_ARGS, {"BLOCK": 4096}, 8, 1),
     Case("softmax_8192", "softmax_rows", _SOFTMAX_ARGS, {"BLOCK": 8192, "STAGES": 2}, 8, 2),
 ]
@@ -276,6 +293,8 @@ def compile_case(case: Case, arch: str):
             "num_ctas": md.num_ctas,
             "threads": md.num_warps * 32,  # per block (num_ctas is the cluster size)
             "ptx_version": md.ptx_version,
+            # Per tensor-descriptor argument: the TMA box, swizzle and element (None: none).
+            "tensordesc_meta": getattr(md, "tensordesc_meta", None),
             "target": [md.target.backend, md.target.arch, md.target.warp_size],
         })
     return compiled, record

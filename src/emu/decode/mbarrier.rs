@@ -1,12 +1,16 @@
 //! Decoding of `mbarrier` (PTX ISA §9.7.13.15: init, arrive with its `expect_tx`, `drop` and
 //! `noComplete` forms, expect_tx, complete_tx, test_wait/try_wait with a state or a phase
 //! parity, pending_count, inval) and of the bulk copies `cp.async.bulk` between global and shared
-//! memory (§9.7.9.25.4) with their `mbarrier::complete_tx::bytes` completion or bulk groups.
+//! memory (§9.7.9.25.4) with their `mbarrier::complete_tx::bytes` completion or bulk groups, and
+//! the tensor copies `cp.async.bulk.tensor` in tile mode (§9.7.9.25.5.2; the tensor map's
+//! encoding and the box geometry are [`crate::emu::tensormap`]'s).
 
 use crate::emu::domain::Space;
 use crate::ptx::ir::{InstData, Modifier, Operand, StateSpace, Type};
 
-use super::{operand, space_of, words, Ctx, DInst, DResult};
+use super::{operand, space_of, words, Addr, Ctx, DInst, DResult, Src};
+use crate::emu::tensormap::MAX_RANK;
+use crate::ptx::ir::{AddrBase, Address};
 
 /// An `mbarrier` operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,13 +119,14 @@ fn spaces(inst: &InstData) -> Vec<StateSpace> {
 /// `cp.async.bulk.prefetch` are no-ops (bulk copies complete when issued).
 pub(super) fn decode_bulk(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     if inst.has_word("commit_group") || inst.has_word("wait_group") || inst.has_word("prefetch") {
-        if inst.has_word("tensor") {
-            return Err("cp.async.bulk.tensor is not supported".into());
-        }
+        // `cp.async.bulk.prefetch.tensor` only warms the L2 cache.
         return Ok(DInst::Nop);
     }
-    if let Some(w) = words(inst).find(|w| w.starts_with("multicast") || *w == "tensor") {
+    if let Some(w) = words(inst).find(|w| w.starts_with("multicast")) {
         return Err(format!("cp.async.bulk .{w} is not supported"));
+    }
+    if inst.has_word("tensor") {
+        return decode_tensor_copy(ctx, inst);
     }
     let sp = spaces(inst);
     let [dst, src] = sp.as_slice() else {
@@ -152,4 +157,97 @@ pub(super) fn decode_bulk(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         size: ctx.src(operand(inst, 2)?, Type::U32)?,
         mbar,
     })
+}
+
+/// A decoded `cp.async.bulk.tensor` (tile mode, one CTA).
+#[derive(Clone, Debug)]
+pub struct TensorCopy {
+    /// Global → shared (`.shared::cluster.global`, completing on `mbar`), or shared → global
+    /// (`.global.shared::cta.bulk_group`).
+    pub to_shared: bool,
+    /// The box's start in shared memory.
+    pub smem: Addr,
+    /// The tensor map's generic address (or a `.param`, `.const` or `.global` variable).
+    pub map: Addr,
+    /// The box's coordinates, innermost first (as many as the `.<n>d` rank).
+    pub coords: Vec<Src>,
+    /// The mbarrier a copy into shared memory completes its bytes on.
+    pub mbar: Option<Addr>,
+}
+
+/// `cp.async.bulk.tensor.<n>d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
+/// {.L2::cache_hint} [dst], [map, {c…}], [mbar]{, policy}` and
+/// `cp.async.bulk.tensor.<n>d.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+/// [map, {c…}], [src]{, policy}`. Other load modes (`im2col`, `gather4`, `scatter4`), multicast
+/// and `.cta_group` are refused.
+fn decode_tensor_copy(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    let mut rank = None;
+    for w in words(inst) {
+        if let Some(n) = w.strip_suffix('d').and_then(|n| n.parse::<usize>().ok()) {
+            rank = Some(n);
+        } else if w.starts_with("im2col")
+            || w.starts_with("gather")
+            || w.starts_with("scatter")
+            || w.starts_with("cta_group")
+        {
+            return Err(format!("cp.async.bulk.tensor .{w} is not supported"));
+        }
+    }
+    let rank = rank
+        .filter(|n| (1..=MAX_RANK).contains(n))
+        .ok_or("cp.async.bulk.tensor needs a rank .1d to .5d")?;
+    let sp = spaces(inst);
+    let to_shared = match sp.as_slice() {
+        [d, s] if space_of(*d) == Some(Space::Shared) && space_of(*s) == Some(Space::Global) => {
+            true
+        }
+        [d, s] if space_of(*d) == Some(Space::Global) && space_of(*s) == Some(Space::Shared) => {
+            false
+        }
+        _ => return Err("cp.async.bulk.tensor copies between global and shared memory".into()),
+    };
+    let (tensor_at, smem_at) = if to_shared { (1, 0) } else { (0, 1) };
+    let Operand::Bracket(parts) = operand(inst, tensor_at)? else {
+        return Err("cp.async.bulk.tensor: expected `[tensorMap, {coordinates}]`".into());
+    };
+    let [map, Operand::Vector(coords)] = parts.as_slice() else {
+        return Err("cp.async.bulk.tensor: expected `[tensorMap, {coordinates}]`".into());
+    };
+    if coords.len() != rank {
+        return Err(format!(
+            "cp.async.bulk.tensor.{rank}d with {} coordinates",
+            coords.len()
+        ));
+    }
+    let map = match map {
+        Operand::Addr(_) => ctx.addr(map, Space::Generic)?,
+        Operand::Reg(r) => {
+            let base = AddrBase::Reg(*r);
+            ctx.addr(&Operand::Addr(Address { base, offset: 0 }), Space::Generic)?
+        }
+        other => {
+            return Err(format!(
+                "cp.async.bulk.tensor: tensor map operand {other:?}"
+            ))
+        }
+    };
+    let coords = coords
+        .iter()
+        .map(|c| ctx.src(c, Type::S32))
+        .collect::<DResult<Vec<_>>>()?;
+    let mbar = if to_shared {
+        if !words(inst).any(|w| w.contains("complete_tx")) {
+            return Err("cp.async.bulk.tensor into shared memory needs its mbarrier".into());
+        }
+        Some(ctx.addr(operand(inst, 2)?, Space::Shared)?)
+    } else {
+        None
+    };
+    Ok(DInst::TensorCopy(Box::new(TensorCopy {
+        to_shared,
+        smem: ctx.addr(operand(inst, smem_at)?, Space::Shared)?,
+        map,
+        coords,
+        mbar,
+    })))
 }

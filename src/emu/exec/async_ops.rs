@@ -1,12 +1,13 @@
 //! The asynchronous instructions of the PTX interpreter ([`super`]): `cp.async` with its commit
 //! and wait groups (PTX ISA §9.7.9.25; the queue is [`super::matrix`]'s),
 //! `cp.async.mbarrier.arrive`, the `mbarrier` operations (§9.7.13.15) and the bulk copy
-//! `cp.async.bulk` (§9.7.9.25.4; [`super::mbarrier`]). What they change beyond the warp's
+//! `cp.async.bulk` (§9.7.9.25.4; [`super::mbarrier`]) and `cp.async.bulk.tensor`
+//! ([`super::tensor_copy`]). What they change beyond the warp's
 //! registers and memory is returned to the scheduler as an [`AsyncEffect`].
 
 use super::access::MemView;
 use super::matrix::{self, AsyncCopies};
-use super::{concrete, lanes, mbarrier, misrouted, rd, Lanes, Step};
+use super::{concrete, lanes, mbarrier, misrouted, rd, tensor_copy, Lanes, Step};
 use crate::emu::decode::{DInst, MbarOp};
 use crate::emu::domain::Domain;
 
@@ -103,6 +104,10 @@ pub(super) fn exec<D: Domain>(
                 active,
                 (dst, src, *size, mbar.as_ref()),
             )?;
+        }
+        DInst::TensorCopy(copy) => {
+            done.mbar_changes = u64::from(active != 0 && copy.mbar.is_some());
+            done.global_loads = tensor_copy::tensor_copy(dom, regs, mem, env, active, copy)?;
         }
         DInst::CpAsyncWait { keep, commit } => {
             if *commit {

@@ -153,12 +153,25 @@ pub(super) fn bulk_copy<D: Domain>(
             global_reads += u64::from(matches!(sr, Region::Global(_)));
         }
         if let Some(m) = mbar {
-            let loc = object(dom, regs, mem, env, m, lane)?;
-            let mut b = Mbar::decode(read_word(dom, mem, loc)?);
-            b.tx(n, -1).map_err(|e| Stop::Fault(e, Some(lane)))?;
-            let v = dom.lit(b.encode());
-            mem.store(dom, loc.0, loc.1, &v, 8, lane)?;
+            complete_tx(dom, regs, mem, env, m, lane, n)?;
         }
     }
     Ok(global_reads)
+}
+
+/// Completes `bytes` transaction bytes of `lane`'s copy on the mbarrier at `mbar`.
+pub(super) fn complete_tx<D: Domain>(
+    dom: &mut D,
+    regs: &[D::Val],
+    mem: &mut MemView,
+    env: &Env,
+    mbar: &Addr,
+    lane: usize,
+    bytes: u64,
+) -> Step<()> {
+    let loc = object(dom, regs, mem, env, mbar, lane)?;
+    let mut b = Mbar::decode(read_word(dom, mem, loc)?);
+    b.tx(bytes, -1).map_err(|e| Stop::Fault(e, Some(lane)))?;
+    let v = dom.lit(b.encode());
+    mem.store(dom, loc.0, loc.1, &v, 8, lane)
 }

@@ -16,7 +16,7 @@ use crate::emu::error::{EmuError, EmuResult};
 use crate::emu::launch::ElemType;
 use crate::emu::launch::{
     buffer_argument, buffer_bytes, grid_and_block, module_var_inits, output_buffers, scalar_bytes,
-    ArgSpec, LaunchSpec, OutBuffer,
+    tensor_map_argument, ArgSpec, LaunchSpec, OutBuffer,
 };
 use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
 use crate::emu::RunOptions;
@@ -168,6 +168,9 @@ pub(crate) fn prepare<'a>(
                     )));
                 }
                 scalar_bytes(s, &what)?
+            }
+            ArgSpec::TensorMap(t) => {
+                tensor_map_argument(t, i, &what, u64::from(p.size), &mut global, &mut outs)?
             }
             ArgSpec::Byval(b) => {
                 let data = buffer_bytes(b, i as u64, &what)?;
