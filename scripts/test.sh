@@ -131,7 +131,7 @@ fi
 # links to target/debug/warpsmith (WARPSMITH_PASSES=spill,shuffle). Twice: `triton` with Triton
 # 3.6.0 (.tools/triton, its CUDA 12.8 ptxas), `triton-3.9` with Triton 3.9.0 (.tools/triton-3.9:
 # CUDA 12.9 ptxas for sm_80, CUDA 13.4 ptxas-blackwell and PTX ISA 9.4 for sm_90). --ci: the CI
-# subset of tests/triton/suite.py, 14 builds, about 1-3 minutes each on 2 cores (the whole suite
+# subset of tests/triton/suite.py, 15 builds, about 1-3 minutes each on 2 cores (the whole suite
 # takes over 10; docs/benchmarks.md). A one-kernel probe first tells "Triton cannot compile here"
 # (SKIPPED, with the reason) from a failing check.
 #

@@ -156,6 +156,20 @@ fn spec(case: &Case) -> LaunchSpec {
             a.extend([w, w, rows, w].map(s32));
             ("softmax_rows", vec![2], a)
         }
+        n if n.starts_with("fp8_quant") => {
+            // 5 rows of 3000 halves in [-100, 100).
+            let (w, rows) = (3000, 5);
+            let mut a = vec![
+                format!(
+                    r#"{{"buffer":{{"type":"f16","len":{},"init":"random","range":[-100,100]}}}}"#,
+                    rows * w
+                ),
+                buf("u8", rows * w, z),
+                buf("f32", rows, z),
+            ];
+            a.extend([w, w, w].map(s32));
+            ("fp8_quant_rows", vec![rows], a)
+        }
         other => panic!("no launch spec for Triton case {other}"),
     };
     args.extend(scratch);
@@ -338,6 +352,53 @@ fn check_attention(case: &Case, out: &[OutBuffer]) {
     }
 }
 
+/// Checks the fp8 quantisation: each row's scale is its largest magnitude / 448 (within 2 ulps:
+/// Triton divides with `div.full`), and each output is the e4m3 code nearest to x / scale or
+/// the one beside it (the quotient is approximate too).
+fn check_fp8_quant(case: &Case, out: &[OutBuffer]) {
+    use warpsmith::emu::fp8::Fp8;
+    let (x, y, scales) = (halves(&out[0].data), &out[1].data, f32s(&out[2].data));
+    let w = 3000;
+    let mut exact_codes = 0;
+    for (r, &scale) in scales.iter().enumerate() {
+        let row = &x[r * w..(r + 1) * w];
+        let amax = row.iter().fold(0f64, |m, v| m.max(v.abs())).max(1e-12);
+        let want = (amax as f32 / 448.0) as f64;
+        assert!(
+            (scale - want).abs() <= want * 2f64.powi(-22),
+            "{}: row {r} scale {scale}, want {want}",
+            case.name
+        );
+        for (i, &v) in row.iter().enumerate() {
+            let code = y[r * w + i];
+            let exact = Fp8::E4m3.encode(v / scale, false);
+            // Codes in value order: sign and magnitude.
+            let ord = |c: u8| {
+                let m = i16::from(c & 0x7f);
+                if c & 0x80 != 0 {
+                    -m
+                } else {
+                    m
+                }
+            };
+            assert!(
+                (ord(code) - ord(exact)).abs() <= 1,
+                "{}: row {r} element {i}: {v} / {scale} -> {code:#04x} ({}), nearest {exact:#04x}",
+                case.name,
+                Fp8::E4m3.value(code)
+            );
+            exact_codes += usize::from(code == exact);
+        }
+    }
+    // The approximate quotient moves a code only next to a rounding boundary.
+    assert!(
+        exact_codes * 100 >= y.len() * 99,
+        "{}: only {exact_codes} of {} codes are the nearest",
+        case.name,
+        y.len()
+    );
+}
+
 fn f32s(b: &[u8]) -> Vec<f64> {
     b.chunks(4)
         .map(|w| f64::from(f32::from_le_bytes([w[0], w[1], w[2], w[3]])))
@@ -411,6 +472,8 @@ fn check_case(case: &Case) -> LaunchSpec {
         check_layer_norm(case, &out);
     } else if case.name.starts_with("softmax") {
         check_softmax(case, &out);
+    } else if case.name.starts_with("fp8_quant") {
+        check_fp8_quant(case, &out);
     }
     spec
 }

@@ -846,6 +846,7 @@ impl Concrete {
                 };
                 (one(a) << 16) | one(b)
             }
+            Op::CvtFp8 { fmt, how, relu } => crate::emu::fp8::convert(fmt, how, relu, a, b),
             other => {
                 return Err(DomainError::Unsupported {
                     domain: "concrete",

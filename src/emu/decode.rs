@@ -1980,8 +1980,11 @@ fn decode_cvt(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     }
     let (dt, st) = (tys[0], tys[1]);
     let (rnd, int_rnd) = rnd_of(inst);
+    if let Some(fp8) = decode_cvt_fp8(ctx, inst, dt, st, rnd)? {
+        return Ok(fp8);
+    }
     if inst.has_word("satfinite") {
-        return Err("cvt .satfinite is not supported".into());
+        return Err("cvt .satfinite is not supported here (only to .e4m3x2/.e5m2x2)".into());
     }
     if matches!(dt, Type::F16x2 | Type::Bf16x2) {
         let f = fty(dt).ok_or("bad packed type")?;
@@ -2011,6 +2014,61 @@ fn decode_cvt(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         relu: inst.has_word("relu"),
     };
     one(ctx, inst, Op::Cvt(spec), st)
+}
+
+/// The packed 8-bit float conversions (PTX ISA §9.7.9.21): `cvt.rn.satfinite{.relu}.<f8x2>.f32
+/// d, a, b`, `cvt.rn.satfinite{.relu}.<f8x2>.f16x2 d, a` and `cvt.rn{.relu}.f16x2.<f8x2> d, a`
+/// with `<f8x2>` `e4m3x2` or `e5m2x2` ([`super::fp8`]). None for any other `cvt`.
+fn decode_cvt_fp8(
+    ctx: &Ctx,
+    inst: &InstData,
+    dt: Type,
+    st: Type,
+    rnd: Option<Rnd>,
+) -> DResult<Option<DInst>> {
+    use super::fp8::{Fp8, Fp8Cvt};
+    let fmt = |t: Type| match t {
+        Type::E4m3x2 => Some(Fp8::E4m3),
+        Type::E5m2x2 => Some(Fp8::E5m2),
+        _ => None,
+    };
+    let (f, how) = match (fmt(dt), fmt(st), st, dt) {
+        (Some(f), None, Type::F32, _) => (f, Fp8Cvt::FromF32Pair),
+        (Some(f), None, Type::F16x2, _) => (f, Fp8Cvt::FromF16x2),
+        (None, Some(f), _, Type::F16x2) => (f, Fp8Cvt::ToF16x2),
+        (None, None, ..) => return Ok(None),
+        _ => return Err(format!("cvt.{dt}.{st} is not supported")),
+    };
+    if rnd != Some(Rnd::Rn) {
+        return Err("8-bit float conversions need .rn".into());
+    }
+    if how != Fp8Cvt::ToF16x2 && !inst.has_word("satfinite") {
+        return Err("conversions to 8-bit floats need .satfinite".into());
+    }
+    let op = Op::CvtFp8 {
+        fmt: f,
+        how,
+        relu: inst.has_word("relu"),
+    };
+    let d = ctx.reg(operand(inst, 0)?)?;
+    Ok(Some(match how {
+        Fp8Cvt::FromF32Pair => DInst::Op2 {
+            op,
+            d,
+            a: ctx.src(operand(inst, 1)?, Type::F32)?,
+            b: ctx.src(operand(inst, 2)?, Type::F32)?,
+        },
+        Fp8Cvt::FromF16x2 => DInst::Op1 {
+            op,
+            d,
+            a: ctx.src(operand(inst, 1)?, Type::B32)?,
+        },
+        Fp8Cvt::ToF16x2 => DInst::Op1 {
+            op,
+            d,
+            a: ctx.src(operand(inst, 1)?, Type::B16)?,
+        },
+    }))
 }
 
 fn decode_atom(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {

@@ -372,6 +372,12 @@ pub enum Op {
     Cvt(CvtSpec),
     /// `cvt.rn{.relu}{.satfinite}.f16x2.f32 d, a, b` (a → upper half) and the bf16x2 form.
     CvtPack { ty: FTy, rnd: Rnd, relu: bool },
+    /// The packed 8-bit float conversions ([`crate::emu::fp8`]).
+    CvtFp8 {
+        fmt: crate::emu::fp8::Fp8,
+        how: crate::emu::fp8::Fp8Cvt,
+        relu: bool,
+    },
     /// `atom.inc`: `a >= b ? 0 : a + 1`
     AtomInc,
     /// `atom.dec`: `a == 0 || a > b ? b : a - 1`

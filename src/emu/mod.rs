@@ -5,7 +5,8 @@
 //! value [`domain::Domain`]: the [`concrete`] domain now, a Z3 bit-vector domain later. Modules:
 //!
 //! - [`domain`]: the value-domain trait and the operation vocabulary ([`domain::Op`]).
-//! - [`concrete`]: `u64` values with exact PTX semantics; [`float`]: exact IEEE rounding.
+//! - [`concrete`]: `u64` values with exact PTX semantics; [`float`]: exact IEEE rounding;
+//!   [`fp8`]: the 8-bit float formats of `cvt`.
 //! - [`decode`]: pre-decodes PTX IR into a compact executable form.
 //! - [`memory`]: state spaces, the generic address map, bounds and alignment checks.
 //! - [`exec`]: the SIMT interpreter (IPDOM reconvergence stack, barriers, calls, warp collectives).
@@ -27,6 +28,7 @@ pub mod equiv;
 pub mod error;
 pub mod exec;
 pub mod float;
+pub mod fp8;
 pub mod launch;
 pub mod mbarrier;
 pub mod memory;

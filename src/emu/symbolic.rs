@@ -88,6 +88,10 @@ pub fn result_bits(op: Op) -> u32 {
         | Op::FApprox { ty, .. }
         | Op::Copysign { ty } => ty.bits(),
         Op::CvtPack { .. } => 32,
+        Op::CvtFp8 { how, .. } => match how {
+            crate::emu::fp8::Fp8Cvt::ToF16x2 => 32,
+            _ => 16,
+        },
         _ => 32,
     }
 }

@@ -39,6 +39,7 @@
 use std::fmt;
 
 use super::float::{self, Rnd};
+use super::fp8::Fp8;
 use crate::ptx::ir::Type;
 
 /// An element type of a fragment.
@@ -118,8 +119,8 @@ impl Elem {
             Elem::S8 => f64::from(bits as u8 as i8),
             Elem::U8 => f64::from(bits as u8),
             Elem::S32 => f64::from(bits as u32 as i32),
-            Elem::E4m3 => fp8_value(bits, 4, 3, false),
-            Elem::E5m2 => fp8_value(bits, 5, 2, true),
+            Elem::E4m3 => Fp8::E4m3.value(bits as u8),
+            Elem::E5m2 => Fp8::E5m2.value(bits as u8),
         }
     }
 
@@ -129,33 +130,6 @@ impl Elem {
             Elem::U8 => i64::from(bits as u8),
             _ => i64::from(bits as u32 as i32),
         }
-    }
-}
-
-/// The value of an fp8 element with `e` exponent and `m` fraction bits (bias 2^(e−1) − 1);
-/// `ieee`: the all-ones exponent means infinity/NaN (e5m2), else only all ones is NaN (e4m3).
-fn fp8_value(bits: u64, e: u32, m: u32, ieee: bool) -> f64 {
-    let bits = bits & 0xff;
-    let sign = if bits >> 7 == 1 { -1.0 } else { 1.0 };
-    let exp = ((bits >> m) & ((1 << e) - 1)) as i32;
-    let frac = (bits & ((1 << m) - 1)) as f64;
-    let bias = (1 << (e - 1)) - 1;
-    let emax = (1 << e) - 1;
-    if ieee && exp == emax {
-        return if frac == 0.0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    if !ieee && bits & 0x7f == 0x7f {
-        return f64::NAN;
-    }
-    let scale = float::pow2(1 - m as i32 - bias);
-    if exp == 0 {
-        sign * frac * scale
-    } else {
-        sign * (frac + f64::from(1u32 << m)) * float::pow2(exp - bias - m as i32)
     }
 }
 

@@ -1,10 +1,11 @@
 """Triton kernels of the warpsmith Triton suite (issue 12), written for this project.
 
 Each kernel is what a Triton user typically writes for the job: a flash-attention forward pass,
-tiled matrix products (fp16, int8, fp8; one through TMA tensor descriptors), a row-wise layer norm and a row-wise softmax. They are
-compiled without a GPU by tests/triton/compile_suite.py; the configurations (tile shapes, warps,
-pipeline stages) are in tests/triton/suite.py. Inner dimensions are contiguous, so no stride
-argument equals 1 (Triton would otherwise specialise it away at launch time).
+tiled matrix products (fp16, int8, fp8; one through TMA tensor descriptors), a row-wise layer
+norm, a row-wise softmax and a per-row fp8 quantisation. They are compiled without a GPU by
+tests/triton/compile_suite.py; the configurations (tile shapes, warps, pipeline stages) are in
+tests/triton/suite.py. Inner dimensions are contiguous, so no stride argument equals 1 (Triton
+would otherwise specialise it away at launch time).
 """
 
 import triton
@@ -187,3 +188,19 @@ def softmax_rows(
         e = tl.exp(x - tl.max(x, axis=0))
         y = e / tl.sum(e, axis=0)
         tl.store(y_ptr + row * stride_y_row + cols, y.to(y_ptr.dtype.element_ty), mask=ok)
+
+
+@triton.jit
+def fp8_quant_rows(x_ptr, y_ptr, scale_ptr, width, stride_x, stride_y, BLOCK: tl.constexpr):
+    """Per-row dynamic fp8 (e4m3) quantisation, the kind of kernel vLLM and SGLang run before an
+    fp8 matmul: each row is scaled so that its largest magnitude maps to e4m3's 448, converted
+    with saturation, and its scale stored."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < width
+    x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    amax = tl.max(tl.abs(x), axis=0)
+    scale = tl.maximum(amax, 1e-12) / 448.0
+    y = (x / scale).to(tl.float8e4nv)
+    tl.store(y_ptr + row * stride_y + cols, y, mask=mask)
+    tl.store(scale_ptr + row, scale)

@@ -100,10 +100,15 @@ _SOFTMAX_ARGS = (
     ("stride_y_row", "i32", True), ("rows", "i32", False), ("width", "i32", True),
 )
 
+_FP8_QUANT_ARGS = (
+    ("x_ptr", "*fp16", True), ("y_ptr", "*fp8e4nv", True), ("scale_ptr", "*fp32", True),
+    ("width", "i32", False), ("stride_x", "i32", True), ("stride_y", "i32", True),
+)
+
 # The CI subset (`ci`, scripts/test.sh): per architecture one attention without and one with
 # spilling, the spilling matmul, the small matmul, int8 and fp8 on sm_90, the spilling TMA matmul
-# on sm_90 (tensor descriptors: the PTX emulator runs it, the SASS side has no TMA), layer norm
-# and softmax —
+# on sm_90 (tensor descriptors: the PTX emulator runs it, the SASS side has no TMA), layer norm,
+# softmax and the fp8 quantisation on sm_90 —
 # about 70 s (sm_80) and 105 s (sm_90) through a debug build on the shared 2-core machine; the
 # whole suite takes about 8 and 5 minutes (docs/benchmarks.md).
 CASES = [
@@ -123,6 +128,9 @@ CASES = [
     _tma_matmul("matmul_tma_fp16_128x128x64", 128, 128, 64, 4, 3, ci=()),
     Case("layer_norm_4096", "layer_norm_rows", _LAYER_NORM_ARGS, {"BLOCK": 4096}, 8, 1),
     Case("softmax_8192", "softmax_rows", _SOFTMAX_ARGS, {"BLOCK": 8192, "STAGES": 2}, 8, 2),
+    Case("fp8_quant_4096", "fp8_quant_rows", _FP8_QUANT_ARGS, {"BLOCK": 4096}, 8, 1,
+         archs=("sm_90",), ci=("sm_90",),
+         note="cvt.rn.satfinite.e4m3x2.f32 (sm_89 and up)"),
 ]
 
 # The register model's Triton holdout (bench/pressure_model.rs, docs/benchmarks.md): other

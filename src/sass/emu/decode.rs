@@ -329,10 +329,27 @@ pub enum Kind {
         /// `.FTZ`
         ftz: bool,
     },
-    /// `F2FP.PACK_AB` (f16 unless `.BF16`).
+    /// `F2FP.PACK_AB` (f16 unless `.BF16`; `.RZ` etc. round otherwise than to nearest; `.RELU`).
     F2fp {
         /// f16 (else bf16).
         f16: bool,
+        /// Rounding.
+        rnd: Rnd,
+        /// `.RELU`: negative results become +0 (NaN stays NaN).
+        relu: bool,
+    },
+    /// The 8-bit float conversions of sm_89 and up, as PTX's `cvt` ([`crate::emu::fp8`]):
+    /// `F2FP.SATFINITE.<E4M3|E5M2>.F32.PACK_AB_MERGE_C d, a, b, RZ` (`cvt…x2.f32 d, a, b`),
+    /// `F2FP.SATFINITE.<E4M3|E5M2>.F16.UNPACK_B_MERGE_C d, a, RZ` (`cvt…x2.f16x2 d, a`), both
+    /// into the low 16 bits, and `F2FP.F16.<E4M3|E5M2>.UNPACK_B d, a` (`cvt.f16x2.…x2 d, a`);
+    /// each with `.RELU`.
+    F2fpFp8 {
+        /// The 8-bit format.
+        fmt: crate::emu::fp8::Fp8,
+        /// Which conversion.
+        how: crate::emu::fp8::Fp8Cvt,
+        /// `.RELU`
+        relu: bool,
     },
     /// `HADD2`, `HMUL2`, `HFMA2` (f16x2), with `.F32` for HADD2 (f32 result).
     H2 {
@@ -889,15 +906,78 @@ fn decode_convert(p: &Parsed) -> Decoded {
                 ftz: m("FTZ"),
             }
         }
-        "F2FP" => {
-            if !m("PACK_AB") || m("BF16") && m("F16") {
-                return Err(format!("F2FP.{}", p.mods.join(".")));
-            }
-            // sm_80 prints `F2FP.PACK_AB` (f16) and `F2FP.BF16.PACK_AB`; sm_90 names both types.
-            Kind::F2fp { f16: !m("BF16") }
-        }
+        "F2FP" => decode_f2fp(p)?,
         _ => return Ok(None),
     }))
+}
+
+/// `F2FP`: f32 pairs packed into f16x2/bf16x2, and the 8-bit float conversions. Every modifier
+/// must be one the emulator models; a `MERGE_C` form must merge `RZ` (what ptxas emits for PTX's
+/// `cvt` to `e4m3x2`/`e5m2x2`, sm_89 and sm_90; a register there is refused: what it merges is
+/// not modelled).
+fn decode_f2fp(p: &Parsed) -> Result<Kind, String> {
+    use crate::emu::fp8::Fp8;
+    let refuse = || format!("F2FP.{}", p.mods.join("."));
+    let fp8 = match (p.has("E4M3"), p.has("E5M2")) {
+        (true, false) => Some(Fp8::E4m3),
+        (false, true) => Some(Fp8::E5m2),
+        (false, false) => None,
+        _ => return Err(refuse()),
+    };
+    if let Some(fmt) = fp8 {
+        use crate::emu::fp8::Fp8Cvt;
+        let merges_zero = matches!(
+            p.ops.last(),
+            Some(super::operand::Opnd::R {
+                n: super::operand::RZ,
+                ..
+            })
+        );
+        let sat = p.has("SATFINITE");
+        let how = if sat && p.has("F32") && p.has("PACK_AB_MERGE_C") && merges_zero {
+            Fp8Cvt::FromF32Pair
+        } else if sat && p.has("F16") && p.has("UNPACK_B_MERGE_C") && merges_zero {
+            Fp8Cvt::FromF16x2
+        } else if !sat && p.has("F16") && p.has("UNPACK_B") {
+            Fp8Cvt::ToF16x2
+        } else {
+            return Err(refuse());
+        };
+        let known = [
+            "SATFINITE",
+            "RELU",
+            "E4M3",
+            "E5M2",
+            "F32",
+            "F16",
+            "PACK_AB_MERGE_C",
+            "UNPACK_B_MERGE_C",
+            "UNPACK_B",
+        ];
+        if p.mods.iter().any(|m| !known.contains(&m.as_str())) {
+            return Err(refuse());
+        }
+        return Ok(Kind::F2fpFp8 {
+            fmt,
+            how,
+            relu: p.has("RELU"),
+        });
+    }
+    // sm_80 prints `F2FP.PACK_AB` (f16) and `F2FP.BF16.PACK_AB`; sm_90 names both types.
+    let known = [
+        "PACK_AB", "F16", "BF16", "F32", "RZ", "RM", "RP", "RN", "RELU",
+    ];
+    if !p.has("PACK_AB")
+        || p.has("BF16") && p.has("F16")
+        || p.mods.iter().any(|m| !known.contains(&m.as_str()))
+    {
+        return Err(refuse());
+    }
+    Ok(Kind::F2fp {
+        f16: !p.has("BF16"),
+        rnd: rnd_of(p),
+        relu: p.has("RELU"),
+    })
 }
 
 /// Loads, stores, atomics and reductions.
@@ -1336,7 +1416,11 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         }
         Kind::Dadd(_) | Kind::Dmul(_) | Kind::Dfma(_) => Class::Fp64,
         Kind::Mufu(_) => Class::Sfu,
-        Kind::F2i { .. } | Kind::I2f { .. } | Kind::F2f { .. } | Kind::F2fp { .. } => Class::Conv,
+        Kind::F2i { .. }
+        | Kind::I2f { .. }
+        | Kind::F2f { .. }
+        | Kind::F2fp { .. }
+        | Kind::F2fpFp8 { .. } => Class::Conv,
         Kind::Ld { space, .. } | Kind::St { space, .. } | Kind::Atom { space, .. } => match space {
             Space::Global => Class::Global,
             Space::Shared => Class::Shared,

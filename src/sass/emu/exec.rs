@@ -1076,9 +1076,11 @@ impl<'a> Machine<'a> {
             | Kind::Dfma(_)
             | Kind::Fchk
             | Kind::Mufu(_) => self.alu_float(i, w, l),
-            Kind::F2i { .. } | Kind::I2f { .. } | Kind::F2f { .. } | Kind::F2fp { .. } => {
-                self.alu_convert(i, w, l)
-            }
+            Kind::F2i { .. }
+            | Kind::I2f { .. }
+            | Kind::F2f { .. }
+            | Kind::F2fp { .. }
+            | Kind::F2fpFp8 { .. } => self.alu_convert(i, w, l),
             Kind::H2 { .. } => self.alu_half(i, w, l),
             other => Err(format!("{other:?} is not an ALU instruction")),
         }

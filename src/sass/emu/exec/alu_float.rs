@@ -144,8 +144,8 @@ impl Machine<'_> {
                     _ => self.wr(w, l, op(0)?, r as u32 & 0xffff)?,
                 }
             }
-            Kind::F2fp { f16 } => {
-                // F2FP.PACK_AB d, a, b: d = {hi: cvt(a), lo: cvt(b)}.
+            Kind::F2fp { f16, rnd, relu } => {
+                // F2FP.PACK_AB d, a, b: d = {hi: cvt(a), lo: cvt(b)}; `.RELU` as PTX's cvt.
                 let fmt = if *f16 { F16 } else { float::BF16 };
                 let a = self.rf(w, l, op(1)?)?;
                 let b = self.rf(w, l, op(2)?)?;
@@ -153,12 +153,29 @@ impl Machine<'_> {
                     let v = f64::from(f32::from_bits(x));
                     (if v.is_nan() {
                         fmt.canonical_nan()
+                    } else if *relu && v < 0.0 {
+                        0
                     } else {
-                        float::from_f64(v, fmt, Rnd::Rn)
+                        float::from_f64(v, fmt, *rnd)
                     }) as u32
                         & 0xffff
                 };
                 self.wr(w, l, op(0)?, cv(a) << 16 | cv(b))?;
+            }
+            Kind::F2fpFp8 { fmt, how, relu } => {
+                // The PTX conversion of the same operands (crate::emu::fp8).
+                use crate::emu::fp8::{convert, Fp8Cvt};
+                let a = u64::from(self.rf(w, l, op(1)?)?);
+                let b = match how {
+                    Fp8Cvt::FromF32Pair => u64::from(self.rf(w, l, op(2)?)?),
+                    _ => 0,
+                };
+                let a = if *how == Fp8Cvt::ToF16x2 {
+                    a & 0xffff
+                } else {
+                    a
+                };
+                self.wr(w, l, op(0)?, convert(*fmt, *how, *relu, a, b) as u32)?;
             }
             other => return Err(format!("{other:?} is not an ALU instruction")),
         }
