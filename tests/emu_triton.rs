@@ -532,12 +532,17 @@ fn check_missing_wait_is_caught(case: &Case, spec: &LaunchSpec) {
     };
     let end = at + text[at..].find('\n').unwrap_or(0);
     let broken = format!("{}{}", &text[..at], &text[end..]);
-    let m = parse_module(&broken, "broken.ptx").expect("broken PTX parses");
+    assert_caught(case, spec, &broken, "a missing wait");
+}
+
+/// `broken` (the case's PTX with one mistake, `what`) must compute other bytes than the case.
+fn assert_caught(case: &Case, spec: &LaunchSpec, broken: &str, what: &str) {
+    let m = parse_module(broken, "broken.ptx").expect("broken PTX parses");
     let eq = equiv::check(&case.module, &m, spec, 1)
         .unwrap_or_else(|e| panic!("{} ({}): {e}", case.name, case.arch));
     assert!(
         !eq.is_equal(),
-        "{} ({}): a missing wait went unnoticed",
+        "{} ({}): {what} went unnoticed",
         case.name,
         case.arch
     );
@@ -561,15 +566,7 @@ fn check_wrong_box_is_caught(case: &Case, spec: &LaunchSpec) {
         .expect("two coordinates");
     let swapped = format!("{}{{{y}, {x}}}{}", &line[..open], &line[close + 1..]);
     let broken = format!("{}{swapped}{}", &text[..at], &text[line_end..]);
-    let m = parse_module(&broken, "broken.ptx").expect("broken PTX parses");
-    let eq = equiv::check(&case.module, &m, spec, 1)
-        .unwrap_or_else(|e| panic!("{} ({}): {e}", case.name, case.arch));
-    assert!(
-        !eq.is_equal(),
-        "{} ({}): a tensor copy of the wrong box went unnoticed",
-        case.name,
-        case.arch
-    );
+    assert_caught(case, spec, &broken, "a tensor copy of the wrong box");
 }
 
 /// Every claim the divergence analysis makes about the kernel (with the block shape from

@@ -281,24 +281,20 @@ impl LaunchSpec {
     /// The spec with every `random` seed `s` replaced by `s + offset` (equivalence runs).
     pub fn with_seed_offset(&self, offset: u64) -> LaunchSpec {
         let mut s = self.clone();
-        let bump = |b: &mut BufferSpec, default: u64| {
-            if matches!(&b.init, InitSpec::Named(n) if n == "random") {
-                b.seed = Some(b.seed.unwrap_or(default).wrapping_add(offset));
+        let bump = |init: &InitSpec, seed: &mut Option<u64>, default: u64| {
+            if matches!(init, InitSpec::Named(n) if n == "random") {
+                *seed = Some(seed.unwrap_or(default).wrapping_add(offset));
             }
         };
         for (i, a) in s.args.iter_mut().enumerate() {
             match a {
-                ArgSpec::Buffer(b) | ArgSpec::Byval(b) => bump(b, i as u64 + 1),
-                ArgSpec::TensorMap(t) => {
-                    if matches!(&t.init, InitSpec::Named(n) if n == "random") {
-                        t.seed = Some(t.seed.unwrap_or(i as u64 + 1).wrapping_add(offset));
-                    }
-                }
+                ArgSpec::Buffer(b) | ArgSpec::Byval(b) => bump(&b.init, &mut b.seed, i as u64 + 1),
+                ArgSpec::TensorMap(t) => bump(&t.init, &mut t.seed, i as u64 + 1),
                 ArgSpec::Scalar(_) => {}
             }
         }
         for (j, b) in s.globals.values_mut().enumerate() {
-            bump(b, 1001 + j as u64);
+            bump(&b.init, &mut b.seed, 1001 + j as u64);
         }
         s
     }
