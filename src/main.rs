@@ -175,9 +175,10 @@ enum Command {
     },
     /// Run a kernel on the PTX emulator (SIMT, exact PTX semantics) with a JSON launch spec.
     ///
-    /// Writes every buffer argument after the run to DIR/arg<N>.bin (raw little-endian) and every
-    /// module .global variable to DIR/<name>.bin, and prints instruction counts and time. The
-    /// spec format is in docs/emulator.md.
+    /// Writes every buffer argument (and the tensor of every `tensor_map` argument) after the run
+    /// to DIR/arg<N>.bin (raw little-endian) and every module .global variable to DIR/<name>.bin,
+    /// and prints instruction counts and time. The spec format (buffers, scalars, by-value
+    /// aggregates, TMA tensor maps in the emulator's own encoding) is in docs/emulator.md.
     Emulate {
         /// The PTX file, or a cubin (sm_80/86/89/90; the SASS emulator, which needs nvdisasm).
         input: PathBuf,
