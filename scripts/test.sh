@@ -229,8 +229,9 @@ triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidi
 # ---- liger: Liger-Kernel's Triton kernels through the same checks (issue 12, foreign code) ------
 # tests/triton/liger_suite.py: LinkedIn's kernels for LLM training (RMS/layer/group norm, SwiGLU,
 # GeGLU, cross entropy, RoPE, softmax, KL/JSD, neighbourhood attention with tl.dot, GRPO's
-# log-softmax; bf16, fp16 and fp32), from setup.sh's .tools/liger, with the launch Liger's own
-# wrappers give. The drop-in's never-worse check on all 19 for sm_80 and sm_90; then the emulator
+# log-softmax; bf16, fp16 and fp32; on sm_90 also the fused SwiGLU MLP, whose tiles move by TMA),
+# from setup.sh's .tools/liger, with the launch Liger's own wrappers give. The drop-in's
+# never-worse check on all 19 for sm_80 and 20 for sm_90; then the emulator
 # runs each on its launch, a spilling rewrite at 32 registers must be `equiv` to it and the
 # divergence claims must hold (tests/emu_triton.rs `liger_kernels_from_environment`), the SASS
 # decoder and the SASS emulator check the cubins as for the suite. About 4 minutes (3.6) and 1.5

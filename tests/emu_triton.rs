@@ -656,8 +656,9 @@ fn triton_suite_from_environment() {
 
 /// Liger-Kernel's kernels (tests/triton/liger_suite.py: RMS and layer norm, SwiGLU, GeGLU, cross
 /// entropy, RoPE, softmax, group norm, KL divergence, JSD, neighbourhood attention, GRPO's
-/// log-softmax), when `WARPSMITH_LIGER_DIR` holds `compile_suite.py --corpus liger` outputs in
-/// `sm_80/` and `sm_90/`: each runs on the launch spec the script wrote beside it (Liger's own
+/// log-softmax; on sm_90 the fused SwiGLU MLP through TMA descriptors), when
+/// `WARPSMITH_LIGER_DIR` holds `compile_suite.py --corpus liger` outputs in `sm_80/` and
+/// `sm_90/`: each runs on the launch spec the script wrote beside it (Liger's own
 /// grid and sizes), a spilling rewrite at 32 registers (below the PTX pressure of every one of
 /// them: each is rewritten) computes the same bytes (`equiv`), and the divergence claims hold on
 /// the launch. No CPU reference: these are other people's kernels, and the proof asked of a

@@ -159,7 +159,8 @@ def main():
                 write_atomic(f"{base}.ll", compiled.asm["llir"])
             if liger is not None:
                 spec = liger.BY_NAME[case.name].launch_spec(
-                    record["kernel"], record["threads"], record["shared"])
+                    record["kernel"], record["threads"], record["shared"],
+                    record.get("tensordesc_meta"))
                 write_atomic(f"{base}.spec.json", json.dumps(spec, indent=1) + "\n")
             status = (f"ok   {record['kernel']}: {record['threads']} threads, "
                       f"{record['shared']} B dynamic shared ({record['compile_seconds']} s)")

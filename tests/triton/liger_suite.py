@@ -41,6 +41,8 @@ class Arg:
     divisible: bool = False
     buf: tuple | None = None
     value: float | int | None = None
+    # A host-side tensor descriptor (TMA): (element type, tensor shape outermost first, init).
+    desc: tuple | None = None
 
     def specialised(self) -> bool:
         """An integer equal to 1, which Triton's launcher turns into a compile-time constant."""
@@ -49,6 +51,14 @@ class Arg:
 
 def ptr(name, ty, length, init="random"):
     return Arg(name, f"*{ty}", True, buf=(ty, length, init))
+
+
+def desc(name, ty, shape, block, init="random"):
+    """A host-side tensor descriptor (`triton.tools.tensor_descriptor.TensorDescriptor`) over a
+    row-major tensor of `shape` loading `block` (both outermost first). Triton passes it as a
+    CUtensorMap, then the shape (i32s) and the strides (i64s)."""
+    ty_block = f"tensordesc<{ty}[{', '.join(map(str, block))}]>"
+    return Arg(name, ty_block, False, desc=(ty, tuple(shape), init))
 
 
 def i32(name, value):
@@ -86,11 +96,18 @@ class LigerCase:
                     {**self.constexprs, **ones}, self.num_warps, self.num_stages,
                     archs=self.archs, ci=self.archs)
 
-    def launch_spec(self, kernel: str, threads: int, dynamic_smem: int) -> dict:
+    def launch_spec(self, kernel: str, threads: int, dynamic_smem: int,
+                    tensordesc_meta=None) -> dict:
         """A `warpsmith emulate/equiv --launch` spec of this launch (docs/emulator.md): the
-        runtime arguments, then Triton's two scratch pointers (global and profile scratch)."""
+        runtime arguments, then Triton's two scratch pointers (global and profile scratch). A
+        descriptor becomes a `tensor_map` with the box and swizzle Triton chose (its metadata's
+        `tensordesc_meta`, one per descriptor), then its shape and strides."""
         args = []
+        metas = iter(tensordesc_meta or [])
         for a in self.runtime_args():
+            if a.desc is not None:
+                args.extend(_descriptor_args(a, next(metas)))
+                continue
             if a.buf is None:
                 ty = "f32" if a.ty == "fp32" else "s32"
                 args.append({"scalar": {"type": ty, "value": a.value}})
@@ -109,6 +126,22 @@ class LigerCase:
         scratch = {"buffer": {"type": "u8", "len": 256, "init": "zero"}}
         return {"kernel": kernel, "grid": list(self.grid), "block": [threads],
                 "dynamic_smem": dynamic_smem, "args": args + [scratch, scratch]}
+
+
+def _descriptor_args(a: Arg, meta: dict) -> list:
+    """The spec arguments of a tensor descriptor: the map (dimensions and box innermost first, as
+    `cuTensorMapEncodeTiled` takes them), then the shape and the strides Triton passes after it."""
+    ty, shape, init = a.desc
+    if meta.get("fp4_padded"):
+        raise ValueError(f"{a.name}: fp4-padded descriptors are not supported")
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    swizzle = ["none", "32B", "64B", "128B"][meta["swizzle"]]
+    tmap = {"type": SPEC_TYPES[ty], "dims": list(shape)[::-1],
+            "box": list(meta["block_size"])[::-1], "swizzle": swizzle, "init": init}
+    return ([{"tensor_map": tmap}] + [{"scalar": {"type": "s32", "value": v}} for v in shape]
+            + [{"scalar": {"type": "s64", "value": v}} for v in strides])
 
 
 # Triton's element types in the emulator's spelling.
@@ -339,6 +372,22 @@ def _fused_add_rms_norm():
     ), {"casting_mode": 0, "BLOCK_SIZE": 4096}, 8, (ROWS,))
 
 
+def _swiglu_mlp_forward():
+    """The fused SwiGLU MLP's forward (`mlp.py`: gate and up projections and the gating in one
+    kernel, every tile moved by TMA through host-side descriptors, 3-D for the activations);
+    64×128×64 tiles, 4 warps, 3 stages, one of its autotuning configurations. S = 80: a partial
+    row tile, so loads fill zeros and stores clip."""
+    b, s, d, h = 1, 80, 144, 256
+    bm, bn, bk = 64, 128, 64
+    outs = [desc(n, "bf16", (b, s, h), (1, bm, bn), "zero") for n in ("desc_A", "desc_G", "desc_U")]
+    return LigerCase("liger_swiglu_mlp_fwd", "mlp:_swiglu_kernel_forward", (
+        desc("desc_input", "bf16", (b, s, d), (1, bm, bk)),
+        desc("desc_Wg", "bf16", (h, d), (bn, bk)), desc("desc_Wu", "bf16", (h, d), (bn, bk)),
+        *outs, i32("S", s), i32("dim", d), i32("hidden_dim", h), i32("bucket_M", 128),
+    ), {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_SIZE_M": 8, "gate_multiplier": 1.0},
+        4, (-(-s // bm) * (h // bn), b), num_stages=3, archs=("sm_90",))
+
+
 def _selective_log_softmax():
     # GRPO: 2 sequences of 3 tokens over a 1000-word vocabulary.
     batch, length, vocab = 2, 3, 1000
@@ -357,7 +406,7 @@ CASES = [
     _swiglu("bwd"), _geglu("fwd"), _geglu("bwd"), _cross_entropy(), _rope(), _softmax(),
     _group_norm(), _kl_div(), _jsd(), _neighborhood_attention_qk(), _fused_add_rms_norm(),
     _selective_log_softmax(), _neighborhood_attention_av(), _layer_norm_backward(),
-    _block_rms_norm_forward(),
+    _block_rms_norm_forward(), _swiglu_mlp_forward(),
 ]
 
 BY_NAME = {c.name: c for c in CASES}
