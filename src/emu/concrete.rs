@@ -835,15 +835,7 @@ impl Concrete {
             Op::Cvt(s) => cvt(s, a),
             Op::CvtPack { ty, rnd, relu } => {
                 let fmt = fmt_of(ty);
-                let one = |x: u64| {
-                    let v = f64::from(f32::from_bits(x as u32));
-                    let r = float::from_f64(v, fmt, rnd);
-                    if relu && !fmt.is_nan(r) && (r >> 15) & 1 == 1 {
-                        0
-                    } else {
-                        r
-                    }
-                };
+                let one = |x: u64| float::half_of_f32(x as u32, fmt, rnd, relu);
                 (one(a) << 16) | one(b)
             }
             Op::CvtFp8 { fmt, how, relu } => crate::emu::fp8::convert(fmt, how, relu, a, b),

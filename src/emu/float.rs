@@ -496,6 +496,18 @@ pub fn from_f64(x: f64, fmt: Fmt, rnd: Rnd) -> u64 {
     round_f64_err(x, 0.0, fmt, rnd)
 }
 
+/// One half of `cvt.<rnd>{.relu}.f16x2/bf16x2.f32` (and of SASS's `F2FP.PACK_AB`, which
+/// implements it): the f32 `bits` rounded to `fmt`; with `relu` a negative result (−0 included)
+/// becomes +0, NaN stays the canonical NaN.
+pub fn half_of_f32(bits: u32, fmt: Fmt, rnd: Rnd, relu: bool) -> u64 {
+    let r = from_f64(f64::from(f32::from_bits(bits)), fmt, rnd);
+    if relu && !fmt.is_nan(r) && (r >> (fmt.width() - 1)) & 1 == 1 {
+        0
+    } else {
+        r
+    }
+}
+
 /// Converts an integer (`neg` and magnitude) to `fmt` with rounding `rnd`.
 pub fn from_int(neg: bool, mag: u64, fmt: Fmt, rnd: Rnd) -> u64 {
     round_parts(neg, u128::from(mag), 0, false, fmt, rnd)

@@ -145,21 +145,11 @@ impl Machine<'_> {
                 }
             }
             Kind::F2fp { f16, rnd, relu } => {
-                // F2FP.PACK_AB d, a, b: d = {hi: cvt(a), lo: cvt(b)}; `.RELU` as PTX's cvt.
+                // F2FP.PACK_AB d, a, b: d = {hi: cvt(a), lo: cvt(b)}, PTX's cvt.f16x2.f32.
                 let fmt = if *f16 { F16 } else { float::BF16 };
                 let a = self.rf(w, l, op(1)?)?;
                 let b = self.rf(w, l, op(2)?)?;
-                let cv = |x: u32| -> u32 {
-                    let v = f64::from(f32::from_bits(x));
-                    (if v.is_nan() {
-                        fmt.canonical_nan()
-                    } else if *relu && v < 0.0 {
-                        0
-                    } else {
-                        float::from_f64(v, fmt, *rnd)
-                    }) as u32
-                        & 0xffff
-                };
+                let cv = |x: u32| float::half_of_f32(x, fmt, *rnd, *relu) as u32 & 0xffff;
                 self.wr(w, l, op(0)?, cv(a) << 16 | cv(b))?;
             }
             Kind::F2fpFp8 { fmt, how, relu } => {
