@@ -221,9 +221,14 @@ impl TensorMap {
     }
 
     /// Calls `f(offset, global)` for every element of the box at `coords` (innermost first), in
-    /// shared-memory order: `offset` is the element's byte offset in the dense, unswizzled box,
-    /// `global` its global address, or None when it lies outside the tensor.
-    pub fn for_each_element(&self, coords: &[i32], mut f: impl FnMut(u64, Option<u64>)) {
+    /// shared-memory order, and stops at its first error: `offset` is the element's byte offset in
+    /// the dense, unswizzled box, `global` its global address, or None when it lies outside the
+    /// tensor.
+    pub fn try_for_each_element<E>(
+        &self,
+        coords: &[i32],
+        mut f: impl FnMut(u64, Option<u64>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let e = u64::from(self.elem_size);
         let total: u64 = self.box_bytes() / e;
         let mut idx = [0u32; MAX_RANK];
@@ -238,7 +243,7 @@ impl TensorMap {
                     _ => None,
                 };
             }
-            f(n * e, global);
+            f(n * e, global)?;
             for (i, &b) in idx.iter_mut().zip(&self.boxdim[..self.rank]) {
                 *i += 1;
                 if *i < b {
@@ -247,6 +252,7 @@ impl TensorMap {
                 *i = 0;
             }
         }
+        Ok(())
     }
 }
 
@@ -318,14 +324,20 @@ mod tests {
             boxdim: [2, 2, 1, 1, 1],
         };
         let mut seen = Vec::new();
-        m.for_each_element(&[2, 1], |off, g| seen.push((off, g)));
+        let _ = m.try_for_each_element(&[2, 1], |off, g| {
+            seen.push((off, g));
+            Ok::<(), ()>(())
+        });
         // (2,1) in, (3,1) out (column 3 of 3), (2,2) and (3,2) out (row 2 of 2).
         assert_eq!(
             seen,
             vec![(0, Some(32 + 16)), (8, None), (16, None), (24, None)]
         );
         let mut neg = Vec::new();
-        m.for_each_element(&[-1, 0], |off, g| neg.push((off, g)));
+        let _ = m.try_for_each_element(&[-1, 0], |off, g| {
+            neg.push((off, g));
+            Ok::<(), ()>(())
+        });
         assert_eq!(
             neg,
             vec![(0, None), (8, Some(0)), (16, None), (24, Some(32))]

@@ -81,40 +81,28 @@ pub(super) fn tensor_copy<D: Domain>(
         }
         let size = map.elem_size;
         let fill = dom.lit(map.nan.unwrap_or(0));
-        let mut failed = None;
-        map.for_each_element(&coords, |offset, g| {
-            if failed.is_some() {
-                return;
-            }
+        map.try_for_each_element(&coords, |offset, g| {
             let s = box_address(map.swizzle, start, offset);
-            let moved = (|| -> Step<()> {
-                let (sr, so) = mem.locate(&copy.smem, s, size, size, lane)?;
-                if copy.to_shared {
-                    let v = match g {
-                        Some(at) => {
-                            let (gr, go) = mem.locate(&global, at, size, size, lane)?;
-                            global_reads += 1;
-                            mem.load(dom, gr, go, size)
-                        }
-                        None => fill.clone(),
-                    };
-                    mem.store(dom, sr, so, &v, size, lane)
-                } else if let Some(at) = g {
-                    let (gr, go) = mem.locate(&global, at, size, size, lane)?;
-                    check_writable(gr, at, lane)?;
-                    let v = mem.load(dom, sr, so, size);
-                    mem.store(dom, gr, go, &v, size, lane)
-                } else {
-                    Ok(())
-                }
-            })();
-            if let Err(e) = moved {
-                failed = Some(e);
+            let (sr, so) = mem.locate(&copy.smem, s, size, size, lane)?;
+            if copy.to_shared {
+                let v = match g {
+                    Some(at) => {
+                        let (gr, go) = mem.locate(&global, at, size, size, lane)?;
+                        global_reads += 1;
+                        mem.load(dom, gr, go, size)
+                    }
+                    None => fill.clone(),
+                };
+                mem.store(dom, sr, so, &v, size, lane)
+            } else if let Some(at) = g {
+                let (gr, go) = mem.locate(&global, at, size, size, lane)?;
+                check_writable(gr, at, lane)?;
+                let v = mem.load(dom, sr, so, size);
+                mem.store(dom, gr, go, &v, size, lane)
+            } else {
+                Ok(())
             }
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        })?;
         if let Some(m) = &copy.mbar {
             complete_tx(dom, regs, mem, env, m, lane, map.box_bytes())?;
         }
