@@ -10,7 +10,6 @@ use crate::ptx::ir::{InstData, Modifier, Operand, StateSpace, Type};
 
 use super::{operand, space_of, words, Addr, Ctx, DInst, DResult, Src};
 use crate::emu::tensormap::MAX_RANK;
-use crate::ptx::ir::{AddrBase, Address};
 
 /// An `mbarrier` operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,18 +218,11 @@ fn decode_tensor_copy(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
             coords.len()
         ));
     }
-    let map = match map {
-        Operand::Addr(_) => ctx.addr(map, Space::Generic)?,
-        Operand::Reg(r) => {
-            let base = AddrBase::Reg(*r);
-            ctx.addr(&Operand::Addr(Address { base, offset: 0 }), Space::Generic)?
-        }
-        other => {
-            return Err(format!(
-                "cp.async.bulk.tensor: tensor map operand {other:?}"
-            ))
-        }
+    // The parser makes the first element of a bracket an address (`[%rd1, …]`, `[p, …]`).
+    let Operand::Addr(_) = map else {
+        return Err(format!("cp.async.bulk.tensor: tensor map operand {map:?}"));
     };
+    let map = ctx.addr(map, Space::Generic)?;
     let coords = coords
         .iter()
         .map(|c| ctx.src(c, Type::S32))
