@@ -4,6 +4,8 @@
 //! emulator did not write, rank mismatches and spec mistakes. Every kernel is also assembled by
 //! ptxas for sm_90a (skipped, and said so, without ptxas).
 
+mod common;
+
 use warpsmith::emu::launch::{OutBuffer, RunOptions};
 use warpsmith::emu::{run, EmuError, LaunchSpec};
 use warpsmith::ptx::parse_module;
@@ -19,22 +21,18 @@ fn exec(text: &str, spec: &str) -> Result<Vec<OutBuffer>, EmuError> {
     run(&m, &spec, &opts).map(|o| o.buffers)
 }
 
+/// Assembles `text` for sm_90a with ptxas (`common::assemble_cubin` fails the test if ptxas
+/// refuses it); skipped, and said so, without ptxas.
 fn ptxas_accepts(text: &str) {
-    if tools::find(Tool::Ptxas).is_err() {
+    let Ok(ptxas) = tools::find(Tool::Ptxas) else {
         eprintln!("SKIPPED (ptxas check): ptxas not found");
         return;
-    }
+    };
     let dir = std::env::temp_dir().join(format!("emu-tma-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let (src, out) = (dir.join("k.ptx"), dir.join("k.cubin"));
+    let src = dir.join("k.ptx");
     std::fs::write(&src, text).expect("write PTX");
-    let args = [
-        "-arch=sm_90a",
-        src.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    tools::run(Tool::Ptxas, args).unwrap_or_else(|e| panic!("ptxas rejects the kernel: {e}"));
+    common::assemble_cubin(&ptxas, &src, "sm_90a", &[]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
