@@ -21,10 +21,10 @@
 //! `sm_90/<case>.ptx` there that has a `<case>.spec.json` runs too (the whole suite: about 30 s
 //! more in a debug build).
 //!
-//! Prints `SKIPPED: <tool> not found` and passes when ptxas or nvdisasm is absent. A kernel that
-//! moves tiles with TMA (`cp.async.bulk.tensor`: Triton's tensor descriptors) and stops on an
-//! unsupported instruction is listed as SKIPPED with the instruction: the SASS emulator does not
-//! model TMA and mbarrier instructions yet (the PTX emulator does; tests/emu_triton.rs).
+//! Kernels that move tiles with TMA (`cp.async.bulk.tensor`: Triton's tensor descriptors) run
+//! too: `ELECT`, `SYNCS.*` (mbarriers), `UTMALDG`/`UTMASTG` and `STSM` (docs/sass.md).
+//!
+//! Prints `SKIPPED: <tool> not found` and passes when ptxas or nvdisasm is absent.
 
 mod common;
 
@@ -155,15 +155,6 @@ fn first_difference(x: &OutBuffer, y: &OutBuffer) -> String {
     )
 }
 
-/// What the SASS emulator cannot run yet (docs/sass.md): kernels that move tiles with TMA.
-const TMA_GAP: &str = "the SASS emulator does not model TMA and mbarrier instructions \
-                       (UTMALDG, UTMASTG, SYNCS, ELECT)";
-
-/// Whether a kernel's PTX uses tensor copies (TMA).
-fn uses_tma(ptx: &str) -> bool {
-    ptx.contains("cp.async.bulk.tensor")
-}
-
 fn run_case(ptxas: &Path, (ptx, arch): &(PathBuf, &'static str)) -> Row {
     let case = ptx.file_stem().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(ptx).expect("PTX");
@@ -183,9 +174,6 @@ fn run_case(ptxas: &Path, (ptx, arch): &(PathBuf, &'static str)) -> Row {
             .expect("cubin reads");
     let (warp_insts, tensor_insts, outcome) =
         match warpsmith::sass::emu::run(&prog, &spec, &opts(format!("{case}.{arch}.cubin"))) {
-            Err(e) if uses_tma(&text) && e.to_string().contains("unsupported instruction") => {
-                (0, 0, Ok(format!("SKIPPED: {TMA_GAP} ({e})")))
-            }
             Err(e) => (0, 0, Err(format!("SASS emulator: {e}"))),
             Ok(sr) => {
                 let approx = text.contains(".approx") || text.contains("div.full");
@@ -243,9 +231,6 @@ fn triton_sm80_cubins_match_their_ptx() {
     for r in &rows {
         if let Err(e) = &r.outcome {
             panic!("{} ({}): {e}", r.case, r.arch);
-        }
-        if matches!(&r.outcome, Ok(s) if s.starts_with("SKIPPED")) {
-            continue;
         }
         if r.case.starts_with("matmul") || r.case.starts_with("attn") {
             assert!(

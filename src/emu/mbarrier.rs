@@ -126,6 +126,27 @@ impl Mbar {
     }
 }
 
+/// The word ptxas's code writes for `mbarrier.init` with `count` (`SYNCS.EXCH.64 URZ, [a], URx`
+/// on sm_90): 2^20 − count at bit 1 and again at bit 43, computed by the kernel itself as
+/// `UIADD3 x, -count, 0x100000` and two shifts (read off ptxas 12.9 for constant and register
+/// counts). What the hardware keeps in the other bits is not documented; the SASS emulator only
+/// recognises this word and then keeps the object in the emulator's encoding above.
+pub fn ptxas_init_word(count: u64) -> u64 {
+    let n = (1u64 << 20).wrapping_sub(count) & MAX_COUNT;
+    n << 1 | n << 43
+}
+
+impl Mbar {
+    /// The object an initialisation word of ptxas's code ([`ptxas_init_word`]) describes; None
+    /// for any other word.
+    pub fn from_ptxas_init(word: u64) -> Option<Mbar> {
+        let count = (1u64 << 20) - ((word >> 1) & MAX_COUNT);
+        (ptxas_init_word(count) == word)
+            .then(|| Mbar::init(count).ok())
+            .flatten()
+    }
+}
+
 /// `mbarrier.pending_count` of a `state`.
 pub fn pending_count(state: u64) -> u64 {
     state & FIELD
@@ -134,6 +155,26 @@ pub fn pending_count(state: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ptxas_init_words_give_their_count_and_nothing_else_is_taken() {
+        // `mbarrier.init [a], 5` on sm_90: UR6 = 0x100000 - 5, UR7 = UR6 << 11, UR6 <<= 1.
+        let five = (0xffffbu64 << 11) << 32 | 0xffffb << 1;
+        assert_eq!(ptxas_init_word(5), five);
+        assert_eq!(Mbar::from_ptxas_init(five), Mbar::init(5).ok());
+        assert_eq!(
+            Mbar::from_ptxas_init(ptxas_init_word(MAX_COUNT)),
+            Mbar::init(MAX_COUNT).ok()
+        );
+        assert_eq!(Mbar::from_ptxas_init(five | 1), None);
+        assert_eq!(Mbar::from_ptxas_init(five ^ 1 << 63), None);
+        assert_eq!(
+            Mbar::from_ptxas_init(0),
+            None,
+            "a count of 2^20 is out of range"
+        );
+        assert_eq!(Mbar::from_ptxas_init(Mbar::init(5).unwrap().encode()), None);
+    }
 
     #[test]
     fn encoding_round_trips() {

@@ -4,7 +4,7 @@
 //! run stops with that reason only if a thread executes the instruction (RegDem §3: the oracle
 //! never skips an instruction silently).
 
-use super::operand::{Opnd, Parsed};
+use super::operand::{Opnd, Parsed, PT, RZ, URZ};
 use crate::emu::tensor::{Elem, MmaSpec};
 use crate::emu::wgmma::WgmmaSpec;
 use crate::ptx::ir::Type;
@@ -488,6 +488,13 @@ pub enum Kind {
         /// `.MT88`: transposed.
         trans: bool,
     },
+    /// `STSM.16.M88{.2,.4}` / `STSM.16.MT88{…}`: `stmatrix` of 1, 2 or 4 8×8 b16 matrices (sm_90).
+    Stsm {
+        /// Matrices (1, 2, 4).
+        num: u8,
+        /// `.MT88`: transposed.
+        trans: bool,
+    },
     /// `LDGSTS`: an asynchronous global → shared copy (`cp.async`).
     Ldgsts {
         /// Bytes (4, 8, 16).
@@ -500,11 +507,51 @@ pub enum Kind {
     /// `DEPBAR.LE SB0, n`: waits until at most `n` `LDGSTS` groups are outstanding
     /// (`cp.async.wait_group n`).
     DepbarLdgsts,
+    /// `ELECT Pd, URd, PT` (`elect.sync`): `Pd` true in the lowest executing lane only, `URd` that
+    /// lane's index.
+    Elect,
+    /// `SYNCS.EXCH.64 URZ, [a], URs`: `mbarrier.init` with ptxas's initialisation word
+    /// ([`crate::emu::mbarrier::ptxas_init_word`]).
+    MbarInit,
+    /// `SYNCS.ARRIVE.TRANS64[.RED][.A1T0|.ART0|.A0TR] Rd, [a], Rs`: `mbarrier.arrive` (one
+    /// arrival, `Rs` arrivals, or none) with `Rs` expected transaction bytes (`tx`); `Rd` pair gets
+    /// the state unless `.RED`.
+    MbarArrive {
+        /// Arrivals.
+        count: Arrivals,
+        /// `Rs` is added to the expected transaction bytes.
+        tx: bool,
+    },
+    /// `SYNCS.PHASECHK.TRANS64[.TRYWAIT] Pd, [a], Rs`: whether the phase of parity `Rs` bit 31
+    /// has completed (`mbarrier.test_wait`/`try_wait`, with a state's high word or a parity).
+    MbarTest,
+    /// `SYNCS.CCTL.IV [a]`: `mbarrier.inval`.
+    MbarInval,
+    /// `UTMALDG.<n>D [URa], [URb]` / `UTMASTG.<n>D`: a tile-mode tensor copy through the tensor
+    /// map at the address in `URb` pair; shared address, (loads) mbarrier, coordinates in
+    /// `URa`, `URa+1`, ….
+    Tma {
+        /// Dimensions (1–5).
+        rank: u8,
+        /// Global → shared (else shared → global).
+        load: bool,
+    },
     /// Instructions without architectural effect here (`NOP`, `YIELD`, `MEMBAR`, `ERRBAR`,
     /// `CCTL`, `DEPBAR` on scoreboards other than SB0, `FENCE`, …).
     Nop,
     /// Not implemented.
     Unsupported(String),
+}
+
+/// The arrivals of `SYNCS.ARRIVE.TRANS64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrivals {
+    /// None (`.A0TR`: `mbarrier.expect_tx`).
+    Zero,
+    /// One (no modifier: `arrive.expect_tx`; `.A1T0`: `arrive`).
+    One,
+    /// The source register's value (`.ART0`: `arrive` with a count).
+    Reg,
 }
 
 fn cmp_of(mods: &[String]) -> Option<Cmp> {
@@ -638,8 +685,9 @@ type Decoded = Result<Option<Kind>, String>;
 
 /// The instruction classes [`decode_inner`] tries in turn: each decodes the mnemonics of its
 /// class and answers `None` for the others.
-const DECODERS: [fn(&Parsed) -> Decoded; 10] = [
+const DECODERS: [fn(&Parsed) -> Decoded; 11] = [
     decode_tensor,
+    decode_tma,
     decode_move,
     decode_int,
     decode_bits,
@@ -1163,16 +1211,12 @@ fn decode_tensor(p: &Parsed) -> Decoded {
         "WARPGROUP" if p.has("ARRIVE") || p.has("DEPBAR") => Kind::Nop,
         "IMMA" => Kind::Mma(imma_spec(p)?),
         "LDSM" => {
-            let (num, trans) = match p.mods.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-                ["16", "M88"] => (1, false),
-                ["16", "M88", "2"] => (2, false),
-                ["16", "M88", "4"] => (4, false),
-                ["16", "MT88"] => (1, true),
-                ["16", "MT88", "2"] => (2, true),
-                ["16", "MT88", "4"] => (4, true),
-                _ => return Err(format!("LDSM.{}", p.mods.join("."))),
-            };
+            let (num, trans) = matrix_shape(p)?;
             Kind::Ldsm { num, trans }
+        }
+        "STSM" => {
+            let (num, trans) = matrix_shape(p)?;
+            Kind::Stsm { num, trans }
         }
         "LDGSTS" => {
             mem_mods_ok(p, &["ZFILL", "LTC64B", "LTC128B", "LTC256B"])?;
@@ -1193,6 +1237,79 @@ fn decode_tensor(p: &Parsed) -> Decoded {
         },
         _ => return Ok(None),
     }))
+}
+
+/// TMA and mbarrier instructions of sm_90 (forms read off ptxas 12.9 for every `mbarrier` and
+/// `cp.async.bulk.tensor` tile form Triton's kernels use; any other modifier is refused):
+/// `ELECT`, `SYNCS.EXCH.64`, `SYNCS.ARRIVE.TRANS64`, `SYNCS.PHASECHK.TRANS64`, `SYNCS.CCTL.IV`,
+/// `UTMALDG`/`UTMASTG` and `UTMACMDFLUSH` (`cp.async.bulk.commit_group`: the copies complete
+/// when issued).
+fn decode_tma(p: &Parsed) -> Decoded {
+    let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
+    let bad = || Err(format!("{}.{}", p.op, p.mods.join(".")));
+    Ok(Some(match p.op.as_str() {
+        "ELECT" => match p.ops.get(2) {
+            Some(Opnd::P { n: PT, not: false }) if mods.is_empty() => Kind::Elect,
+            _ => return Err("ELECT with a source predicate other than PT".into()),
+        },
+        "SYNCS" => match mods[..] {
+            ["EXCH", "64"] => match p.ops.first() {
+                Some(Opnd::Ur { n: URZ, .. }) => Kind::MbarInit,
+                _ => return Err("SYNCS.EXCH.64 with a result".into()),
+            },
+            ["ARRIVE", "TRANS64", ref rest @ ..] => {
+                let (red, rest) = match rest {
+                    ["RED", r @ ..] => (true, r),
+                    r => (false, r),
+                };
+                let (count, tx) = match rest {
+                    [] => (Arrivals::One, true),
+                    ["A1T0"] => (Arrivals::One, false),
+                    ["ART0"] => (Arrivals::Reg, false),
+                    ["A0TR"] => (Arrivals::Zero, true),
+                    _ => return bad(),
+                };
+                if red && !matches!(p.ops.first(), Some(Opnd::R { n: RZ, .. })) {
+                    return bad();
+                }
+                Kind::MbarArrive { count, tx }
+            }
+            ["PHASECHK", "TRANS64"] | ["PHASECHK", "TRANS64", "TRYWAIT"] => Kind::MbarTest,
+            ["CCTL", "IV"] => Kind::MbarInval,
+            _ => return bad(),
+        },
+        "UTMALDG" | "UTMASTG" => {
+            let rank = match mods[..] {
+                ["1D"] => 1,
+                ["2D"] => 2,
+                ["3D"] => 3,
+                ["4D"] => 4,
+                ["5D"] => 5,
+                _ => return bad(),
+            };
+            Kind::Tma {
+                rank,
+                load: p.op == "UTMALDG",
+            }
+        }
+        "UTMACMDFLUSH" if mods.is_empty() => Kind::Nop,
+        _ => return Ok(None),
+    }))
+}
+
+/// The matrices of `LDSM`/`STSM.16.<M88|MT88>[.2|.4]`: how many, transposed.
+fn matrix_shape(p: &Parsed) -> Result<(u8, bool), String> {
+    Ok(
+        match p.mods.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["16", "M88"] => (1, false),
+            ["16", "M88", "2"] => (2, false),
+            ["16", "M88", "4"] => (4, false),
+            ["16", "MT88"] => (1, true),
+            ["16", "MT88", "2"] => (2, true),
+            ["16", "MT88", "4"] => (4, true),
+            _ => return Err(format!("{}.{}", p.op, p.mods.join("."))),
+        },
+    )
 }
 
 /// The `mma` of `HMMA.<shape>.<F32|F16>[.BF16|.TF32]` (inputs f16 unless named; C has D's type).
@@ -1446,9 +1563,14 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
             Class::Misc
         }
         Kind::Mma(_) | Kind::Gmma(_) => Class::Tensor,
-        Kind::Ldsm { .. } => Class::Shared,
+        Kind::Ldsm { .. } | Kind::Stsm { .. } => Class::Shared,
         Kind::Ldgsts { .. } => Class::Global,
         Kind::Ldgdepbar | Kind::DepbarLdgsts => Class::Control,
+        Kind::MbarInit | Kind::MbarArrive { .. } | Kind::MbarTest | Kind::MbarInval => {
+            Class::Shared
+        }
+        Kind::Tma { .. } => Class::Global,
+        Kind::Elect => Class::Warp,
         Kind::Nop | Kind::Unsupported(_) => Class::Misc,
     }
 }

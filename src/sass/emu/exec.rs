@@ -20,8 +20,8 @@
 //! **Layout.** This file holds the scheduler (`run_cta`, `step`), the dispatch of one instruction
 //! (`exec`, `alu`), operand access, memory and warp collectives; the rest is by instruction class:
 //! `control` (branches, calls, `EXIT`, convergence and CTA barriers), `tensor` (`HMMA`, `IMMA`,
-//! `LDSM`), `async_copy` (`LDGSTS` and its groups), and the lane-by-lane datapath
-//! in `alu_move` (moves, special registers, constants, comparisons), `alu_int` (integer
+//! `LDSM`), `async_copy` (`LDGSTS` and its groups), `tma` (sm_90's mbarriers and tensor
+//! copies), and the lane-by-lane datapath in `alu_move` (moves, special registers, constants, comparisons), `alu_int` (integer
 //! arithmetic, logic, shifts, bit operations) and `alu_float` (f32/f64, conversions, half
 //! precision).
 
@@ -49,6 +49,7 @@ mod smem;
 mod tensor;
 #[cfg(test)]
 mod tests;
+mod tma;
 
 /// A decoded instruction.
 struct DInst {
@@ -341,6 +342,11 @@ impl<'a> Machine<'a> {
                                 w.id,
                                 w.pc[l] * 16
                             )),
+                            St::Run => detail.push(format!(
+                                "warp {} lane {l} waits on an mbarrier (+{:#x})",
+                                w.id,
+                                w.pc[l] * 16
+                            )),
                             _ => {}
                         }
                     }
@@ -460,6 +466,10 @@ impl<'a> Machine<'a> {
             if Self::release_warp(w) {
                 return Ok(true);
             }
+            return Ok(false);
+        }
+        if self.mbar_blocked(w, pc, act, shared) {
+            // Waits before a `PHASECHK` until its phase completes (`tma.rs`).
             return Ok(false);
         }
         let Some(inst) = self.code.get(pc as usize) else {
@@ -597,10 +607,20 @@ impl<'a> Machine<'a> {
             Kind::Mma(_)
             | Kind::Gmma(_)
             | Kind::Ldsm { .. }
+            | Kind::Stsm { .. }
             | Kind::Ldgsts { .. }
             | Kind::Ldgdepbar
             | Kind::DepbarLdgsts => {
                 self.exec_matrix(i, w, exec, shared)?;
+                advance(w, act);
+            }
+            Kind::Elect
+            | Kind::MbarInit
+            | Kind::MbarArrive { .. }
+            | Kind::MbarTest
+            | Kind::MbarInval
+            | Kind::Tma { .. } => {
+                self.exec_tma(i, w, exec, shared)?;
                 advance(w, act);
             }
             Kind::Redux { op, signed } => {

@@ -186,6 +186,7 @@ pub(crate) fn prepare<'a>(
         };
         put(&mut c0, (k.param_base + p.offset) as usize, &bytes);
     }
+    param_window(prog.sm, k.param_base, &mut c0, &mut global);
     let mut limits = opts.limits;
     if let Some(m) = spec.max_instructions {
         limits.max_warp_insts = m;
@@ -218,6 +219,32 @@ pub(crate) fn prepare<'a>(
         file,
     );
     Ok((m, outs))
+}
+
+/// Gives the parameters a generic address, as the driver does: a copy of constant bank 0 in
+/// global memory (allocated after every argument, so theirs do not move), whose address ptxas's
+/// code reads for `cvta.param` — on sm_90 `c[0x0][0x198]` holds the generic address of the first
+/// parameter byte (`c[0x0][param_base]`), on sm_80–89 `c[0x0][0x40]` that of bank 0's first byte
+/// (read off ptxas 12.9: a by-value struct's field read through `cvta.param` is `LD.E
+/// [c[0x0][0x198] + offset]` on sm_90, `[c[0x0][0x40] + 0x160 + offset]` on sm_80). Triton's
+/// tensor maps reach `UTMALDG` this way. Writes into the copy are not refused.
+fn param_window(sm: u32, param_base: u32, c0: &mut [u8], global: &mut GlobalMem) {
+    let (slot, start) = if sm >= 90 {
+        (0x198, u64::from(param_base))
+    } else {
+        (0x40, 0)
+    };
+    if c0.len() < slot + 8 || (sm >= 90 && (param_base as usize) < slot + 8) {
+        return;
+    }
+    // Bank 0 is 64-byte aligned in the window, so the parameters keep their alignment (a tensor
+    // map's 64 bytes).
+    let (_, base) = global.alloc("parameters", Vec::new(), 64);
+    let at = base + start;
+    c0[slot..slot + 8].copy_from_slice(&at.to_le_bytes());
+    if let Some(a) = global.allocs.last_mut() {
+        a.data = c0.to_vec();
+    }
 }
 
 /// Writes the spec's `globals` into the constant banks of the `__constant__` variables they

@@ -125,8 +125,11 @@ impl Machine<'_> {
     pub(crate) fn next_of(&self, cta: &mut Cta, wi: usize) -> Next {
         let w = &mut cta.warps[wi];
         loop {
-            let (pc, _) = next_lanes(w);
+            let (pc, act) = next_lanes(w);
             if pc != u32::MAX {
+                if self.mbar_blocked(w, pc, act, &cta.shared) {
+                    return Next::Waiting;
+                }
                 return Next::Inst(pc as usize);
             }
             if exited(w) {

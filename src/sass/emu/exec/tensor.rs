@@ -27,6 +27,7 @@ impl Machine<'_> {
             Kind::Mma(spec) => self.exec_mma(i, w, exec, spec),
             Kind::Gmma(spec) => self.exec_gmma(i, w, exec, spec, shared),
             Kind::Ldsm { num, trans } => self.exec_ldsm(i, w, exec, (*num, *trans), shared),
+            Kind::Stsm { num, trans } => self.exec_stsm(i, w, exec, (*num, *trans), shared),
             _ => self.exec_async_copy(i, w, exec, shared),
         }
     }
@@ -116,6 +117,49 @@ impl Machine<'_> {
                 set(w, l, d.wrapping_add(m as u8), *v);
             }
         }
+        Ok(())
+    }
+}
+
+impl Machine<'_> {
+    /// `STSM` (`stmatrix`, PTX ISA §9.7.14.5.16): the inverse of `LDSM` — lane `row_addr_lane(m,
+    /// r)` gives the address of row `r` of matrix `m`, whose elements come from the fragment
+    /// registers as `LDSM` would have written them.
+    fn exec_stsm(
+        &mut self,
+        i: &DInst,
+        w: &mut Warp,
+        exec: u32,
+        (num, trans): (u8, bool),
+        shared: &mut [u8],
+    ) -> R2 {
+        if exec == 0 {
+            return Ok(());
+        }
+        whole_warp(exec, "STSM")?;
+        let (Some(Opnd::Mem(a)), Some(Opnd::R { n: s, .. })) = (i.ops.first(), i.ops.get(1)) else {
+            return Err(Stop::Msg("STSM operands".into(), None));
+        };
+        let mut addrs = [0u64; 32];
+        for m in 0..u32::from(num) {
+            for row in 0..8 {
+                let l = row_addr_lane(m, row);
+                let raw = self.addr(w, l, a, Space::Shared);
+                let (_, off) = self
+                    .locate(w, l, Space::Shared, raw, 16, shared.len())
+                    .map_err(|e| Stop::Fault(e, Some(l)))?;
+                addrs[l] = raw;
+                let bytes = &mut shared[off as usize..off as usize + 16];
+                for col in 0..8u32 {
+                    let c = col as usize;
+                    let (lane, half) = matrix_holder(row, col, trans);
+                    let e = (reg(w, lane, s.wrapping_add(m as u8)) >> (16 * half)) as u16;
+                    bytes[2 * c..2 * c + 2].copy_from_slice(&e.to_le_bytes());
+                }
+            }
+        }
+        let rows = (8 * u32::from(num)).min(32);
+        self.access(Space::Shared, &addrs, lane_mask(rows), 16, false);
         Ok(())
     }
 }

@@ -1,5 +1,5 @@
 //! Unit tests of the tensor-core and asynchronous-copy instructions (`HMMA`, `IMMA`, `LDSM`,
-//! `LDGSTS`, `LDGDEPBAR`, `DEPBAR`): one warp runs a few instructions written as nvdisasm prints
+//! `STSM`, `LDGSTS`, `LDGDEPBAR`, `DEPBAR`): one warp runs a few instructions written as nvdisasm prints
 //! them, with registers and memory set directly. Expected values come from the PTX ISA's
 //! fragment formulas written out here (§9.7.14.5.x) and a plain f64/i64 matrix product on values
 //! whose sums are exact, independent of `emu::tensor`. Also the bf16 forms of the half-pair
@@ -316,6 +316,56 @@ fn ldsm_plain_and_transposed() {
         }
     }
     assert_eq!(m.stats.shared.requests, 2);
+}
+
+#[test]
+fn stsm_writes_what_ldsm_reads_plain_and_transposed() {
+    let k = kernel(&[
+        "STSM.16.M88.4 [R2], R8",
+        "STSM.16.MT88.2 [R2+0x200], R12",
+        "LDSM.16.M88.4 R16, [R2]",
+        "LDSM.16.MT88.2 R20, [R2+0x200]",
+    ]);
+    let (mut m, mut w) = machine(&k, 32);
+    let mut shared = vec![0u8; 1024];
+    let row_addr = |l: usize| ((l * 5) % 32 * 16) as u32;
+    for l in 0..32 {
+        set(&mut w, l, 2, row_addr(l));
+        for r in 0..6u8 {
+            set(
+                &mut w,
+                l,
+                8 + r,
+                (l as u32 * 0x10001) ^ (u32::from(r) * 0x3000_0300),
+            );
+        }
+    }
+    steps(&mut m, &mut w, &mut shared, 4).unwrap();
+    let elem = |addr: u32, e: u32| {
+        let a = (addr + 2 * e) as usize;
+        u32::from(u16::from_le_bytes([shared[a], shared[a + 1]]))
+    };
+    for l in 0..32u32 {
+        let (q, r) = (l / 4, l % 4);
+        for mtx in 0..4u32 {
+            // Lane l's register holds row q, elements 2r and 2r+1, of matrix mtx.
+            let addr = row_addr((8 * mtx + q) as usize);
+            let want = reg(&w, l as usize, 8 + mtx as u8);
+            assert_eq!(
+                elem(addr, 2 * r) | elem(addr, 2 * r + 1) << 16,
+                want,
+                "lane {l}"
+            );
+            assert_eq!(reg(&w, l as usize, 16 + mtx as u8), want, "round trip");
+        }
+        for mtx in 0..2u32 {
+            // Transposed: column q, rows 2r and 2r+1.
+            let row = |k: u32| row_addr((8 * mtx + k) as usize) + 0x200;
+            let want = reg(&w, l as usize, 12 + mtx as u8);
+            assert_eq!(elem(row(2 * r), q) | elem(row(2 * r + 1), q) << 16, want);
+            assert_eq!(reg(&w, l as usize, 20 + mtx as u8), want, "MT round trip");
+        }
+    }
 }
 
 #[test]
