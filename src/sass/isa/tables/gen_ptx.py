@@ -1467,7 +1467,61 @@ def program(seed, target, kernels=3, size=40):
         kern.put("b32", x, False)
         kern.put("f32", f, False)
         out.append(kern.render(rng.randint(size // 2, size)))
+    if target == "sm_90a":
+        # its own generator, after the other kernels: their PTX (and SASS) stay as they were
+        out.append(mbarrier_kernel(random.Random("%d-mbar" % seed), "g%d_mbar" % seed))
     return "\n".join(out)
+
+
+def mbarrier_kernel(rng, name):
+    """An mbarrier's whole life on sm_90a (Triton's TMA kernels; session 58): `init` with a
+    constant or a parameter count, `arrive` (with a state, a count, `expect_tx`), `expect_tx`,
+    a tensor copy of random rank onto it, `test_wait`/`try_wait` with a state or a parity,
+    `elect.sync`, a tensor store, and `inval` (`SYNCS.CCTL.IV`, unknown to the tables before)."""
+    rank = rng.randint(1, 5)
+    box = rng.randint(1, 4) * 16
+    coords = ", ".join("%%r_c%d" % d for d in range(rank))
+    lines = [".visible .entry %s(.param .align 64 .b8 %s_map[128], .param .u64 %s_out, .param .u32 %s_n)"
+             % (name, name, name, name), "{",
+             "  .reg .b32 %r<20>; .reg .b32 %r_c<5>; .reg .b64 %rd<10>; .reg .pred %p<8>;",
+             "  .shared .align 1024 .b8 tile[4096];", "  .shared .align 8 .b64 bars[2];",
+             "  mov.u32 %r0, %tid.x;", "  mov.u32 %r1, tile;", "  mov.u32 %r2, bars;",
+             "  add.u32 %r3, %r2, 8;", "  ld.param.u32 %%r4, [%s_n];" % name,
+             "  mov.b64 %%rd1, %s_map;" % name, "  cvta.param.u64 %rd2, %rd1;",
+             "  setp.eq.u32 %p1, %r0, 0;"]
+    for d in range(rank):
+        lines.append("  add.u32 %%r_c%d, %%r4, %d;" % (d, rng.randint(-8, 8)))
+    count = rng.choice(["1", "%r4"])
+    lines += ["  @%%p1 mbarrier.init.shared::cta.b64 [%%r2], %s;" % count,
+              "  @%%p1 mbarrier.init.shared::cta.b64 [%%r3], %d;" % rng.randint(1, 200),
+              "  bar.sync 0;"]
+    if rng.random() < 0.5:
+        lines.append("  @%%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%%r2], %d;" % box)
+    else:
+        lines.append("  @%%p1 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%%r2], %d;" % box)
+        lines.append("  @%p1 mbarrier.arrive.shared::cta.b64 %rd3, [%r2];")
+    lines.append("  @%%p1 cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%%r1], [%%rd2, {%s}], [%%r2];" % (rank, coords))
+    lines.append("  mbarrier.arrive.shared::cta.b64 %rd4, [%r3];")
+    lines.append("  @%%p1 mbarrier.arrive.shared::cta.b64 %%rd5, [%%r3], %d;" % rng.randint(1, 3))
+    lines += ["WAIT_%s:" % name,
+              "  mbarrier.try_wait.parity.shared::cta.b64 %%p2, [%%r2], %s;" % rng.choice(["0", "%r4"]),
+              "  @!%%p2 bra WAIT_%s;" % name]
+    wait = rng.choice(["test_wait", "try_wait"])
+    lines += ["WAIT2_%s:" % name, "  mbarrier.%s.shared::cta.b64 %%p3, [%%r3], %%rd4;" % wait,
+              "  @!%%p3 bra WAIT2_%s;" % name,
+              "  elect.sync %r5|%p4, -1;", "  selp.u32 %r6, 1, 0, %p4;", "  add.u32 %r7, %r6, %r5;",
+              "  ld.param.u64 %%rd6, [%s_out];" % name, "  mul.wide.u32 %rd7, %r0, 4;",
+              "  add.s64 %rd8, %rd6, %rd7;", "  st.global.u32 [%rd8], %r7;",
+              "  fence.proxy.async.shared::cta;", "  bar.sync 0;",
+              "  @%%p1 cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [%%rd2, {%s}], [%%r1];"
+              % (rank, coords),
+              "  @%p1 cp.async.bulk.commit_group;", "  @%p1 cp.async.bulk.wait_group.read 0;",
+              "  bar.sync 0;"]
+    guard = rng.choice(["@%p1 ", ""])
+    lines += ["  %smbarrier.inval.shared::cta.b64 [%%r2];" % guard,
+              "  %smbarrier.inval.shared::cta.b64 [%%r3];" % guard, "  ret;", "}"]
+    return "\n".join(lines) + "\n"
 
 
 def ptxas_options(seed):
