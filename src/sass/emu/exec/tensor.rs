@@ -91,27 +91,16 @@ impl Machine<'_> {
         let (Some(Opnd::R { n: d, .. }), Some(Opnd::Mem(a))) = (i.ops.first(), i.ops.get(1)) else {
             return Err(Stop::Msg("LDSM operands".into(), None));
         };
-        let mut addrs = [0u64; 32];
         let mut out = [[0u32; 32]; 4];
-        for m in 0..u32::from(num) {
-            for row in 0..8 {
-                let l = row_addr_lane(m, row);
-                let raw = self.addr(w, l, a, Space::Shared);
-                let (_, off) = self
-                    .locate(w, l, Space::Shared, raw, 16, shared.len())
-                    .map_err(|e| Stop::Fault(e, Some(l)))?;
-                addrs[l] = raw;
-                let bytes = &shared[off as usize..off as usize + 16];
-                for col in 0..8u32 {
-                    let c = col as usize;
-                    let e = u32::from(u16::from_le_bytes([bytes[2 * c], bytes[2 * c + 1]]));
-                    let (lane, half) = matrix_holder(row, col, trans);
-                    out[m as usize][lane] |= e << (16 * half);
-                }
+        for (m, row, off) in self.matrix_rows(w, a, num, shared.len(), true)? {
+            let bytes = &shared[off..off + 16];
+            for col in 0..8u32 {
+                let c = col as usize;
+                let e = u32::from(u16::from_le_bytes([bytes[2 * c], bytes[2 * c + 1]]));
+                let (lane, half) = matrix_holder(row, col, trans);
+                out[m as usize][lane] |= e << (16 * half);
             }
         }
-        let rows = (8 * u32::from(num)).min(32);
-        self.access(Space::Shared, &addrs, lane_mask(rows), 16, true);
         for (m, vals) in out.iter().take(num as usize).enumerate() {
             for (l, v) in vals.iter().enumerate() {
                 set(w, l, d.wrapping_add(m as u8), *v);
@@ -119,12 +108,10 @@ impl Machine<'_> {
         }
         Ok(())
     }
-}
 
-impl Machine<'_> {
-    /// `STSM` (`stmatrix`, PTX ISA §9.7.14.5.16): the inverse of `LDSM` — lane `row_addr_lane(m,
-    /// r)` gives the address of row `r` of matrix `m`, whose elements come from the fragment
-    /// registers as `LDSM` would have written them.
+    /// `STSM` (`stmatrix`, PTX ISA §9.7.14.5.16, sm_90): the inverse of `LDSM` — the same lanes
+    /// give the rows' addresses, and each row's elements come from the fragment registers `Rs+m`
+    /// where `LDSM` would have put them.
     fn exec_stsm(
         &mut self,
         i: &DInst,
@@ -140,27 +127,44 @@ impl Machine<'_> {
         let (Some(Opnd::Mem(a)), Some(Opnd::R { n: s, .. })) = (i.ops.first(), i.ops.get(1)) else {
             return Err(Stop::Msg("STSM operands".into(), None));
         };
+        for (m, row, off) in self.matrix_rows(w, a, num, shared.len(), false)? {
+            let bytes = &mut shared[off..off + 16];
+            for col in 0..8u32 {
+                let c = col as usize;
+                let (lane, half) = matrix_holder(row, col, trans);
+                let e = (reg(w, lane, s.wrapping_add(m as u8)) >> (16 * half)) as u16;
+                bytes[2 * c..2 * c + 2].copy_from_slice(&e.to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows of `num` 8×8 b16 matrices (`LDSM`/`STSM`): (matrix, row, shared offset) with
+    /// the offset checked (16 bytes, aligned) and the access recorded (a load or a store).
+    fn matrix_rows(
+        &mut self,
+        w: &Warp,
+        a: &Addr,
+        num: u8,
+        shared_len: usize,
+        load: bool,
+    ) -> Result<Vec<(u32, u32, usize)>, Stop> {
         let mut addrs = [0u64; 32];
+        let mut rows = Vec::with_capacity(8 * usize::from(num));
         for m in 0..u32::from(num) {
             for row in 0..8 {
                 let l = row_addr_lane(m, row);
                 let raw = self.addr(w, l, a, Space::Shared);
                 let (_, off) = self
-                    .locate(w, l, Space::Shared, raw, 16, shared.len())
+                    .locate(w, l, Space::Shared, raw, 16, shared_len)
                     .map_err(|e| Stop::Fault(e, Some(l)))?;
                 addrs[l] = raw;
-                let bytes = &mut shared[off as usize..off as usize + 16];
-                for col in 0..8u32 {
-                    let c = col as usize;
-                    let (lane, half) = matrix_holder(row, col, trans);
-                    let e = (reg(w, lane, s.wrapping_add(m as u8)) >> (16 * half)) as u16;
-                    bytes[2 * c..2 * c + 2].copy_from_slice(&e.to_le_bytes());
-                }
+                rows.push((m, row, off as usize));
             }
         }
-        let rows = (8 * u32::from(num)).min(32);
-        self.access(Space::Shared, &addrs, lane_mask(rows), 16, false);
-        Ok(())
+        let n = (8 * u32::from(num)).min(32);
+        self.access(Space::Shared, &addrs, lane_mask(n), 16, load);
+        Ok(rows)
     }
 }
 
