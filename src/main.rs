@@ -392,6 +392,14 @@ enum Command {
         /// static shared memory may grow, so nothing is demoted.
         #[arg(long, value_name = "BYTES")]
         dynamic_smem: Option<u32>,
+        /// With --local-to-shared: put the region in the last bytes of the dynamic shared memory
+        /// instead of growing the static area, so it is not held to the 48 KiB a block may
+        /// declare statically (only to the architecture's per-block maximum). Every launch must
+        /// then give the kernel its --dynamic-smem plus the region's bytes (the report's
+        /// `dynamic_added`; without them the region lies outside the block's shared memory and
+        /// the launch faults). For launches you control; the drop-in does not use it.
+        #[arg(long, requires = "local_to_shared", requires = "dynamic_smem")]
+        grow_dynamic: bool,
         /// A launch spec (JSON, as for `emulate`) to prove the rewrite on; repeatable.
         #[arg(long, value_name = "SPEC.json")]
         verify: Vec<PathBuf>,
@@ -577,6 +585,7 @@ fn main() -> ExitCode {
             kernel,
             block_size,
             dynamic_smem,
+            grow_dynamic,
             verify,
             seeds,
             launch,
@@ -608,6 +617,7 @@ fn main() -> ExitCode {
                     DemotePredictor::None => None,
                 },
                 predict_launch: None,
+                grow_dynamic: *grow_dynamic,
             },
             verify,
             launch: launch.as_deref(),

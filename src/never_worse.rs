@@ -72,6 +72,14 @@ pub struct Figures {
     pub spill: u32,
     /// Static shared memory per block, bytes.
     pub static_smem: u32,
+    /// Dynamic shared memory the build adds to the launch's, bytes (`demote --grow-dynamic`: a
+    /// region at the end of a dynamic area the launch makes this much larger).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub extra_dynamic: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl From<&KernelResources> for Figures {
@@ -81,6 +89,7 @@ impl From<&KernelResources> for Figures {
             stack: k.local.max(k.stack_frame),
             spill: k.spill_stores + k.spill_loads,
             static_smem: k.shared,
+            extra_dynamic: 0,
         }
     }
 }
@@ -92,10 +101,22 @@ impl Figures {
     }
 
     /// The ranking of kept variants: higher occupancy first, then less local memory, then less
-    /// static shared memory (smaller is better for every component of the key).
+    /// shared memory (static and added dynamic; smaller is better for every component).
     pub fn order_key(&self, occupancy: Option<f64>) -> (i64, u32, u32) {
         let occ = occupancy.map_or(0, |o| (o * 1e6).round() as i64);
-        (-occ, self.local_bytes(), self.static_smem)
+        (
+            -occ,
+            self.local_bytes(),
+            self.static_smem.saturating_add(self.extra_dynamic),
+        )
+    }
+
+    /// The launch's dynamic size for this build: `dynamic` plus what the build adds.
+    pub fn dynamic(&self, dynamic: DynamicSmem) -> DynamicSmem {
+        match dynamic {
+            DynamicSmem::Known(d) => DynamicSmem::Known(d.saturating_add(self.extra_dynamic)),
+            DynamicSmem::Unknown => DynamicSmem::Unknown,
+        }
     }
 }
 
@@ -173,7 +194,7 @@ pub fn occupancy(ctx: &LaunchContext, f: &Figures) -> Option<f64> {
 fn occupancy_of(ctx: &LaunchContext, f: &Figures, threads: u32) -> Option<occupancy::Occupancy> {
     occupancy::occupancy(
         ctx.arch,
-        &launch_resources(f.registers, threads, f.static_smem, ctx.dynamic),
+        &launch_resources(f.registers, threads, f.static_smem, f.dynamic(ctx.dynamic)),
     )
     .ok()
 }
@@ -260,11 +281,18 @@ pub fn judge_with(
     if after.stack > before.stack || after.spill > before.spill {
         return reject(format!("{local}: local memory grows"), occ_b, occ_a);
     }
-    match ctx.dynamic {
+    match after.dynamic(ctx.dynamic) {
         DynamicSmem::Known(d) => {
             if let Some(why) = launch_error(ctx.arch, after.static_smem, d) {
                 return reject(format!("the launch would fail: {why}"), occ_b, occ_a);
             }
+        }
+        DynamicSmem::Unknown if after.extra_dynamic > 0 => {
+            return reject(
+                "the rewrite adds dynamic shared memory to a launch of unknown size".into(),
+                occ_b,
+                occ_a,
+            );
         }
         DynamicSmem::Unknown if after.static_smem > before.static_smem => {
             return reject(
@@ -438,7 +466,45 @@ mod tests {
             stack,
             spill,
             static_smem,
+            extra_dynamic: 0,
         }
+    }
+
+    #[test]
+    fn dynamic_shared_memory_a_rewrite_adds_counts_against_the_launch() {
+        // sm_90, 128 threads, 255 registers, 147480 B of dynamic shared memory: a frame of
+        // 79 888 B added to the dynamic area fits the 227 KiB opt-in at the same occupancy.
+        let before = fig(255, 624, 0, 1024);
+        let grown = Figures {
+            extra_dynamic: 79_888,
+            ..fig(255, 0, 0, 1024)
+        };
+        let c = ctx("sm_90a", Some(128), DynamicSmem::Known(147_480));
+        let v = judge(&before, &grown, &c);
+        assert!(v.keep, "{}", v.reason);
+        // 4 KiB more and the launch would fail.
+        let over = Figures {
+            extra_dynamic: 79_888 + 4096,
+            ..grown
+        };
+        let v = judge(&before, &over, &c);
+        assert!(
+            !v.keep && v.reason.contains("launch would fail"),
+            "{}",
+            v.reason
+        );
+        // The same bytes cost occupancy where the original's blocks shared an SM.
+        let small = ctx("sm_90a", Some(128), DynamicSmem::Known(60_000));
+        let v = judge(&fig(255, 624, 0, 1024), &grown, &small);
+        assert!(!v.keep && v.reason.contains("occupancy"), "{}", v.reason);
+        // A launch of unknown size cannot be grown.
+        let v = judge(
+            &before,
+            &grown,
+            &ctx("sm_90a", Some(128), DynamicSmem::Unknown),
+        );
+        assert!(!v.keep && v.reason.contains("unknown size"), "{}", v.reason);
+        assert_eq!(grown.order_key(None).2, 1024 + 79_888);
     }
 
     fn ctx(arch: &str, threads: Option<u32>, dynamic: DynamicSmem) -> LaunchContext {

@@ -121,6 +121,7 @@ fn demote_file(stem: &str, arch: &str) -> Option<Vec<String>> {
             registers: None,
             predictor: None,
             predict_launch: None,
+            grow_dynamic: false,
         };
         let out = demote(&current, &opts).unwrap_or_else(|e| panic!("{stem} {arch} {name}: {e}"));
         let k = &out.kernels[0];
@@ -184,6 +185,7 @@ fn a_layout_for_too_few_threads_is_caught_by_the_emulator() {
         registers: None,
         predictor: None,
         predict_launch: None,
+        grow_dynamic: false,
     };
     assert_caught_as_different(&bytes, &opts);
 }
@@ -278,6 +280,76 @@ fn triton_matmul_part_of_frame_moves_and_is_proved() {
     }
 }
 
+/// `--grow-dynamic` on the same matmuls: the region goes to the end of a dynamic area the launch
+/// grows, so it is held to the architecture's per-block maximum instead of the 48 KiB of static
+/// shared memory, and more of the frame moves (sm_90a 808 → 160 B, sm_80 1384 → 864 B where the
+/// static region leaves 448 and 1024). The static area does not grow; the rewrite is proved on
+/// the grown launch; on the original launch the region lies outside the block's shared memory
+/// and the run faults instead of overwriting the kernel's own data.
+#[test]
+fn a_region_in_a_grown_dynamic_area_moves_more_and_needs_the_grown_launch() {
+    if tools_present().is_none() {
+        return;
+    }
+    let data = common::repo_root().join("tests/data/demote");
+    for arch in ["sm_90a", "sm_80"] {
+        let stem = format!("matmul_fp16_128x256x64.{arch}");
+        let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
+        let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
+        let spec = LaunchSpec::from_json(&spec_text).expect("spec");
+        let bytes = assemble(&ptx, arch);
+        let opts = |grow_dynamic| DemoteOptions {
+            dynamic_smem: Some(spec.dynamic_smem as u32),
+            verify: vec![spec.clone()],
+            seeds: 1,
+            grow_dynamic,
+            ..DemoteOptions::default()
+        };
+        let in_static = demote(&bytes, &opts(false)).unwrap();
+        let out = demote(&bytes, &opts(true)).unwrap();
+        let (s, k) = (&in_static.kernels[0], &out.kernels[0]);
+        eprintln!("{arch}: {} {:?}", k.reason, k.verified);
+        assert!(k.demoted, "{arch}: {}", k.reason);
+        let (a, a_static) = (k.after.expect("figures"), s.after.expect("figures"));
+        assert!(
+            a.local_bytes < a_static.local_bytes,
+            "{arch}: {} B left, {} B with the static region",
+            a.local_bytes,
+            a_static.local_bytes
+        );
+        assert_eq!(
+            a.static_smem, k.before.static_smem,
+            "{arch}: the static area stays"
+        );
+        assert!(
+            a.dynamic_added as u64 > 48 * 1024,
+            "{arch}: {}",
+            a.dynamic_added
+        );
+        assert_eq!(k.occupancy.0, k.occupancy.1, "{arch}");
+        assert_eq!(k.verified.len(), 1, "{arch}");
+        assert!(
+            k.verified[0].contains("the rewrite's launch"),
+            "{}",
+            k.verified[0]
+        );
+        // The original launch: the region is past the block's shared memory.
+        let prog = warpsmith::sass::emu::SassProgram::from_cubin(&out.cubin).unwrap();
+        let e = warpsmith::sass::emu::run(&prog, &spec, &Default::default())
+            .map(|_| ())
+            .expect_err("the rewrite needs the grown launch");
+        assert!(
+            e.to_string().contains("out-of-bounds shared access"),
+            "{arch}: {e}"
+        );
+        // The grown one runs.
+        let mut grown = spec.clone();
+        grown.dynamic_smem += u64::from(a.dynamic_added);
+        warpsmith::sass::emu::run(&prog, &grown, &Default::default())
+            .unwrap_or_else(|e| panic!("{arch}: {e}"));
+    }
+}
+
 /// Register demotion (`--occupancy auto`) of ptxas's own builds of the heavy kernels (no cap):
 /// every kernel the rule keeps is proved on the SASS emulator on two shapes × two seeds, decodes
 /// as nvdisasm lists it, and records the register count the plan reached.
@@ -340,6 +412,7 @@ fn register_slots_for_too_few_threads_are_caught_by_the_emulator() {
         registers: Some(RegisterTarget::MaxRegs(48)),
         predictor: None,
         predict_launch: None,
+        grow_dynamic: false,
     };
     assert_caught_as_different(&bytes, &opts);
 }

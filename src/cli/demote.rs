@@ -63,9 +63,22 @@ fn summary(k: &KernelReport) -> String {
             } else {
                 String::new()
             }
-        ),
+        ) + &grown_launch(k, a.dynamic_added),
         _ => format!("{}: unchanged: {}", k.kernel, k.reason),
     }
+}
+
+/// `--grow-dynamic`: the dynamic size every launch must give now.
+fn grown_launch(k: &KernelReport, added: u32) -> String {
+    if added == 0 {
+        return String::new();
+    }
+    format!(
+        "; the region is the last {added} B of the dynamic shared memory: launch with {} B \
+         (--dynamic-smem {} + {added})",
+        k.dynamic_smem.unwrap_or(0) as u64 + u64::from(added),
+        k.dynamic_smem.unwrap_or(0)
+    )
 }
 
 fn occupancy_line(k: &KernelReport) -> String {

@@ -247,6 +247,7 @@ mod tests {
                 registers: 255,
                 local_bytes,
                 static_smem,
+                dynamic_added: 0,
             },
             occupancy: Some(occ),
         }

@@ -330,6 +330,7 @@ fn could_beat(
         stack: 0,
         spill: 0,
         static_smem: original_smem,
+        extra_dynamic: 0,
     };
     bound.order_key(never_worse::occupancy(ctx, &bound)) < best
 }

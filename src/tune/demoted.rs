@@ -65,6 +65,7 @@ pub fn rewrite(cubin: &[u8], how: &DemoteInputs) -> Result<(Vec<u8>, KernelRepor
         // Tune predicts every variant with its own model and chooses among them.
         predictor: None,
         predict_launch: None,
+        grow_dynamic: false,
     };
     let out = sass_demote::demote(cubin, &opts).map_err(|e| format!("demote: {e}"))?;
     let k = out

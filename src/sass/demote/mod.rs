@@ -43,7 +43,7 @@ use crate::never_worse::{judge, DynamicSmem, Figures, LaunchContext};
 use crate::sass::edit::{EditError, Editor};
 use crate::sass::elf::launch_attrs::ThreadBound;
 use crate::sass::elf::{Cubin, ElfError};
-use crate::sass::emu::equiv::{check, Source};
+use crate::sass::emu::equiv::{check_launches, Source};
 use crate::sass::emu::SassProgram;
 use crate::sass::isa::Instruction;
 use layout::SharedFrame;
@@ -75,6 +75,11 @@ pub struct DemoteOptions {
     /// The launch to predict on (default: the kernel's first `verify` launch). Large grids are
     /// sampled by the predictor, so this may be the real launch even where proofs use small ones.
     pub predict_launch: Option<LaunchSpec>,
+    /// The region goes at the end of the dynamic shared memory, which the launch makes larger by
+    /// its size (the report's `dynamic_added`), instead of growing the static area: no 48 KiB
+    /// static limit, but every launch must add those bytes. Needs `dynamic_smem`; frame moves
+    /// only (`--local-to-shared`).
+    pub grow_dynamic: bool,
 }
 
 impl DemoteOptions {
@@ -102,6 +107,14 @@ pub struct Resources {
     pub local_bytes: u32,
     /// Static shared memory per block, bytes.
     pub static_smem: u32,
+    /// Bytes the launch's dynamic shared memory must grow by (`--grow-dynamic`; not recorded in
+    /// the cubin).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dynamic_added: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Resources {
@@ -112,6 +125,7 @@ impl Resources {
             registers: cubin.register_count(&f),
             local_bytes: cubin.stack_size(name)?,
             static_smem: cubin.shared_size(name) as u32,
+            dynamic_added: 0,
         })
     }
 }
@@ -322,6 +336,11 @@ fn demote_kernel(
         predicted_us: None,
     };
     if let Some(target) = opts.registers {
+        if opts.grow_dynamic {
+            report.reason =
+                "--grow-dynamic moves frames only (--local-to-shared), not registers".into();
+            return Ok((None, report));
+        }
         return registers::demote_kernel(cubin, name, opts, arch, target, report);
     }
     let refuse = |mut r: KernelReport, why: String| {
@@ -347,15 +366,26 @@ fn demote_kernel(
             .map_or(DynamicSmem::Unknown, DynamicSmem::Known),
     };
     let start = region_start(cubin.sm(), before.static_smem);
+    let place = if opts.grow_dynamic {
+        if opts.dynamic_smem.is_none() {
+            return refuse(
+                report,
+                "--grow-dynamic needs the launch's dynamic size (--dynamic-smem)".into(),
+            );
+        }
+        RegionPlace::GrowDynamic
+    } else {
+        RegionPlace::Static
+    };
     let whole = Move::Whole(SharedFrame::new(plan.size, threads));
     let mut verdict = judge(
         &figures(&before),
-        &figures(&after_move(&before, start, &whole)),
+        &figures(&after_move(&before, start, &whole, place)),
         &ctx,
     );
     let mut how = whole;
     if !verdict.keep {
-        match part_of_frame(&body, &plan, &before, start, &ctx) {
+        match part_of_frame(&body, &plan, &before, (start, place), &ctx) {
             Ok((part, v)) => {
                 log::info!(
                     "demote {name}: the whole frame does not move ({}); part of it does",
@@ -377,10 +407,17 @@ fn demote_kernel(
         };
         return refuse(report, format!("{}{hint}", verdict.reason));
     }
-    let after = after_move(&before, start, &how);
+    let after = after_move(&before, start, &how, place);
     let static_after = after.static_smem as u64;
     let mut out = cubin.clone();
-    let edited = rewrite_cubin(&mut out, name, &plan, &how, start, static_after);
+    let edited = rewrite_cubin(
+        &mut out,
+        name,
+        &plan,
+        &how,
+        region_base(start, &after, opts),
+        static_after,
+    );
     let (accesses, inserted, removed) = match edited {
         Ok(x) => x,
         Err(e) => return refuse(report, e.to_string()),
@@ -398,7 +435,14 @@ fn demote_kernel(
         Move::Whole(_) => Proof::Frame,
         Move::Part { .. } => Proof::PartOfFrame,
     };
-    if let Some(why) = verify(cubin, &out, name, opts, proof, &mut report.verified)? {
+    if let Some(why) = verify(
+        cubin,
+        &out,
+        name,
+        opts,
+        (proof, after.dynamic_added),
+        &mut report.verified,
+    )? {
         return refuse(report, why);
     }
     report.demoted = true;
@@ -415,15 +459,44 @@ pub(crate) fn figures(r: &Resources) -> Figures {
         stack: r.local_bytes,
         spill: 0,
         static_smem: r.static_smem,
+        extra_dynamic: r.dynamic_added,
     }
 }
 
+/// Where the region goes: after the launch's dynamic shared memory in a static area grown to
+/// hold it, or (`--grow-dynamic`) in the last bytes of a dynamic area the launch grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RegionPlace {
+    Static,
+    GrowDynamic,
+}
+
 /// The resources after `how` moves the frame, the region starting at `start`.
-fn after_move(before: &Resources, start: u32, how: &Move) -> Resources {
-    Resources {
-        registers: before.registers,
-        local_bytes: how.local_bytes(),
-        static_smem: (start as u64 + how.shared().bytes()).min(u32::MAX as u64) as u32,
+fn after_move(before: &Resources, start: u32, how: &Move, place: RegionPlace) -> Resources {
+    let bytes = how.shared().bytes().min(u32::MAX as u64) as u32;
+    match place {
+        RegionPlace::Static => Resources {
+            registers: before.registers,
+            local_bytes: how.local_bytes(),
+            static_smem: start.saturating_add(bytes),
+            dynamic_added: 0,
+        },
+        RegionPlace::GrowDynamic => Resources {
+            registers: before.registers,
+            local_bytes: how.local_bytes(),
+            static_smem: start,
+            dynamic_added: bytes,
+        },
+    }
+}
+
+/// Where the prologue puts the region ([`rewrite::RegionBase`]): after the launch's dynamic
+/// size, or with `--grow-dynamic` after the size given (the region is then the last
+/// `dynamic_added` bytes of the grown dynamic area).
+fn region_base(start: u32, after: &Resources, opts: &DemoteOptions) -> rewrite::RegionBase {
+    rewrite::RegionBase {
+        start,
+        dynamic: (after.dynamic_added > 0).then_some(opts.dynamic_smem.unwrap_or(0)),
     }
 }
 
@@ -434,7 +507,7 @@ fn part_of_frame(
     body: &[Instruction],
     frame: &frame::Frame,
     before: &Resources,
-    start: u32,
+    (start, place): (u32, RegionPlace),
     ctx: &LaunchContext,
 ) -> Result<(Move, crate::never_worse::Verdict), String> {
     let uniform_sp = split::free_uniform_register(body)
@@ -449,7 +522,7 @@ fn part_of_frame(
         };
         let v = judge(
             &figures(before),
-            &figures(&after_move(before, start, &how)),
+            &figures(&after_move(before, start, &how, place)),
             ctx,
         );
         (how, v)
@@ -572,7 +645,7 @@ fn rewrite_cubin(
     name: &str,
     plan: &frame::Frame,
     how: &Move,
-    region_start: u32,
+    region_start: rewrite::RegionBase,
     static_after: u64,
 ) -> Result<(usize, usize, usize), EditError> {
     let mut ed = Editor::new(out, name)?;
@@ -632,7 +705,7 @@ fn verify(
     rewritten: &Cubin,
     name: &str,
     opts: &DemoteOptions,
-    proof: Proof,
+    (proof, dynamic_added): (Proof, u32),
     lines: &mut Vec<String>,
 ) -> Result<Option<String>, DemoteError> {
     let specs: Vec<&LaunchSpec> = opts.verify.iter().filter(|s| s.kernel == name).collect();
@@ -659,11 +732,30 @@ fn verify(
     let mut proved = false;
     for spec in specs {
         let shape = format!(
-            "grid {:?} block {:?} dynamic {} B",
-            spec.grid, spec.block, spec.dynamic_smem
+            "grid {:?} block {:?} dynamic {} B{}",
+            spec.grid,
+            spec.block,
+            spec.dynamic_smem,
+            if dynamic_added > 0 {
+                format!(
+                    " (the rewrite's launch {} B)",
+                    spec.dynamic_smem + u64::from(dynamic_added)
+                )
+            } else {
+                String::new()
+            }
         );
-        let rep = check(&a, &b, spec, opts.seeds, ("original", "demoted"), limits)
-            .map_err(|e| err(e.to_string()))?;
+        // The rewrite's launch carries the dynamic shared memory it adds (`--grow-dynamic`).
+        let mut grown = spec.clone();
+        grown.dynamic_smem += u64::from(dynamic_added);
+        let rep = check_launches(
+            (&a, spec),
+            (&b, &grown),
+            opts.seeds,
+            ("original", "demoted"),
+            limits,
+        )
+        .map_err(|e| err(e.to_string()))?;
         let local = rep.local_accesses.0.unwrap_or(0);
         if rep.verdict != Verdict::Equal {
             return Ok(Some(format!(

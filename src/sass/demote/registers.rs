@@ -124,6 +124,7 @@ pub(super) fn demote_kernel(
             registers: plan.registers,
             local_bytes: 0,
             static_smem: (setting.start as u64 + layout.bytes()).min(u32::MAX as u64) as u32,
+            dynamic_added: 0,
         };
         let verdict = judge(&figures(&before), &figures(&after), &ctx);
         Candidate {
@@ -325,7 +326,7 @@ fn attempt(
         return Ok(Err(why));
     }
     let mut verified = Vec::new();
-    if let Some(why) = verify(s.cubin, &out, s.name, s.opts, proof, &mut verified)? {
+    if let Some(why) = verify(s.cubin, &out, s.name, s.opts, (proof, 0), &mut verified)? {
         return Ok(Err(why));
     }
     let predicted_us = match predicted(s, &out.to_bytes())? {
@@ -446,13 +447,19 @@ fn rewrite_cubin(
         Some(f) => {
             let renamed = renamed_frame(f, plan);
             skip.extend(f.accesses.iter().map(|a| a.index));
-            accesses = rewrite::apply(&mut ed, &renamed, &rewrite::Move::Whole(layout), start)?;
+            accesses = rewrite::apply(
+                &mut ed,
+                &renamed,
+                &rewrite::Move::Whole(layout),
+                start.into(),
+            )?;
         }
         None => {
-            let pro = rewrite::prologue(ed.arch, start).map_err(|e| EditError::Unsupported {
-                kernel: name.to_string(),
-                reason: e.to_string(),
-            })?;
+            let pro =
+                rewrite::prologue(ed.arch, start.into()).map_err(|e| EditError::Unsupported {
+                    kernel: name.to_string(),
+                    reason: e.to_string(),
+                })?;
             ed.insert_before(0, pro)?;
             if let Stack::Frameless { sp_def: Some(k) } = code.stack {
                 ed.remove(k)?;

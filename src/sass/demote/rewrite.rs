@@ -39,10 +39,33 @@ fn variable(write_sb: u8) -> Control {
     }
 }
 
-/// The prologue: `R1 = align4(region_start + c[0x0][0x2c]) + 4·t` with `t` the linear thread
-/// index `tid.x + ntid.x·(tid.y + ntid.y·tid.z)`; on sm_90 also `+ (SR_CgaCtaId << 24)`, the
-/// block's rank in its cluster, which ptxas puts in every shared address it forms there.
-pub fn prologue(arch: Arch, region_start: u32) -> Result<Vec<Instruction>, IsaError> {
+/// Where a kernel's region starts: the end of its static area plus the launch's dynamic size,
+/// read at run time from `c[0x0][0x2c]`, or (`dynamic` given: `demote --grow-dynamic`, whose
+/// launches add the region to the dynamic size) that size fixed — so a launch that does not add
+/// the region's bytes puts the region outside the block's shared memory, a fault, rather than
+/// over the kernel's own dynamic data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegionBase {
+    /// The end of the static area (at least 0x400 on sm_90).
+    pub start: u32,
+    /// The dynamic size, when fixed.
+    pub dynamic: Option<u32>,
+}
+
+impl From<u32> for RegionBase {
+    fn from(start: u32) -> RegionBase {
+        RegionBase {
+            start,
+            dynamic: None,
+        }
+    }
+}
+
+/// The prologue: `R1 = align4(region_start + c[0x0][0x2c]) + 4·t` (with a fixed dynamic size,
+/// `align4(region_start + D)`) with `t` the linear thread index `tid.x + ntid.x·(tid.y +
+/// ntid.y·tid.z)`; on sm_90 also `+ (SR_CgaCtaId << 24)`, the block's rank in its cluster, which
+/// ptxas puts in every shared address it forms there.
+pub fn prologue(arch: Arch, base: RegionBase) -> Result<Vec<Instruction>, IsaError> {
     let [tx, ty, tz, ny, nx, cga] = SCRATCH;
     let first_use = Control {
         wait: 0b11,
@@ -73,8 +96,19 @@ pub fn prologue(arch: Arch, region_start: u32) -> Result<Vec<Instruction>, IsaEr
         // ty = tid.y + ntid.y·tid.z; ty = tid.x + ntid.x·ty
         encode::imad(arch, ty, tz, ny, ty, first_use)?,
         encode::imad(arch, ty, ty, nx, tx, alu(ALU_STALL))?,
-        // R1 = (start + D + 3) & !3
-        encode::iadd3_imm(arch, SP, SP, region_start + 3, RZ as u32, alu(ALU_STALL))?,
+        // R1 = (start + D + 3) & !3 (a fixed D: the loaded value is dead, the add reads RZ;
+        // the IMAD above waited for the load, so it cannot land after this write)
+        match base.dynamic {
+            None => encode::iadd3_imm(arch, SP, SP, base.start + 3, RZ as u32, alu(ALU_STALL))?,
+            Some(d) => encode::iadd3_imm(
+                arch,
+                SP,
+                RZ as u32,
+                base.start.wrapping_add(d).wrapping_add(3),
+                RZ as u32,
+                alu(ALU_STALL),
+            )?,
+        },
         encode::mov_imm(arch, tz, !3u32, alu(ALU_STALL))?,
         encode::lop3(arch, SP, SP, tz, RZ as u32, 0xc0, alu(ALU_STALL))?,
     ]);
@@ -201,7 +235,7 @@ pub fn apply(
     ed: &mut Editor,
     frame: &Frame,
     how: &Move,
-    region_start: u32,
+    region_start: RegionBase,
 ) -> Result<usize, EditError> {
     let arch = ed.arch;
     let kernel = ed.function.name.clone();
@@ -245,7 +279,7 @@ mod tests {
     #[test]
     fn prologue_writes_r1_and_only_scratch_registers() {
         for arch in Arch::ALL {
-            let p = prologue(arch, 0x400).unwrap();
+            let p = prologue(arch, 0x400.into()).unwrap();
             assert!(
                 p.iter().all(|i| i.is_known()),
                 "{arch}: unknown prologue form"

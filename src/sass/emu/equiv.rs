@@ -75,6 +75,18 @@ pub fn check(
     files: (&str, &str),
     limits: Limits,
 ) -> EmuResult<MixedReport> {
+    check_launches((a, spec), (b, spec), seeds, files, limits)
+}
+
+/// [`check`] with a launch of its own for each kernel (the same inputs: the specs may differ in
+/// the launch's shape only, e.g. a rewrite that needs more dynamic shared memory).
+pub fn check_launches(
+    (a, spec): (&Source, &LaunchSpec),
+    (b, spec_b): (&Source, &LaunchSpec),
+    seeds: u64,
+    files: (&str, &str),
+    limits: Limits,
+) -> EmuResult<MixedReport> {
     let oa = RunOptions {
         file: files.0.to_string(),
         limits,
@@ -92,7 +104,7 @@ pub fn check(
     for s in 0..seeds.max(1) {
         let sp = spec.with_seed_offset(s);
         let ra = a.run(&sp, &oa)?;
-        let rb = match b.run(&sp, &ob) {
+        let rb = match b.run(&spec_b.with_seed_offset(s), &ob) {
             Ok(r) => r,
             Err(e) if e.is_kernel_misbehaviour() => {
                 rep.seeds_run = s + 1;
