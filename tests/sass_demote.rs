@@ -204,11 +204,7 @@ fn assert_caught_as_different(bytes: &[u8], opts: &DemoteOptions) {
 /// demoted (`--local-to-shared`) with the spec's dynamic shared memory, proved on the spec with
 /// one seed.
 fn demote_fixture(stem: &str, arch: &str) -> warpsmith::sass::demote::Outcome {
-    let data = common::repo_root().join("tests/data/demote");
-    let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
-    let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
-    let spec = LaunchSpec::from_json(&spec_text).expect("spec");
-    let bytes = assemble(&ptx, arch);
+    let (bytes, spec) = fixture(stem, arch);
     let opts = DemoteOptions {
         dynamic_smem: Some(spec.dynamic_smem as u32),
         verify: vec![spec],
@@ -216,6 +212,15 @@ fn demote_fixture(stem: &str, arch: &str) -> warpsmith::sass::demote::Outcome {
         ..DemoteOptions::default()
     };
     demote(&bytes, &opts).unwrap_or_else(|e| panic!("{stem}: {e}"))
+}
+
+/// A fixture of tests/data/demote assembled for `arch`, and its launch.
+fn fixture(stem: &str, arch: &str) -> (Vec<u8>, LaunchSpec) {
+    let data = common::repo_root().join("tests/data/demote");
+    let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
+    let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
+    let spec = LaunchSpec::from_json(&spec_text).expect("spec");
+    (assemble(&ptx, arch), spec)
 }
 
 /// Triton 3.6's flash attention (d = 128, causal; tests/data/demote): ptxas 12.9 spills 120 bytes
@@ -291,13 +296,8 @@ fn a_region_in_a_grown_dynamic_area_moves_more_and_needs_the_grown_launch() {
     if tools_present().is_none() {
         return;
     }
-    let data = common::repo_root().join("tests/data/demote");
     for arch in ["sm_90a", "sm_80"] {
-        let stem = format!("matmul_fp16_128x256x64.{arch}");
-        let ptx = std::fs::read_to_string(data.join(format!("{stem}.ptx"))).unwrap();
-        let spec_text = std::fs::read_to_string(data.join(format!("{stem}.spec.json"))).unwrap();
-        let spec = LaunchSpec::from_json(&spec_text).expect("spec");
-        let bytes = assemble(&ptx, arch);
+        let (bytes, spec) = fixture(&format!("matmul_fp16_128x256x64.{arch}"), arch);
         let opts = |grow_dynamic| DemoteOptions {
             dynamic_smem: Some(spec.dynamic_smem as u32),
             verify: vec![spec.clone()],
