@@ -25,6 +25,11 @@ fn exec(text: &str, spec: &str) -> Result<Vec<OutBuffer>, EmuError> {
 /// Assembles `text` for sm_90a with ptxas (`common::assemble_cubin` fails the test if ptxas
 /// refuses it); None, and said so, without ptxas.
 fn assemble(text: &str) -> Option<Vec<u8>> {
+    assemble_for(text, "sm_90a")
+}
+
+/// [`assemble`] for `arch`.
+fn assemble_for(text: &str, arch: &str) -> Option<Vec<u8>> {
     let Ok(ptxas) = tools::find(Tool::Ptxas) else {
         eprintln!("SKIPPED (ptxas check): ptxas not found");
         return None;
@@ -35,7 +40,7 @@ fn assemble(text: &str) -> Option<Vec<u8>> {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let src = dir.join("k.ptx");
     std::fs::write(&src, text).expect("write PTX");
-    let cubin = common::assemble_cubin(&ptxas, &src, "sm_90a", &[]);
+    let cubin = common::assemble_cubin(&ptxas, &src, arch, &[]);
     let _ = std::fs::remove_dir_all(&dir);
     Some(cubin)
 }
@@ -43,7 +48,12 @@ fn assemble(text: &str) -> Option<Vec<u8>> {
 /// Runs `text` on the PTX emulator and its sm_90a cubin on the SASS emulator with `spec`, and
 /// asserts that every output byte is equal (skipped, and said so, without ptxas or nvdisasm).
 fn sass_matches_ptx(text: &str, spec: &str) {
-    let Some(cubin) = assemble(text) else {
+    sass_matches_ptx_on(text, spec, "sm_90a");
+}
+
+/// [`sass_matches_ptx`] with the cubin assembled for `arch`.
+fn sass_matches_ptx_on(text: &str, spec: &str, arch: &str) {
+    let Some(cubin) = assemble_for(text, arch) else {
         return;
     };
     if tools::find(Tool::Nvdisasm).is_err() {
@@ -483,4 +493,56 @@ fn the_sass_emulator_refuses_what_it_cannot_know() {
     let e = run(&spec);
     assert!(e.contains("not a tensor map the emulator wrote"), "{e}");
     assert!(e.contains("UTMALDG.1D"), "{e}");
+}
+
+/// A by-value parameter read through `cvta.param` (how Triton reaches its tensor maps): ptxas
+/// adds the parameter's offset to `c[0x0][0x198]` on sm_90 and its bank offset to `c[0x0][0x40]`
+/// on sm_80; the SASS emulator's launch gives both a generic address (before session 58 they
+/// were 0 and the load faulted). Each thread reads one word of a 16-byte aggregate.
+const BYVAL: &str = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry byval(.param .u32 a, .param .align 8 .b8 s[16], .param .u64 out)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<10>;
+	mov.b64 	%rd1, s;
+	cvta.param.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	and.b32 	%r2, %r1, 3;
+	mul.wide.u32 	%rd3, %r2, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	ld.u32 	%r3, [%rd4];
+	ld.param.u64 	%rd5, [out];
+	mul.wide.u32 	%rd6, %r1, 4;
+	add.s64 	%rd7, %rd5, %rd6;
+	st.global.u32 	[%rd7], %r3;
+	ret;
+}
+"#;
+
+#[test]
+fn by_value_parameters_have_a_generic_address_on_cubins() {
+    let spec = r#"{"kernel": "byval", "grid": [1], "block": [32],
+ "args": [{"scalar": {"type": "u32", "value": 7}},
+          {"byval": {"type": "u32", "len": 4, "init": "iota"}},
+          {"buffer": {"type": "u32", "len": 32}}]}"#;
+    let out = exec(BYVAL, spec).unwrap_or_else(|e| panic!("{e}"));
+    let words: Vec<u32> = out[0]
+        .data
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert!(
+        words.iter().enumerate().all(|(t, &v)| v == t as u32 % 4),
+        "{words:?}"
+    );
+    sass_matches_ptx_on(BYVAL, spec, "sm_80");
+    sass_matches_ptx_on(
+        &BYVAL.replace(".target sm_80", ".target sm_90"),
+        spec,
+        "sm_90",
+    );
 }
