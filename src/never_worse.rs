@@ -78,7 +78,8 @@ pub struct Figures {
     pub extra_dynamic: u32,
 }
 
-fn is_zero(n: &u32) -> bool {
+/// For `#[serde(skip_serializing_if)]`: figures that are 0 are left out of reports.
+pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 

@@ -165,6 +165,12 @@ fn halves(b: &[u8]) -> Vec<u16> {
         .collect()
 }
 
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 /// The 128-byte swizzle of a byte offset in a 1024-byte aligned tile.
 fn swizzled(offset: usize) -> usize {
     offset ^ (((offset >> 7) & 7) << 4)
@@ -440,11 +446,7 @@ fn the_sass_emulator_runs_tensor_copies_and_mbarriers_as_the_ptx_emulator_does()
     // The 3-D box at (2, -1, 3): its first row (y = -1) is outside.
     assert!(dump[512..528].iter().all(|&v| v == 0));
     assert_eq!(dump[528], (3 * 6 * 24 + 2) as u16, "(2, 0, 3)");
-    let who: Vec<u32> = out[4]
-        .data
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let who = words(&out[4].data);
     // elect.sync: lane 0 of each warp is the leader; everyone saw thread 0's marker (6000).
     assert!(who
         .iter()
@@ -530,14 +532,10 @@ fn by_value_parameters_have_a_generic_address_on_cubins() {
           {"byval": {"type": "u32", "len": 4, "init": "iota"}},
           {"buffer": {"type": "u32", "len": 32}}]}"#;
     let out = exec(BYVAL, spec).unwrap_or_else(|e| panic!("{e}"));
-    let words: Vec<u32> = out[0]
-        .data
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = words(&out[0].data);
     assert!(
-        words.iter().enumerate().all(|(t, &v)| v == t as u32 % 4),
-        "{words:?}"
+        got.iter().enumerate().all(|(t, &v)| v == t as u32 % 4),
+        "{got:?}"
     );
     sass_matches_ptx_on(BYVAL, spec, "sm_80");
     sass_matches_ptx_on(

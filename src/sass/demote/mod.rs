@@ -109,12 +109,8 @@ pub struct Resources {
     pub static_smem: u32,
     /// Bytes the launch's dynamic shared memory must grow by (`--grow-dynamic`; not recorded in
     /// the cubin).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::never_worse::is_zero")]
     pub dynamic_added: u32,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl Resources {

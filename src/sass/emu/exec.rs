@@ -21,9 +21,9 @@
 //! (`exec`, `alu`), operand access, memory and warp collectives; the rest is by instruction class:
 //! `control` (branches, calls, `EXIT`, convergence and CTA barriers), `tensor` (`HMMA`, `IMMA`,
 //! `LDSM`), `async_copy` (`LDGSTS` and its groups), `tma` (sm_90's mbarriers and tensor
-//! copies), and the lane-by-lane datapath in `alu_move` (moves, special registers, constants, comparisons), `alu_int` (integer
-//! arithmetic, logic, shifts, bit operations) and `alu_float` (f32/f64, conversions, half
-//! precision).
+//! copies), and the lane-by-lane datapath in `alu_move` (moves, special registers, constants,
+//! comparisons), `alu_int` (integer arithmetic, logic, shifts, bit operations) and `alu_float`
+//! (f32/f64, conversions, half precision).
 
 use std::collections::HashMap;
 
@@ -1149,11 +1149,10 @@ impl<'a> Machine<'a> {
         }
         if let Some(u) = a.ureg {
             if u != URZ {
-                let lo = u64::from(ureg(w, u));
-                let uv = if a.uwide && u < 63 {
-                    lo | u64::from(ureg(w, u + 1)) << 32
+                let uv = if a.uwide {
+                    ureg_pair(w, u)
                 } else {
-                    lo
+                    u64::from(ureg(w, u))
                 };
                 v = v.wrapping_add(uv);
             }
@@ -1710,6 +1709,11 @@ fn ureg(w: &Warp, n: u8) -> u32 {
     } else {
         w.ur[n as usize & 63]
     }
+}
+
+/// The uniform pair `URn`, `URn+1` as one 64-bit value (`URZ` reads 0 in either half).
+fn ureg_pair(w: &Warp, n: u8) -> u64 {
+    u64::from(ureg(w, n)) | u64::from(ureg(w, n.wrapping_add(1))) << 32
 }
 
 fn set_p(w: &mut Warp, l: usize, n: u8, v: bool) {

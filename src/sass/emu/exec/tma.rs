@@ -36,6 +36,16 @@ fn op(i: &DInst, k: usize) -> Result<&Opnd, Stop> {
     operand(&i.ops, k).map_err(|m| Stop::Msg(m, None))
 }
 
+/// The 64-bit mbarrier word at shared offset `at` (checked by [`Machine::shared_object`]).
+fn mbar_word(shared: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(shared[at..at + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// Writes `m` as the word at shared offset `at`.
+fn put_mbar(shared: &mut [u8], at: usize, m: Mbar) {
+    shared[at..at + 8].copy_from_slice(&m.encode().to_le_bytes());
+}
+
 impl Machine<'_> {
     /// `ELECT`, `SYNCS.*`, `UTMALDG`/`UTMASTG` for the lanes `exec`.
     pub(super) fn exec_tma(
@@ -129,7 +139,7 @@ impl Machine<'_> {
         let Opnd::Ur { n, .. } = op(i, 2)? else {
             return Err(Stop::Msg("SYNCS.EXCH.64 source".into(), None));
         };
-        let word = u64::from(ureg(w, *n)) | u64::from(ureg(w, n.wrapping_add(1))) << 32;
+        let word = ureg_pair(w, *n);
         for l in lanes(exec) {
             let at = self.mbar_at(i, w, l, 1, shared.len())?;
             let m = Mbar::from_ptxas_init(word).ok_or_else(|| {
@@ -141,7 +151,7 @@ impl Machine<'_> {
                     Some(l),
                 )
             })?;
-            shared[at..at + 8].copy_from_slice(&m.encode().to_le_bytes());
+            put_mbar(shared, at, m);
         }
         Ok(())
     }
@@ -158,7 +168,7 @@ impl Machine<'_> {
         for l in lanes(exec) {
             let at = self.mbar_at(i, w, l, 1, shared.len())?;
             let arg = u64::from(self.rd(w, l, &s).map_err(|m| Stop::Msg(m, Some(l)))?);
-            let old = u64::from_le_bytes(shared[at..at + 8].try_into().unwrap_or([0; 8]));
+            let old = mbar_word(shared, at);
             let mut m = Mbar::decode(old);
             let fault = |e: String| Stop::Fault(e, Some(l));
             if tx {
@@ -169,7 +179,7 @@ impl Machine<'_> {
                 Arrivals::One => m.arrive(1, false, false).map_err(fault)?,
                 Arrivals::Reg => m.arrive(arg, false, false).map_err(fault)?,
             }
-            shared[at..at + 8].copy_from_slice(&m.encode().to_le_bytes());
+            put_mbar(shared, at, m);
             if matches!(d, Opnd::R { n, .. } if n != RZ) {
                 self.wr64(w, l, &d, old)
                     .map_err(|m| Stop::Msg(m, Some(l)))?;
@@ -185,10 +195,7 @@ impl Machine<'_> {
         let want = self
             .rd(w, l, op(i, 2)?)
             .map_err(|m| Stop::Msg(m, Some(l)))?;
-        let m = Mbar::decode(u64::from_le_bytes(
-            shared[at..at + 8].try_into().unwrap_or([0; 8]),
-        ));
-        Ok(m.parity_done(u64::from(want >> 31)))
+        Ok(Mbar::decode(mbar_word(shared, at)).parity_done(u64::from(want >> 31)))
     }
 
     fn mbar_test(
@@ -209,7 +216,7 @@ impl Machine<'_> {
     /// The tensor map at the address in uniform pair `n`: 128 bytes of global memory, 64-byte
     /// aligned, in the emulator's encoding.
     fn tensor_map(&self, w: &Warp, n: u8) -> Result<TensorMap, Stop> {
-        let at = u64::from(ureg(w, n)) | u64::from(ureg(w, n.wrapping_add(1))) << 32;
+        let at = ureg_pair(w, n);
         if at % 64 != 0 {
             return Err(Stop::Fault(
                 format!("tensor map at {at:#x} is not 64-byte aligned"),
@@ -307,12 +314,10 @@ impl Machine<'_> {
         if load {
             let raw = u64::from(ureg(w, a.wrapping_add(1)));
             let at = self.shared_object(w, 0, raw, shared.len())?;
-            let mut m = Mbar::decode(u64::from_le_bytes(
-                shared[at..at + 8].try_into().unwrap_or([0; 8]),
-            ));
+            let mut m = Mbar::decode(mbar_word(shared, at));
             m.tx(map.box_bytes(), -1)
                 .map_err(|e| Stop::Fault(e, None))?;
-            shared[at..at + 8].copy_from_slice(&m.encode().to_le_bytes());
+            put_mbar(shared, at, m);
         }
         Ok(())
     }
