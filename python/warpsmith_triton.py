@@ -14,6 +14,16 @@ to it. The drop-in reads that line (docs/ptxas-wrapper.md); NVIDIA's ptxas reads
 at the end of the file it moves no line, so ptxas's line information (and so its cubin) is the
 same as without it. The PTX Triton caches is the one without the line.
 
+Unless installed with `grow_dynamic=False`, it also appends
+
+    // warpsmith-grow-dynamic: <a new temporary file>
+
+which lets the drop-in's `demote` stage put a local-memory frame that does not fit in the static
+shared area at the end of a grown dynamic area (`warpsmith demote --grow-dynamic`), where that
+ranks higher by the never-worse rule. The drop-in writes the bytes each kernel's launch must add
+to that file; the hook adds them to the kernel's `metadata["shared"]`, which is what Triton
+checks against the device and launches with (and what it caches).
+
 Usage, before the first kernel is compiled (with TRITON_PTXAS_PATH and, for Triton 3.9 on sm_90
 and later, TRITON_PTXAS_BLACKWELL_PATH naming links to warpsmith):
 
@@ -26,9 +36,12 @@ passes) are not taken from the cache; with earlier versions use a fresh `TRITON_
 """
 
 import hashlib
+import json
 import os
+import tempfile
 
 MARKER = "// warpsmith-dynamic-smem:"
+GROW_MARKER = "// warpsmith-grow-dynamic:"
 _installed = None
 _previous = None
 
@@ -45,22 +58,57 @@ def with_dynamic_smem(ptx, shared):
     return f"{ptx}{end}{MARKER} {int(shared)}\n"
 
 
-def _wrap_cubin_stage(stages):
+def with_grow_report(ptx, path):
+    """`ptx` with the marker line that lets the drop-in grow the launch, reporting to `path`."""
+    end = "" if ptx.endswith("\n") or not ptx else "\n"
+    return f"{ptx}{end}{GROW_MARKER} {path}\n"
+
+
+def added_dynamic_smem(report_text, kernel):
+    """The bytes the drop-in's grow report (`{"kernel": bytes}`, empty when the drop-in did not
+    run its demote stage) says `kernel`'s launch must add. A report naming another kernel is an
+    error: that cubin would need a launch Triton will not make."""
+    if not report_text.strip():
+        return 0
+    added = json.loads(report_text)
+    others = sorted(k for k, v in added.items() if k != kernel and v)
+    if others:
+        raise RuntimeError(
+            f"warpsmith_triton: the drop-in grew the dynamic shared memory of {others}, not of "
+            f"the kernel Triton compiled ({kernel!r}); set grow_dynamic=False")
+    return int(added.get(kernel, 0))
+
+
+def _wrap_cubin_stage(stages, grow_dynamic):
     make_cubin = stages.get("cubin")
     if make_cubin is None:
         return
 
     def cubin(src, metadata):
         shared = metadata.get("shared") if isinstance(metadata, dict) else None
-        if isinstance(src, str) and isinstance(shared, int) and shared >= 0:
-            src = with_dynamic_smem(src, shared)
-        return make_cubin(src, metadata)
+        if not (isinstance(src, str) and isinstance(shared, int) and shared >= 0):
+            return make_cubin(src, metadata)
+        src = with_dynamic_smem(src, shared)
+        if not grow_dynamic:
+            return make_cubin(src, metadata)
+        fd, report = tempfile.mkstemp(prefix="warpsmith-grow-", suffix=".json")
+        os.close(fd)
+        try:
+            out = make_cubin(with_grow_report(src, report), metadata)
+            with open(report) as f:
+                added = added_dynamic_smem(f.read(), metadata.get("name"))
+        finally:
+            os.remove(report)
+        if added:
+            metadata["shared"] = shared + added
+        return out
 
     stages["cubin"] = cubin
 
 
-def install():
-    """Installs the hook (once; a hook installed before it keeps running first)."""
+def install(grow_dynamic=True):
+    """Installs the hook (once; a hook installed before it keeps running first). With
+    `grow_dynamic` the drop-in may grow a kernel's dynamic shared memory (module docstring)."""
     global _installed, _previous
     try:
         from triton import knobs
@@ -88,7 +136,7 @@ def install():
             previous(*args, **kwargs)
         stages = kwargs.get("stages", args[1] if len(args) > 1 else None)
         if isinstance(stages, dict):
-            _wrap_cubin_stage(stages)
+            _wrap_cubin_stage(stages, grow_dynamic)
 
     knobs.runtime.add_stages_inspection_hook = hook
     _installed = hook

@@ -195,11 +195,13 @@ equiv_builds() { # OUT [--specs DIR]
 }
 # python/warpsmith_triton.py (each kernel's dynamic size, given to the drop-in at assembly time):
 # its build equals the one with WARPSMITH_SPILL_DYNAMIC_SMEM, on a case the size changes (sm_80)
-# and through `ptxas-blackwell` for Triton 3.9 (sm_90, where the marker must change nothing).
+# and through `ptxas-blackwell` for Triton 3.9 (sm_90, where the marker must change nothing);
+# and the drop-in's grow report reaches Triton's metadata (`demote` into a grown dynamic area).
 hook_checks() { # PYTHONPATH OUT
   local check=(python3 tests/triton/test_dynamic_smem_hook.py --warpsmith "$root/target/debug/warpsmith")
   PYTHONPATH="$1" "${check[@]}" --out "$2/sm_80" --case layer_norm_4096 --expect-change &&
-    PYTHONPATH="$1" "${check[@]}" --out "$2/sm_90" --arch sm_90 --case softmax_8192
+    PYTHONPATH="$1" "${check[@]}" --out "$2/sm_90" --arch sm_90 --case softmax_8192 &&
+    PYTHONPATH="$1" "${check[@]}" --out "$2/grow" --arch sm_90 --case matmul_tma_fp16_128x256x64 --grow
 }
 # triton_step STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR [liger]: the step, or
 # SKIPPED with the reason when the build failed, Triton (or, for `liger`, Liger-Kernel) is not

@@ -247,6 +247,10 @@ enum Command {
         /// Number of input sets: seed s replaces every `random` seed by seed+s.
         #[arg(long, default_value_t = 1)]
         seeds: u64,
+        /// Launch B with this many bytes of dynamic shared memory instead of the spec's (a
+        /// build whose launch must grow, e.g. `demote --grow-dynamic`'s); A keeps the spec's.
+        #[arg(long, value_name = "BYTES")]
+        b_dynamic_smem: Option<u64>,
     },
     /// Shuffle synthesis (PTXASW): replace global loads that read what a neighbouring lane of the
     /// warp already loaded by guarded `shfl.sync`.
@@ -563,7 +567,8 @@ fn main() -> ExitCode {
             b,
             launch,
             seeds,
-        } => cli::equiv::run(a, b, launch, *seeds),
+            b_dynamic_smem,
+        } => cli::equiv::run(a, b, launch, *seeds, *b_dynamic_smem),
         Command::Sass { command } => cli::sass::run(command),
         Command::LmemReport {
             inputs,

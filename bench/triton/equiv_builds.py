@@ -8,7 +8,8 @@ where that ranked higher). For each row of OUT/never_worse.json whose two cubins
 
     warpsmith equiv --launch SPECS/ARCH/CASE.spec.json OUT/ARCH/ptxas/CASE.cubin OUT/ARCH/warpsmith/CASE.cubin
 
-(both on the SASS emulator, the same inputs, every output byte compared). The launch specs carry
+(both on the SASS emulator, the same inputs, every output byte compared; where the drop-in grew
+the build's launch, its record's larger dynamic size, `--b-dynamic-smem`). The launch specs carry
 the kernel's own grid, block and dynamic shared memory: tests/emu_triton.rs writes them for the
 suite (WARPSMITH_WRITE_TRITON_SPECS=1), tests/triton/compile_suite.py for Liger-Kernel; SPECS
 defaults to OUT (each case's spec beside ptxas's build).
@@ -31,7 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def pairs(out):
-    """(arch, case, ptxas cubin, warpsmith cubin) of every row whose two builds differ."""
+    """(arch, case, ptxas cubin, warpsmith cubin, dynamic bytes the warpsmith build's launch
+    adds) of every row whose two builds differ."""
     with open(os.path.join(out, "never_worse.json")) as f:
         report = json.load(f)
     for row in report["rows"]:
@@ -41,7 +43,8 @@ def pairs(out):
         before = os.path.join(out, arch, "ptxas", f"{case}.cubin")
         after = os.path.join(out, arch, "warpsmith", f"{case}.cubin")
         if not filecmp.cmp(before, after, shallow=False):
-            yield arch, case, before, after
+            added = row["after"].get("dynamic_smem", 0) - row["before"].get("dynamic_smem", 0)
+            yield arch, case, before, after, added
 
 
 def spec_path(specs, out, arch, case):
@@ -61,15 +64,20 @@ def main():
         return 2
     failed = 0
     checked = 0
-    for arch, case, before, after in pairs(opts.out):
+    for arch, case, before, after, added in pairs(opts.out):
         spec = spec_path(opts.specs, opts.out, arch, case)
         if not os.path.exists(spec):
             print(f"  {arch} {case:34} FAIL: no launch spec {spec}")
             failed += 1
             continue
         start = time.monotonic()
-        p = subprocess.run([opts.warpsmith, "equiv", "--launch", spec, before, after],
-                           capture_output=True, text=True)
+        cmd = [opts.warpsmith, "equiv", "--launch", spec, before, after]
+        if added:
+            # The drop-in grew this build's launch (`demote --grow-dynamic`): run it so.
+            with open(spec) as f:
+                grown = json.load(f).get("dynamic_smem", 0) + added
+            cmd += ["--b-dynamic-smem", str(grown)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
         last = (p.stdout.strip().splitlines() or p.stderr.strip().splitlines() or ["no output"])[-1]
         took = time.monotonic() - start
         if p.returncode == 0:

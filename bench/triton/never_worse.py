@@ -78,13 +78,15 @@ def verdict(before, after):
 
 
 def rank(m):
-    """The drop-in's ranking of a build (smaller is better): occupancy, local memory, shared."""
-    return (-m["occupancy"], m["local"], m["static_smem"])
+    """The drop-in's ranking of a build (smaller is better): occupancy, local memory, shared
+    (static and dynamic: a build whose launch grows, `demote --grow-dynamic`'s, counts what it
+    adds)."""
+    return (-m["occupancy"], m["local"], m["static_smem"] + m["dynamic_smem"])
 
 
 def below(after, alone):
     """Whether the drop-in's build ranks below `demote` alone on ptxas's build (the ranking
-    read in order: occupancy, then local memory, then static shared memory)."""
+    read in order: occupancy, then local memory, then shared memory)."""
     return rank(after) > rank(alone)
 
 
@@ -376,8 +378,10 @@ def main():
             continue
         b, a = r["before"], r["after"]
         legal = "yes" if a["legal"] else f"NO ({a['static_smem'] + a['dynamic_smem']} > {a['smem_limit']})"
+        grown = (f" (dynamic {a['dynamic_smem']})" if a["dynamic_smem"] != b["dynamic_smem"]
+                 else "")
         print(f"| {r['case']} | {r['arch']} | {r['threads']} | {b['dynamic_smem']} | {fmt_side(b)} | "
-              f"{fmt_side(a)} | {legal} | {r['verdict']} | {r['goal']} | {r['wrapper']} |")
+              f"{fmt_side(a)}{grown} | {legal} | {r['verdict']} | {r['goal']} | {r['wrapper']} |")
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("worse", "equal", "better", "error")}
     print(f"\n{len(rows)} kernel builds: " + ", ".join(f"{n} {v}" for v, n in counts.items()) +
           f"; illegal launches: {sum(1 for r in rows if 'after' in r and not r['after']['legal'])}")

@@ -39,8 +39,8 @@ class LaunchLegality(unittest.TestCase):
         self.assertEqual(nw.launch_legal("sm_86", 0, 50000)[1], 99 * 1024)
 
 
-def build(occ, local, smem):
-    return {"occupancy": occ, "local": local, "static_smem": smem}
+def build(occ, local, smem, dynamic=0):
+    return {"occupancy": occ, "local": local, "static_smem": smem, "dynamic_smem": dynamic}
 
 
 class BelowDemoteAlone(unittest.TestCase):
@@ -56,6 +56,16 @@ class BelowDemoteAlone(unittest.TestCase):
         self.assertTrue(nw.below(build(0.125, 0, 2048), build(0.1875, 0, 2048)))
         # At equal occupancy and local memory, less shared memory ranks higher.
         self.assertTrue(nw.below(build(0.125, 0, 20000), build(0.125, 0, 14352)))
+
+    def test_a_grown_launch_counts_its_dynamic_bytes(self):
+        # TMA matmul 128x256x64 sm_90 (session 59): the frame in a grown dynamic area (no local
+        # memory) outranks part of it in the static area (256 B left in local memory).
+        grown = build(0.0625, 0, 1024, 147480 + 79888)
+        partial = build(0.0625, 256, 48144, 147480)
+        self.assertFalse(nw.below(grown, partial))
+        self.assertTrue(nw.below(partial, grown))
+        # At equal local memory, growing is shared memory like any other.
+        self.assertTrue(nw.below(build(0.0625, 0, 1024, 150000), build(0.0625, 0, 48144, 100000)))
 
 
 class Verdicts(unittest.TestCase):

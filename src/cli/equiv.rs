@@ -44,15 +44,32 @@ fn print_verdict(verdict: &Verdict, b: &Path) -> Option<ExitCode> {
     }
 }
 
-/// A `.ptx`/`.cubin` mix: the PTX emulator for PTX, the SASS emulator for cubins.
-fn run_mixed(a: &Path, b: &Path, launch: &Path, seeds: u64) -> Result<ExitCode, CliError> {
+/// A `.ptx`/`.cubin` mix (or any pair launched with different dynamic sizes): the PTX emulator
+/// for PTX, the SASS emulator for cubins.
+fn run_mixed(
+    a: &Path,
+    b: &Path,
+    launch: &Path,
+    seeds: u64,
+    b_dynamic_smem: Option<u64>,
+) -> Result<ExitCode, CliError> {
     use warpsmith::sass::emu::equiv as sequiv;
     let sa = sequiv::load(a).map_err(|e| CliError::Emu(e.to_string()))?;
     let sb = sequiv::load(b).map_err(|e| CliError::Emu(e.to_string()))?;
     let spec = load_spec(launch)?;
+    let mut spec_b = spec.clone();
+    if let Some(bytes) = b_dynamic_smem {
+        spec_b.dynamic_smem = bytes;
+    }
     let (fa, fb) = (a.display().to_string(), b.display().to_string());
-    let rep = sequiv::check(&sa, &sb, &spec, seeds, (&fa, &fb), Default::default())
-        .map_err(|e| CliError::Emu(e.to_string()))?;
+    let rep = sequiv::check_launches(
+        (&sa, &spec),
+        (&sb, &spec_b),
+        seeds,
+        (&fa, &fb),
+        Default::default(),
+    )
+    .map_err(|e| CliError::Emu(e.to_string()))?;
     if let Some(code) = print_verdict(&rep.verdict, b) {
         return Ok(code);
     }
@@ -67,9 +84,15 @@ fn run_mixed(a: &Path, b: &Path, launch: &Path, seeds: u64) -> Result<ExitCode, 
 }
 
 /// Runs the command.
-pub fn run(a: &Path, b: &Path, launch: &Path, seeds: u64) -> Result<ExitCode, CliError> {
-    if is_cubin(a) || is_cubin(b) {
-        return run_mixed(a, b, launch, seeds);
+pub fn run(
+    a: &Path,
+    b: &Path,
+    launch: &Path,
+    seeds: u64,
+    b_dynamic_smem: Option<u64>,
+) -> Result<ExitCode, CliError> {
+    if is_cubin(a) || is_cubin(b) || b_dynamic_smem.is_some() {
+        return run_mixed(a, b, launch, seeds, b_dynamic_smem);
     }
     let ma = load_ptx(a)?;
     let mb = load_ptx(b)?;

@@ -562,6 +562,12 @@ Environment:
                          PTX or WARPSMITH_SPILL_BLOCK_SIZE; after a PTX pass changed the
                          input, demote alone on ptxas's build of the original is kept where
                          it ranks higher). Unset or empty: pass-through.
+  WARPSMITH_DEMOTE_GROW_REPORT  FILE: the launch may grow; demote may put a frame that does
+                         not fit statically at the end of a grown dynamic area, and writes
+                         the bytes each kernel's launch must add to FILE (JSON: kernel name to bytes).
+                         A line `// warpsmith-grow-dynamic: FILE` after the input's last
+                         statement does the same (python/warpsmith_triton.py writes it and
+                         adds the bytes to Triton's metadata.shared).
   WARPSMITH_PTXAS        the real ptxas (default: .tools/bin/ptxas, then ptxas on PATH,
                          never warpsmith itself).
   WARPSMITH_PTXAS_BLACKWELL   the real ptxas of a link named ptxas-blackwell (Triton 3.9 runs
@@ -791,13 +797,14 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     } else {
         read_inputs(&inv.inputs, &args)
     };
-    // `// warpsmith-dynamic-smem: N` in the input (python/warpsmith_triton.py writes it).
+    // `// warpsmith-dynamic-smem: N` and `// warpsmith-grow-dynamic: FILE` in the input
+    // (python/warpsmith_triton.py writes them).
     if !inputs.is_empty() {
         let texts: Vec<_> = inputs
             .iter()
             .map(|i| (i.path.display().to_string(), i.text.as_deref().ok()))
             .collect();
-        for w in super::ptxas_launch::apply_dynamic_smem_marker(&texts) {
+        for w in super::ptxas_launch::apply_launch_markers(&texts) {
             warn(&w);
         }
     }

@@ -7,11 +7,19 @@
 //! an unknown size), the block size from the cubin's `.maxntid`/`.reqntid` (Triton writes
 //! `.reqntid`) or `WARPSMITH_SPILL_BLOCK_SIZE`. Nothing here can fail the build: any problem is
 //! a warning and ptxas's cubin is left as it was.
+//!
+//! Where the caller lets the launch grow (`// warpsmith-grow-dynamic: FILE` in the PTX, or
+//! `WARPSMITH_DEMOTE_GROW_REPORT=FILE`), a frame that does not fit in the static area whole may
+//! go to the end of a grown dynamic area instead (`demote --grow-dynamic`), where that ranks
+//! higher; FILE then gets the bytes each kernel's launch must add (`{"kernel": bytes}`, `{}`
+//! for none), and the caller must launch with them.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use super::ptxas::{Invocation, Pass};
+use super::ptxas_launch::GROW_REPORT_VAR;
 use warpsmith::sass::demote::{can_edit, demote, standings, DemoteOptions, Standing};
 
 /// ptxas's output file when `-o` is not given.
@@ -74,17 +82,33 @@ fn warn_kept(path: &Path, why: &str) {
     );
 }
 
-/// `demote`'s options from the drop-in's environment.
-fn options() -> Result<DemoteOptions, String> {
+/// The stage's settings from the drop-in's environment.
+struct StageOptions {
+    /// `demote`'s options.
+    demote: DemoteOptions,
+    /// Where to write the bytes each kernel's launch must add ([`GROW_REPORT_VAR`]; `None`: the
+    /// launch cannot grow, and nothing is placed in a grown dynamic area).
+    grow_report: Option<PathBuf>,
+}
+
+/// The stage's settings from the drop-in's environment.
+fn options() -> Result<StageOptions, String> {
     // The spill pass's reader of the same variables.
     let var = |v: &'static str| {
         warpsmith::spill::env::u32_var(&|k: &str| std::env::var(k).ok(), v)
             .map_err(|e| e.to_string())
     };
-    Ok(DemoteOptions {
+    let demote = DemoteOptions {
         dynamic_smem: var("WARPSMITH_SPILL_DYNAMIC_SMEM")?,
         block_size: var("WARPSMITH_SPILL_BLOCK_SIZE")?,
         ..DemoteOptions::default()
+    };
+    let grow_report = std::env::var_os(GROW_REPORT_VAR)
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    Ok(StageOptions {
+        demote,
+        grow_report,
     })
 }
 
@@ -96,18 +120,57 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
     warpsmith::fsutil::write_atomic(path, bytes).map_err(|e| e.to_string())
 }
 
-fn demote_file(path: &Path) -> Result<(), String> {
-    let bytes = read(path)?;
-    let out = demote_bytes(&bytes, &options()?)?;
-    if out != bytes {
-        write(path, &out)?;
+/// A cubin and the bytes each of its kernels' launches must add to the dynamic size.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Build {
+    cubin: Vec<u8>,
+    dynamic_added: BTreeMap<String, u32>,
+}
+
+impl Build {
+    fn unchanged(bytes: &[u8]) -> Build {
+        Build {
+            cubin: bytes.to_vec(),
+            dynamic_added: BTreeMap::new(),
+        }
+    }
+
+    fn standings(&self, opts: &DemoteOptions) -> Result<Vec<Standing>, String> {
+        standings(&self.cubin, opts, &self.dynamic_added).map_err(|e| e.to_string())
+    }
+}
+
+/// Writes `build`'s cubin to `path` (unless `on_disk`, what `path` holds, is the same) and, where
+/// the launch may grow, the grow report: what each kernel's launch must add, `{}` when nothing.
+fn write_build(
+    path: &Path,
+    on_disk: &[u8],
+    build: &Build,
+    stage: &StageOptions,
+) -> Result<(), String> {
+    if let Some(report) = &stage.grow_report {
+        // The report first: a caller that finds no report launches with the old size, which is
+        // right only for ptxas's own cubin.
+        let json = serde_json::to_string(&build.dynamic_added).map_err(|e| e.to_string())?;
+        write(report, json.as_bytes()).map_err(|e| format!("{}: {e}", report.display()))?;
+    }
+    if build.cubin != on_disk {
+        write(path, &build.cubin)?;
     }
     Ok(())
 }
 
+fn demote_file(path: &Path) -> Result<(), String> {
+    let stage = options()?;
+    let bytes = read(path)?;
+    let build = demote_best(&bytes, &stage)?;
+    write_build(path, &bytes, &build, &stage)
+}
+
 /// `bytes` with every kernel's frame demoted where the rule keeps it (one log line a kernel).
-fn demote_bytes(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<u8>, String> {
+fn demote_bytes(bytes: &[u8], opts: &DemoteOptions) -> Result<Build, String> {
     let out = demote(bytes, opts).map_err(|e| e.to_string())?;
+    let mut dynamic_added = BTreeMap::new();
     for k in &out.kernels {
         log::info!(
             "demote {}: {} ({})",
@@ -115,8 +178,57 @@ fn demote_bytes(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<u8>, String> {
             if k.demoted { "demoted" } else { "unchanged" },
             k.reason
         );
+        if let Some(after) = k.after.filter(|a| k.demoted && a.dynamic_added > 0) {
+            dynamic_added.insert(k.kernel.clone(), after.dynamic_added);
+        }
     }
-    Ok(out.cubin)
+    Ok(Build {
+        cubin: out.cubin,
+        dynamic_added,
+    })
+}
+
+/// `bytes` demoted with the frame in the static area; where that leaves a kernel with local
+/// memory and the launch may grow, also with `--grow-dynamic`, kept where it ranks higher
+/// ([`ranks_higher`]; a tie keeps the static placement, which needs no change to the launch).
+fn demote_best(bytes: &[u8], stage: &StageOptions) -> Result<Build, String> {
+    let opts = &stage.demote;
+    let in_static = demote_bytes(bytes, opts)?;
+    if stage.grow_report.is_none() || opts.dynamic_smem.is_none() {
+        return Ok(in_static);
+    }
+    let static_standings = in_static.standings(opts)?;
+    if static_standings
+        .iter()
+        .all(|k| k.resources.local_bytes == 0)
+    {
+        return Ok(in_static);
+    }
+    let grow = DemoteOptions {
+        grow_dynamic: true,
+        ..opts.clone()
+    };
+    let grown = match demote_bytes(bytes, &grow) {
+        Ok(b) if !b.dynamic_added.is_empty() => b,
+        Ok(_) => return Ok(in_static),
+        Err(why) => {
+            log::info!("demote --grow-dynamic: {why}; the static placement is kept");
+            return Ok(in_static);
+        }
+    };
+    let grown_standings = grown.standings(opts)?;
+    if ranks_higher(&grown_standings, &static_standings) {
+        log::info!(
+            "demote into a grown dynamic area ({}) ranks above the static placement ({}): \
+             the launch adds {:?} B",
+            describe(&grown_standings),
+            describe(&static_standings),
+            grown.dynamic_added
+        );
+        Ok(grown)
+    } else {
+        Ok(in_static)
+    }
 }
 
 /// [`PostStage::run_against_original`]'s work: `Ok(Some(output))` when the original's build,
@@ -125,8 +237,8 @@ fn pick_pipeline(
     path: &Path,
     build_original: impl FnOnce() -> std::io::Result<Output>,
 ) -> Result<Option<Output>, String> {
-    let opts = options()?;
-    if opts.dynamic_smem.is_none() {
+    let stage = options()?;
+    if stage.demote.dynamic_smem.is_none() {
         demote_file(path)?;
         return Ok(None);
     }
@@ -134,7 +246,7 @@ fn pick_pipeline(
     if !can_edit(&rewritten) {
         // Not a cubin `demote` edits (sm_100 …): it keeps every kernel of either build.
         log::info!("demote: {}: no kernel can be edited here", path.display());
-        return Ok(None);
+        return write_build(path, &rewritten, &Build::unchanged(&rewritten), &stage).map(|()| None);
     }
     let original_output = match build_original() {
         Ok(o) if o.status.success() => o,
@@ -144,14 +256,18 @@ fn pick_pipeline(
                 Err(e) => e.to_string(),
             };
             log::info!("the original PTX could not be assembled for comparison: {why}");
-            write(path, &demote_or_keep(&rewritten, &opts))?;
-            return Ok(None);
+            // What ptxas left in `path` is unknown: write the rewritten build back whatever it is.
+            let build = demote_or_keep(&rewritten, &stage);
+            return write_build(path, &[], &build, &stage).map(|()| None);
         }
     };
     let original = read(path)?;
-    let pipeline = demote_or_keep(&rewritten, &opts);
-    let alone = demote_or_keep(&original, &opts);
-    let take_alone = match (standings(&alone, &opts), standings(&pipeline, &opts)) {
+    let pipeline = demote_or_keep(&rewritten, &stage);
+    let alone = demote_or_keep(&original, &stage);
+    let take_alone = match (
+        alone.standings(&stage.demote),
+        pipeline.standings(&stage.demote),
+    ) {
         (Ok(a), Ok(p)) => {
             let better = ranks_higher(&a, &p);
             if better {
@@ -169,16 +285,17 @@ fn pick_pipeline(
             false
         }
     };
-    write(path, if take_alone { &alone } else { &pipeline })?;
+    let chosen = if take_alone { &alone } else { &pipeline };
+    write_build(path, &original, chosen, &stage)?;
     Ok(take_alone.then_some(original_output))
 }
 
-/// `bytes` demoted, or `bytes` itself where `demote` fails (a warning-free fallback: the
-/// comparison then ranks ptxas's own cubin).
-fn demote_or_keep(bytes: &[u8], opts: &DemoteOptions) -> Vec<u8> {
-    demote_bytes(bytes, opts).unwrap_or_else(|why| {
+/// `bytes` demoted ([`demote_best`]), or `bytes` itself where `demote` fails (a warning-free
+/// fallback: the comparison then ranks ptxas's own cubin).
+fn demote_or_keep(bytes: &[u8], stage: &StageOptions) -> Build {
+    demote_best(bytes, stage).unwrap_or_else(|why| {
         log::info!("demote: {why}; the cubin is compared as ptxas wrote it");
-        bytes.to_vec()
+        Build::unchanged(bytes)
     })
 }
 
@@ -202,8 +319,12 @@ fn describe(s: &[Standing]) -> String {
             let occ = k
                 .occupancy
                 .map_or("?".to_string(), |o| format!("{:.1}%", o * 100.0));
+            let grown = match k.resources.dynamic_added {
+                0 => String::new(),
+                n => format!(" (+{n} B dynamic)"),
+            };
             format!(
-                "{}: {}/{} B/{} B/{occ}",
+                "{}: {}/{} B/{} B{grown}/{occ}",
                 k.kernel, k.resources.registers, k.resources.local_bytes, k.resources.static_smem
             )
         })

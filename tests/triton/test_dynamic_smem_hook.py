@@ -10,9 +10,14 @@ also shows the marker line leaves ptxas's own output as it was), and with --expe
 from the plain one (a case where knowing the size lets the spill pass add shared memory). Also
 checks that the PTX Triton keeps is the one without the marker line.
 
+With --grow, the case (one whose frame does not fit in the static area) is compiled twice with
+WARPSMITH_PASSES=demote instead: `grow` (install()) and `static` (install(grow_dynamic=False)).
+The grow build's metadata.shared must exceed the static one's (the drop-in's grow report reached
+Triton) and its cubin differ.
+
     PYTHONPATH=.tools/triton python3 tests/triton/test_dynamic_smem_hook.py \
         --warpsmith target/debug/warpsmith --out target/hook-check [--arch sm_80] [--case NAME] \
-        [--expect-change]
+        [--expect-change | --grow]
 """
 
 import argparse
@@ -31,9 +36,9 @@ def child(mode, arch, case_name, out):
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     import suite
-    if mode == "hook":
+    if mode in ("hook", "grow", "static"):
         import warpsmith_triton
-        warpsmith_triton.install()
+        warpsmith_triton.install(grow_dynamic=mode != "static")
     case = next(c for c in suite.CASES + suite.HOLDOUT_CASES if c.name == case_name)
     compiled, record = suite.compile_case(case, arch)
     if compiled is None:
@@ -53,7 +58,8 @@ def build(mode, opts, out, links, reals, shared=None):
            if not k.startswith("WARPSMITH_") and not k.startswith("TRITON_")}
     env.update(TRITON_PTXAS_PATH=links["ptxas"], TRITON_PTXAS_BLACKWELL_PATH=links["ptxas-blackwell"],
                WARPSMITH_PTXAS=reals["ptxas"], WARPSMITH_PTXAS_BLACKWELL=reals["ptxas-blackwell"],
-               WARPSMITH_PASSES="spill", TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="ws-hook-"))
+               WARPSMITH_PASSES="demote" if mode in ("grow", "static") else "spill",
+               TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="ws-hook-"))
     if shared is not None:
         env["WARPSMITH_SPILL_DYNAMIC_SMEM"] = str(shared)
     r = subprocess.run([sys.executable, __file__, "--child", mode, "--arch", opts.arch,
@@ -71,6 +77,7 @@ def main():
     ap.add_argument("--arch", default="sm_80")
     ap.add_argument("--case", default="softmax_8192")
     ap.add_argument("--expect-change", action="store_true")
+    ap.add_argument("--grow", action="store_true")
     ap.add_argument("--child")
     opts = ap.parse_args()
     if opts.child:
@@ -86,6 +93,8 @@ def main():
             os.remove(links[name])
         os.symlink(os.path.abspath(opts.warpsmith), links[name])
         reals[name] = os.path.join(bundled, name)
+    if opts.grow:
+        return check_grow(opts, out, links, reals)
     hook = build("hook", opts, out, links, reals)
     with open(os.path.join(out, "hook.json")) as f:
         shared = json.load(f)["shared"]
@@ -104,6 +113,32 @@ def main():
         failures.append("the PTX Triton keeps carries the marker line")
     print(f"test_dynamic_smem_hook: Triton {triton.__version__}, {opts.case} {opts.arch}, "
           f"dynamic size {shared} B: hook == env: {hook == env}, hook != plain: {hook != plain}")
+    for f in failures:
+        print(f"test_dynamic_smem_hook: FAILED: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def check_grow(opts, out, links, reals):
+    """--grow: the drop-in's grow report reaches Triton's metadata."""
+    import triton
+    grow = build("grow", opts, out, links, reals)
+    static = build("static", opts, out, links, reals)
+    shared = {}
+    for mode in ("grow", "static"):
+        with open(os.path.join(out, f"{mode}.json")) as f:
+            shared[mode] = json.load(f)["shared"]
+    with open(os.path.join(out, "grow.ptx")) as f:
+        kept_ptx = f.read()
+    failures = []
+    if shared["grow"] <= shared["static"]:
+        failures.append(f"metadata.shared did not grow ({shared['grow']} B against "
+                        f"{shared['static']} B without growing)")
+    if grow == static:
+        failures.append("the grow build's cubin is the static one's")
+    if "warpsmith-" in kept_ptx:
+        failures.append("the PTX Triton keeps carries a marker line")
+    print(f"test_dynamic_smem_hook: Triton {triton.__version__}, {opts.case} {opts.arch}: "
+          f"dynamic size {shared['static']} B -> {shared['grow']} B with the grow report")
     for f in failures:
         print(f"test_dynamic_smem_hook: FAILED: {f}", file=sys.stderr)
     return 1 if failures else 0

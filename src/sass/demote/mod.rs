@@ -153,8 +153,14 @@ pub fn can_edit(bytes: &[u8]) -> bool {
 }
 
 /// Every kernel of `bytes` (or `opts.kernel`) with its resources and its occupancy at the block
-/// size and dynamic shared memory `opts` give, as [`demote`] would judge them.
-pub fn standings(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<Standing>, DemoteError> {
+/// size and dynamic shared memory `opts` give, as [`demote`] would judge them. `dynamic_added`
+/// gives the bytes a kernel's launch adds to that size (`--grow-dynamic`'s report: the cubin
+/// does not record them).
+pub fn standings(
+    bytes: &[u8],
+    opts: &DemoteOptions,
+    dynamic_added: &std::collections::BTreeMap<String, u32>,
+) -> Result<Vec<Standing>, DemoteError> {
     let cubin = Cubin::parse(bytes)?;
     let arch = occupancy::arch(&format!("sm_{}", cubin.sm()))
         .map_err(|_| DemoteError::Arch(cubin.sm()))?;
@@ -163,7 +169,10 @@ pub fn standings(bytes: &[u8], opts: &DemoteOptions) -> Result<Vec<Standing>, De
         .map_or(DynamicSmem::Unknown, DynamicSmem::Known);
     let mut out = Vec::new();
     for name in kernel_names(&cubin, opts.kernel.as_deref())? {
-        let resources = Resources::of(&cubin, &name)?;
+        let resources = Resources {
+            dynamic_added: dynamic_added.get(&name).copied().unwrap_or(0),
+            ..Resources::of(&cubin, &name)?
+        };
         let threads = threads_for(cubin.thread_bound(&name), opts.block_size_for(&name))
             .ok()
             .map(|(t, _)| t);
