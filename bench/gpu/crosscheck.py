@@ -297,6 +297,34 @@ class Cuda:
         self.check(self.lib.cuMemcpyHtoD_v2(ptr, data, ctypes.c_size_t(len(data))), "cuMemcpyHtoD")
         return ptr
 
+    # CUtensorMapDataType and CUtensorMapSwizzle values (cuda.h).
+    TMAP_TYPES = {"u8": 0, "s8": 0, "u16": 1, "s16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5,
+                  "f16": 6, "f32": 7, "f64": 8, "bf16": 9}
+    TMAP_SWIZZLES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+
+    def encode_tensor_map(self, address, tmap):
+        """The 128 bytes of a tiled tensor map (cuTensorMapEncodeTiled) over the dense tensor at
+        `address` described by a spec's `tensor_map` (dims and box innermost first, element
+        strides 1, no interleave, L2 promotion 128 B; `oob_fill` nan asks for NaN)."""
+        rank, es = len(tmap["dims"]), SIZES[tmap["type"]]
+        strides, acc = [], es
+        for d in tmap["dims"][:-1]:
+            acc *= int(d)
+            strides.append(acc)
+        if tmap.get("strides") is not None:
+            strides = [int(x) for x in tmap["strides"]]
+        u64s = lambda xs: (ctypes.c_uint64 * max(len(xs), 1))(*xs)
+        u32s = lambda xs: (ctypes.c_uint32 * len(xs))(*xs)
+        raw = ctypes.create_string_buffer(128 + 64)
+        aligned = (ctypes.addressof(raw) + 63) & ~63  # CUtensorMap is 64-byte aligned
+        self.check(self.lib.cuTensorMapEncodeTiled(
+            ctypes.c_void_p(aligned), ctypes.c_uint(self.TMAP_TYPES[tmap["type"]]), ctypes.c_uint(rank),
+            ctypes.c_void_p(address), u64s([int(d) for d in tmap["dims"]]), u64s(strides),
+            u32s([int(b) for b in tmap["box"]]), u32s([1] * rank), ctypes.c_uint(0),
+            ctypes.c_uint(self.TMAP_SWIZZLES[tmap.get("swizzle") or "none"]), ctypes.c_uint(2),
+            ctypes.c_uint(1 if tmap.get("oob_fill") == "nan" else 0)), "cuTensorMapEncodeTiled")
+        return ctypes.string_at(aligned, 128)
+
     def read(self, ptr, n):
         buf = ctypes.create_string_buffer(n)
         self.check(self.lib.cuMemcpyDtoH_v2(buf, ptr, ctypes.c_size_t(n)), "cuMemcpyDtoH")

@@ -84,6 +84,23 @@ def numpy_buffer(b, index):
     return rng.integers(0, 2 ** (8 * crosscheck.SIZES[ty]), n, dtype=np.uint64).astype(dt).tobytes()
 
 
+# Input kinds that are device buffers: read back after the launch and compared.
+BUFFERS = ("buf", "tmap")
+
+
+def tensor_elements(t):
+    """Elements a tensor map's tensor spans (the emulators' `TensorMap::extent_bytes`)."""
+    es = crosscheck.SIZES[t["type"]]
+    dims = [int(d) for d in t["dims"]]
+    if t.get("strides") is None:
+        n = 1
+        for d in dims:
+            n *= d
+        return n
+    span = dims[0] * es + sum((d - 1) * int(st) for d, st in zip(dims[1:], t["strides"]))
+    return -(-span // es)
+
+
 def spec_inputs(spec, fast):
     """[(kind, bytes)] per argument: ("buf", data) or ("val", blob)."""
     out = []
@@ -91,6 +108,14 @@ def spec_inputs(spec, fast):
         if "buffer" in a:
             data = numpy_buffer(a["buffer"], i) if fast else crosscheck.buffer_bytes(a["buffer"], i)
             out.append(("buf", data, a["buffer"]["type"]))
+        elif "tensor_map" in a:
+            # The tensor behind the map is a buffer like any other (the emulators write it out
+            # as arg<i>); Gpu.prepare passes the map's 128 bytes instead of a pointer.
+            t = a["tensor_map"]
+            b = {k: t[k] for k in ("type", "init", "seed", "range") if k in t}
+            b["len"] = tensor_elements(t)
+            data = numpy_buffer(b, i) if fast else crosscheck.buffer_bytes(b, i)
+            out.append(("tmap", data, t["type"]))
         elif "scalar" in a:
             out.append(("val", crosscheck.scalar_bytes(a["scalar"]), a["scalar"]["type"]))
         else:
@@ -122,11 +147,14 @@ class Gpu:
     def prepare(self, f, spec, inputs):
         """Device buffers with `inputs`; the parameter array; the buffers."""
         blobs, bufs = [], []
-        for kind, data, _ty in inputs:
-            if kind == "buf":
+        for i, (kind, data, _ty) in enumerate(inputs):
+            if kind in BUFFERS:
                 p = self.cuda.alloc(data)
                 bufs.append((p, len(data)))
-                blobs.append(struct.pack("<Q", p.value))
+                if kind == "tmap":
+                    blobs.append(self.cuda.encode_tensor_map(p.value, spec["args"][i]["tensor_map"]))
+                else:
+                    blobs.append(struct.pack("<Q", p.value))
             else:
                 blobs.append(data)
         holders = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
@@ -207,9 +235,16 @@ WARM_MS = 200
 ROUNDS = 5
 
 
-def time_variants(gpu, funcs, names, spec, inputs, warmup, runs):
+def variant_spec(c, v, spec):
+    """The launch of variant `v`: `spec`, with the variant's own dynamic shared size where
+    case.json's `dynamic_smem` gives one (`demote --grow-dynamic` grows it)."""
+    grown = c.get("dynamic_smem", {}).get(v)
+    return spec if grown is None else dict(spec, dynamic_smem=grown)
+
+
+def time_variants(gpu, funcs, names, spec, inputs, warmup, runs, c=None):
     """{variant: (median µs over its rounds, per-round medians)}; the reference's again."""
-    timers = {v: gpu.timer(funcs[v], spec, inputs) for v in names}
+    timers = {v: gpu.timer(funcs[v], variant_spec(c or {}, v, spec), inputs) for v in names}
     try:
         for i, v in enumerate(names):
             timers[v].warm(warmup, WARM_MS if i == 0 else 0)
@@ -229,7 +264,7 @@ def time_variants(gpu, funcs, names, spec, inputs, warmup, runs):
 
 
 def buffer_types(inputs):
-    return [ty for kind, _d, ty in inputs if kind == "buf"]
+    return [ty for kind, _d, ty in inputs if kind in BUFFERS]
 
 
 def diff_buffers(a, b, types):
@@ -266,7 +301,7 @@ JIT = "ptx-jit"
 def emu_diff(out, d, sub, inputs, types):
     """None when the GPU's buffers equal an emulator's (its arg<N>.bin, or their SHA-256
     digests in digests.json where prepare.py kept only those), else what differs."""
-    idx = [j for j, (kind, _d, _t) in enumerate(inputs) if kind == "buf"]
+    idx = [j for j, (kind, _d, _t) in enumerate(inputs) if kind in BUFFERS]
     digests = os.path.join(d, sub, "digests.json")
     if os.path.isfile(digests):
         want = json.load(open(digests))
@@ -297,7 +332,7 @@ def run_case(d, warmup, runs, save=None):
             entry["sha256"] = hashlib.sha256(fh.read()).hexdigest()
         try:
             funcs[v] = gpu.load(os.path.join(d, c["variants"][v]), c["kernel"], module_vars)
-            out = gpu.run(funcs[v], spec, inputs)
+            out = gpu.run(funcs[v], variant_spec(c, v, spec), inputs)
         except RuntimeError as e:
             entry["error"] = str(e)
             funcs.pop(v, None)
@@ -309,7 +344,7 @@ def run_case(d, warmup, runs, save=None):
             entry["equal_to_reference"] = True
             if save:
                 os.makedirs(save, exist_ok=True)
-                for j, b in zip([j for j, (k, _d, _t) in enumerate(inputs) if k == "buf"], out):
+                for j, b in zip([j for j, (k, _d, _t) in enumerate(inputs) if k in BUFFERS], out):
                     with open(os.path.join(save, "arg%d.bin" % j), "wb") as fh:
                         fh.write(b)
             for name, sub in c.get("emu", {}).items():
@@ -335,7 +370,7 @@ def run_case(d, warmup, runs, save=None):
             for v in order:
                 if v not in funcs or res["variants"][v].get("equal_to_reference") is False:
                     continue
-                out = gpu.run(funcs[v], tspec, tinputs)
+                out = gpu.run(funcs[v], variant_spec(c, v, tspec), tinputs)
                 if tref is None:
                     tref = out
                 elif v != JIT:
@@ -348,7 +383,7 @@ def run_case(d, warmup, runs, save=None):
         timed = [v for v in order
                  if v in funcs and res["variants"][v].get("equal_to_reference") is not False]
         if timed:
-            times, again = time_variants(gpu, funcs, timed, tspec, tinputs, warmup, runs)
+            times, again = time_variants(gpu, funcs, timed, tspec, tinputs, warmup, runs, c)
             for v, (us, per_round) in times.items():
                 res["variants"][v]["us"] = us
                 res["variants"][v]["us_rounds"] = per_round
@@ -436,6 +471,12 @@ def cmd_selftest():
     nxt = struct.pack("<I", struct.unpack("<I", one)[0] + 1)
     assert diff_buffers([one], [one], t) is None
     assert "1 ulp" in diff_buffers([one], [nxt], t)
+    # A tensor map's tensor: dense, or as far as its last element with byte strides.
+    assert tensor_elements({"type": "f16", "dims": [144, 256]}) == 144 * 256
+    assert tensor_elements({"type": "f16", "dims": [10, 3], "strides": [32]}) == 16 * 2 + 10
+    tm = spec_inputs({"args": [{"tensor_map": {"type": "f16", "dims": [8, 2], "box": [8, 1],
+                                               "init": "iota"}}]}, False)
+    assert tm == [("tmap", crosscheck.buffer_bytes({"type": "f16", "len": 16, "init": "iota"}, 0), "f16")]
     try:
         import numpy  # noqa: F401  (only the timing launches need it)
         assert len(numpy_buffer({"type": "bf16", "len": 4, "init": "random"}, 0)) == 8

@@ -175,6 +175,47 @@ def matmul_spec(meta, m, n, k, in_ty, out_ty, numpy=False):
     return spec
 
 
+def tma_matmul_spec(meta, m, n, k, numpy=False):
+    """Triton's tensor-descriptor matmul (suite `tma_matmul`): each of A [m, k], B [k, n] and
+    C [m, n] (f16, row-major) is a tensor map with the box and swizzle of Triton's metadata
+    (`tensordesc_meta`, outermost first), then its shape (2 × s32) and strides (2 × s64)."""
+    c = meta["constexprs"]
+    args = []
+    for i, (rows, cols, init) in enumerate(((m, k, "random"), (k, n, "random"), (m, n, "zero"))):
+        d = meta["tensordesc_meta"][i]
+        if d["elem_size"] != 2 or d.get("fp4_padded"):
+            raise ValueError("tensor descriptor %d: f16 without fp4 padding only" % i)
+        tmap = {"type": "f16", "dims": [cols, rows], "box": [d["block_size"][1], d["block_size"][0]],
+                "swizzle": ["none", "32B", "64B", "128B"][d["swizzle"]], "init": init}
+        if init == "random":
+            tmap["range"] = [-1, 1]
+        args.append({"tensor_map": tmap})
+        args += [{"scalar": {"type": "s32", "value": v}} for v in (rows, cols)]
+        args += [{"scalar": {"type": "s64", "value": v}} for v in (cols, 1)]
+    args += [{"scalar": {"type": "s32", "value": v}} for v in (m, n, k)]
+    args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
+    spec = {"kernel": "tma_matmul", "grid": [cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])],
+            "block": [meta["threads"]], "dynamic_smem": meta["shared"], "args": args}
+    if numpy:
+        spec["numpy"] = True
+    return spec
+
+
+def fp8_quant_spec(meta, rows, cols, numpy=False):
+    """The suite's `fp8_quant_rows`: halves in [-100, 100) to e4m3 bytes and a scale per row,
+    one CTA a row."""
+    args = [{"buffer": {"type": "f16", "len": rows * cols, "init": "random", "range": [-100, 100]}},
+            {"buffer": {"type": "u8", "len": rows * cols, "init": "zero"}},
+            {"buffer": {"type": "f32", "len": rows, "init": "zero"}}]
+    args += [{"scalar": {"type": "s32", "value": cols}} for _ in range(3)]
+    args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
+    spec = {"kernel": "fp8_quant_rows", "grid": [rows], "block": [meta["threads"]],
+            "dynamic_smem": meta["shared"], "args": args}
+    if numpy:
+        spec["numpy"] = True
+    return spec
+
+
 def from_data_spec(meta, rel):
     """An emulator spec from tests/data with Triton's block and dynamic size for this build."""
     spec = json.load(open(os.path.join(DATA, rel)))
@@ -191,6 +232,10 @@ def triton_specs(case, meta):
     if case.startswith("attn_"):
         d = meta["constexprs"]["HEAD_DIM"]
         return attention_spec(meta, 100, 2, d), attention_spec(meta, 4096, 16, d, numpy=True)
+    if case.startswith("matmul_tma"):
+        return tma_matmul_spec(meta, 144, 256, 144), tma_matmul_spec(meta, 4096, 4096, 4096, numpy=True)
+    if case.startswith("fp8_quant"):
+        return fp8_quant_spec(meta, 5, 3000), fp8_quant_spec(meta, 8192, 4096, numpy=True)
     if case.startswith("matmul_"):
         kind = case.split("_")[1]
         i, o = MATMUL_TYPES[kind]
@@ -245,9 +290,10 @@ def stack_bytes(cubin):
     return int(m.group(1)) if rc == 0 and m else None
 
 
-def demote_variant(d, name, mode, meta, variants, notes):
+def demote_variant(d, name, mode, meta, variants, grown, notes):
     """`warpsmith demote MODE` of d/ptxas.cubin with Triton's dynamic shared memory, proved on
-    d/spec.json: d/<name>.cubin as a variant where kept, else a note saying why not."""
+    d/spec.json: d/<name>.cubin as a variant where kept (with `--grow-dynamic`, its grown dynamic
+    size in `grown`), else a note saying why not."""
     rc, text = run([BIN, "demote", os.path.join(d, "ptxas.cubin"), "-o", os.path.join(d, name + ".cubin")]
                    + mode + ["--dynamic-smem", str(meta["shared"]),
                              "--verify", os.path.join(d, "spec.json"),
@@ -256,11 +302,39 @@ def demote_variant(d, name, mode, meta, variants, notes):
     k = rep[0] if isinstance(rep, list) and rep else None
     if k and k.get("demoted"):
         variants[name] = name + ".cubin"
+        added = (k.get("after") or {}).get("dynamic_added", 0)
+        if added:
+            # --grow-dynamic: every launch of this variant gives the grown size.
+            grown[name] = meta["shared"] + added
     else:
         notes.append("%s kept ptxas's build: %s" % (name, k["reason"] if k else text[-300:]))
 
 
-def triton_cases(cases, arch, reuse):
+def dropin_variant(d, case, arch, dropin, meta, variants, notes):
+    """The drop-in's build of `case` (`bench/triton/never_worse.py --out DROPIN`: its
+    ARCH/warpsmith/CASE.cubin, what a user of TRITON_PTXAS_PATH gets) as variant `dropin`, where
+    it differs from ptxas alone's and was made from the same Triton build (never_worse's ptxas
+    side equal to d/ptxas.cubin) with the same dynamic size; else a note saying why not."""
+    side = lambda which: os.path.join(dropin, arch, which, case + ".cubin")
+    if not os.path.isfile(side("warpsmith")):
+        notes.append("dropin: no build in %s" % dropin)
+        return
+    read = lambda path: open(path, "rb").read()
+    if not os.path.isfile(side("ptxas")) or read(side("ptxas")) != read(os.path.join(d, "ptxas.cubin")):
+        notes.append("dropin: never_worse's ptxas-alone build is not this one; left out")
+        return
+    if read(side("warpsmith")) == read(side("ptxas")):
+        notes.append("dropin: the drop-in kept ptxas's build")
+        return
+    ws_meta = os.path.join(dropin, arch, "warpsmith", case + ".json")
+    if os.path.isfile(ws_meta) and json.load(open(ws_meta)).get("shared") != meta["shared"]:
+        notes.append("dropin: its dynamic size differs from ptxas alone's; left out")
+        return
+    shutil.copy(side("warpsmith"), os.path.join(d, "dropin.cubin"))
+    variants["dropin"] = "dropin.cubin"
+
+
+def triton_cases(cases, arch, reuse, dropin=None):
     out = os.path.join(cases, "triton")
     src = os.path.join(out, "_build")
     if not (reuse and os.path.isfile(os.path.join(src, "suite.json"))):
@@ -285,16 +359,21 @@ def triton_cases(cases, arch, reuse):
         if emulate(d, "code.ptx", "spec.json", "emu-ptx", notes):
             emu["ptx"] = "emu-ptx"
         stack = stack_bytes(os.path.join(d, "ptxas.cubin"))
+        grown = {}
         if stack:
-            demote_variant(d, "demote", ["--local-to-shared"], meta, variants, notes)
-        demote_variant(d, "regdem", ["--occupancy", "auto"], meta, variants, notes)
+            demote_variant(d, "demote", ["--local-to-shared"], meta, variants, grown, notes)
+            demote_variant(d, "demote-grow", ["--local-to-shared", "--grow-dynamic"], meta, variants,
+                           grown, notes)
+        demote_variant(d, "regdem", ["--occupancy", "auto"], meta, variants, grown, notes)
+        if dropin:
+            dropin_variant(d, case, arch, dropin, meta, variants, notes)
         if tspec:
             write_json(os.path.join(d, "time.json"), tspec)
         write_json(os.path.join(d, "case.json"), {
             "name": "triton/" + case, "kernel": spec["kernel"], "group": "triton", "arch": arch,
             "variants": variants, "reference": "ptxas", "spec": "spec.json", "emu": emu,
             "time_spec": "time.json" if tspec else None, "timed": True, "stack_bytes": stack,
-            "notes": notes})
+            "dynamic_smem": grown, "notes": notes})
         print("triton/%s: variants %s, emulators %s, stack %s; %s" % (
             case, sorted(variants), sorted(emu), stack, "; ".join(notes)), file=sys.stderr)
 
@@ -427,6 +506,9 @@ def main():
     ap.add_argument("--tune-triton-cases", metavar="A,B",
                     help="tune only these Triton cases (tuning a 4096-cubed matmul's launch takes"
                          " the SASS emulator minutes per case)")
+    ap.add_argument("--dropin", metavar="DIR",
+                    help="a `bench/triton/never_worse.py --out DIR` folder (same ARCH): each "
+                         "Triton case also gets the drop-in's build as variant `dropin`")
     a = ap.parse_args()
     if not os.path.isfile(BIN):
         print("prepare: %s is missing (cargo build --release)" % BIN, file=sys.stderr)
@@ -435,7 +517,7 @@ def main():
     if a.only in (None, "tune"):
         tune_cases(a.cases, a.arch, a.reuse)
     if a.only in (None, "triton"):
-        triton_cases(a.cases, a.arch, a.reuse)
+        triton_cases(a.cases, a.arch, a.reuse, a.dropin)
     if a.only in (None, "tune-triton"):
         triton_tune_cases(a.cases, set(a.tune_triton_cases.split(",")) if a.tune_triton_cases else None)
     if a.only in (None, "mma"):

@@ -30,7 +30,7 @@ import tarfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import time_variants  # noqa: E402  (summarise: the issue's verdicts)
 
-REWRITE_PREFIXES = ("spill", "shuffle", "demote", "regdem")
+REWRITE_PREFIXES = ("spill", "shuffle", "demote", "regdem", "dropin")
 
 
 def load(results_dir):
