@@ -425,6 +425,29 @@ fn float_special_ops() {
         scalar32("div.full.f32 %r10, 0f40C00000, 0f40000000;"),
         0x4040_0000
     );
+    // div.full is ptxas's `a * rcp(b)`, not IEEE division: 1.37 / 448 is one ulp above the
+    // correctly rounded quotient, as on an H200 (Triton's fp8 quantisation, `amax / 448`).
+    assert_eq!(
+        scalar32("div.full.f32 %r10, 0f3FAF5C29, 0f43E00000;"),
+        0x3b48_6954
+    );
+    assert_eq!(
+        scalar32("div.rn.f32 %r10, 0f3FAF5C29, 0f43E00000;"),
+        0x3b48_6953
+    );
+    // Range scaling: a divisor above 2^126, and a subnormal one (flushed with .ftz).
+    assert_eq!(
+        scalar32("div.full.f32 %r10, 0f7F400000, 0f7F400000;"),
+        0x3f80_0000
+    );
+    assert_eq!(
+        scalar32("div.full.f32 %r10, 0f00000200, 0f00000001;"),
+        0x4400_0000
+    );
+    assert_eq!(
+        scalar32("div.full.ftz.f32 %r10, 0f00000200, 0f00000001;"),
+        0x7fff_ffff
+    );
 }
 
 #[test]

@@ -306,6 +306,33 @@ fn approx(f: Approx, ty: FTy, ftz: bool, a: u64) -> u64 {
     })
 }
 
+/// `div.full.f32` (PTX ISA §9.7.3.8: "a relatively fast, full-range approximation", at most 2 ulp
+/// off) as ptxas 12.x and 13.x compile it for sm_80–sm_90, read off their SASS: a divisor above
+/// 2^126 and the dividend are both scaled by 1/4, one below 2^-126 (without `.ftz`) and the
+/// dividend by 2^24, so that the reciprocal is normal; then `MUFU.RCP` of the divisor, and the
+/// product with the dividend rounded to nearest (flushed with `.ftz`). The reciprocal is the
+/// correctly rounded one, as the SASS emulator's `MUFU.RCP`. ptxas folds a division by a
+/// constant into a product with its rounded reciprocal, which this also gives (Triton's fp8
+/// quantisation, `amax / 448`: IEEE division is one ulp off the GPU there).
+fn div_full(ftz: bool, a: u64, b: u64) -> u64 {
+    let fmt = float::F32;
+    let m = FMods {
+        rnd: Rnd::Rn,
+        ftz,
+        sat: false,
+    };
+    let mul = |x: u64, k: f32| farith(FOp::Mul, FTy::F32, m, x, u64::from(k.to_bits()));
+    let (mut x, mut y) = (a & 0xffff_ffff, b & 0xffff_ffff);
+    let magnitude = fmt.to_f64(flush(fmt, y, ftz)).abs();
+    if magnitude > 2f64.powi(126) {
+        (x, y) = (mul(x, 0.25), mul(y, 0.25));
+    } else if !ftz && magnitude < 2f64.powi(-126) {
+        (x, y) = (mul(x, 16_777_216.0), mul(y, 16_777_216.0));
+    }
+    let r = float::from_f64(1.0 / fmt.to_f64(flush(fmt, y, ftz)), fmt, Rnd::Rn);
+    farith(FOp::Mul, FTy::F32, m, r, x)
+}
+
 fn testp(test: TestP, fmt: Fmt, a: u64) -> bool {
     let (_, e, _) = fmt.split(a);
     let max_e = (1u64 << fmt.exp_bits) - 1;
@@ -790,6 +817,7 @@ impl Concrete {
                 };
                 farith(FOp::Mul, FTy::F32, m, x, r)
             }
+            Op::FDivFull { ftz } => div_full(ftz, a, b),
             Op::FFma { ty, m } => ffma(ty, m, a, b, c),
             Op::FMin { ty, ftz, nan } => fminmax(ty, ftz, nan, false, a, b),
             Op::FMax { ty, ftz, nan } => fminmax(ty, ftz, nan, true, a, b),

@@ -1230,6 +1230,13 @@ fn decode_arith(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
                     Op::FDivApprox {
                         ftz: inst.has_word("ftz"),
                     }
+                } else if inst.has_word("full") {
+                    if f != FTy::F32 {
+                        return Err("div.full needs .f32".into());
+                    }
+                    Op::FDivFull {
+                        ftz: inst.has_word("ftz"),
+                    }
                 } else {
                     Op::FDiv {
                         ty: f,

@@ -344,10 +344,12 @@ pub enum Op {
     FSub { ty: FTy, m: FMods },
     /// Float multiply.
     FMul { ty: FTy, m: FMods },
-    /// IEEE division (`div.rn/.rz/.rm/.rp`, and `div.full` computed exactly).
+    /// IEEE division (`div.rn/.rz/.rm/.rp`, and `div.f64`).
     FDiv { ty: FTy, m: FMods },
     /// `div.approx.f32`
     FDivApprox { ftz: bool },
+    /// `div.full.f32`: ptxas's range-scaled `a * rcp(b)`, not IEEE division.
+    FDivFull { ftz: bool },
     /// Fused multiply-add.
     FFma { ty: FTy, m: FMods },
     /// `min` (`nan`: NaN-propagating form `.NaN`).
