@@ -19,7 +19,9 @@ cat "$out/gpu.txt"
 # The input generators (Python and, where installed, numpy) against each other and the reference
 # draws: if they disagree here, every emulator comparison below is void (the timings are not).
 python3 "$root/bench/gpu/crosscheck.py" selftest 2>&1 | tee -a "$out/gpu.txt"
-python3 "$root/bench/gpu/h100_checks.py" "$root/bench/gpu/cases" --out "$out/res" \
+# CHECKS_TIMEOUT (seconds, default none): stop the checks there, so that what they wrote is still
+# packed below when the device tool's own limit would otherwise cut the whole command.
+timeout "${CHECKS_TIMEOUT:-0}" python3 "$root/bench/gpu/h100_checks.py" "$root/bench/gpu/cases" --out "$out/res" \
   --runs "${RUNS:-100}" --warmup "${WARMUP:-10}" --case-timeout "${CASE_TIMEOUT:-120}" ${ONLY:+--only "$ONLY"} \
   ${SAVE_OUTPUTS:+--save-outputs} \
   2>&1 | tee "$out/log.txt"

@@ -592,9 +592,11 @@ Environment:
 
 Examples:
   clang++ -x cuda --cuda-gpu-arch=sm_90 --ptxas-path=$HOME/bin/ptxas …   ($HOME/bin/ptxas -> warpsmith)
-  TRITON_PTXAS_PATH=$HOME/bin/ptxas WARPSMITH_PASSES=spill python train.py
+  TRITON_PTXAS_PATH=$HOME/bin/ptxas WARPSMITH_PASSES=demote python train.py
   (with `import warpsmith_triton; warpsmith_triton.install()` in train.py, each kernel's
-  dynamic shared memory reaches the spill pass)
+  dynamic shared memory reaches the passes, and a grown launch reaches Triton; on an H200
+  demote never made a Triton kernel slower, while spill's occupancy gains were slower on
+  four of five: docs/ptxas-wrapper.md, Which passes for Triton)
   TRITON_PTXAS_BLACKWELL_PATH=$HOME/bin/ptxas-blackwell (also a link to warpsmith) for
   Triton 3.9 on sm_90 and later; WARPSMITH_PTXAS_BLACKWELL=<Triton's ptxas-blackwell>
 

@@ -31,10 +31,11 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) can
 /// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
 /// original on the launch. Predictions are not measurements: against the latest GPU run (an
-/// H200, 30 Nov 2026) the choice was within 5 % of the fastest variant for 11 of 15 kernels; it
-/// keeps ptxas alone where warpsmith's spill at 80 registers wins by 12 % (sgemm with dynamic
-/// shared memory) and where 32-register builds win by 6-7 % (docs/tune.md, "30 Nov 2026:
-/// fifteen kernels on an H200").
+/// H200, 4 Dec 2026) the choice was within 5 % of the fastest variant for 25 of 29 kernels (15
+/// bench kernels, 14 Triton kernels); it picks spill-168 for Triton's d=64 attention, 21 %
+/// slower, and keeps ptxas alone where warpsmith's spill at 80 registers wins by 12 % (sgemm
+/// with dynamic shared memory) and where 32-register builds win by 7 % (docs/tune.md, "4 Dec
+/// 2026: 29 kernels on an H200").
 ///
 /// With --launch, each ptxas build that uses local memory also gets a demote variant (`demote`,
 /// `demote-N`): its local-memory frame moved into shared memory in the cubin, as `warpsmith
