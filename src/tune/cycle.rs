@@ -67,6 +67,7 @@ pub fn timing_params(m: &MachineParams, mix: &Mix, blocks: u64) -> TimingParams 
             0.0
         },
         l1_smem_bytes: u64::from(m.l1_smem_kib) * 1024,
+        tensor_flops: m.tensor_flops,
         ..TimingParams::default()
     }
 }

@@ -67,6 +67,11 @@ pub struct MachineParams {
     pub lat_l2: f64,
     /// DRAM latency, cycles.
     pub lat_dram: f64,
+    /// Dense f16 tensor-core FLOPs (f32 accumulate) per cycle per SM: the data sheet's peak
+    /// over SMs × its boost clock (A100 SXM4: 312 TFLOPS, 108 SMs, 1410 MHz → 2048; H100 SXM5:
+    /// 989.4 TFLOPS, 132 SMs, 1830 MHz → 4096). 0 where not given: tensor instructions then
+    /// take no pipe time in the cycle-level model.
+    pub tensor_flops: f64,
 }
 
 const fn base(
@@ -103,6 +108,7 @@ const fn base(
         lat_l1: 32.0,
         lat_l2: 200.0,
         lat_dram: 450.0,
+        tensor_flops: 0.0,
     }
 }
 
@@ -116,6 +122,7 @@ pub const MACHINES: &[MachineParams] = &[
     },
     MachineParams {
         lat_smem: 24.0,
+        tensor_flops: 2048.0,
         ..base("sm_80", "A100 SXM4 40 GB", 108, 1410.0, 1555.0, 192, 31.0)
     },
     MachineParams {
@@ -140,6 +147,7 @@ pub const MACHINES: &[MachineParams] = &[
         l2_store_bytes_per_cycle: 11.0,
         lsu_queue_cycles: 64.0,
         local_stores_write_through: true,
+        tensor_flops: 4096.0,
         ..base("sm_90", "H100 SXM5", 132, 1980.0, 3350.0, 256, 21.0)
     },
 ];

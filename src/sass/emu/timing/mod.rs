@@ -77,6 +77,9 @@ pub struct TimingParams {
     pub local_store_l2: f64,
     /// The unified L1/shared array, bytes.
     pub l1_smem_bytes: u64,
+    /// Dense f16 tensor-core FLOPs per cycle of the whole SM (0: tensor instructions take no
+    /// pipe time, only `lat_other`). Other input types scale by their rate ([`tensor_cycles`]).
+    pub tensor_flops: f64,
     /// Cycles between a CTA's end and the next CTA's first issue on the SM.
     pub cta_launch: u64,
     /// Cycles from a CTA barrier's release to its warps' next issue.
@@ -107,10 +110,40 @@ impl Default for TimingParams {
             dram_fraction: 0.5,
             local_store_l2: 0.0,
             l1_smem_bytes: 256 * 1024,
+            tensor_flops: 0.0,
             cta_launch: 50,
             barrier: 8,
         }
     }
+}
+
+/// Cycles one warp's tensor-core instruction keeps its scheduler's tensor core busy: its share
+/// of the multiply-adds (an `mma.sync` is one warp's; a warpgroup MMA is split over the four
+/// warps of the warpgroup, one per scheduler), at `flops_per_sm` dense f16 FLOPs per SM cycle
+/// and the input type's rate relative to f16 (NVIDIA's A100 and H100 data sheets: tf32 half,
+/// 8-bit types twice, f64 a sixteenth). `None` where no rate is given.
+pub fn tensor_cycles(
+    kind: &super::decode::Kind,
+    flops_per_sm: f64,
+    schedulers: u32,
+) -> Option<f64> {
+    use super::decode::Kind;
+    use crate::emu::tensor::Elem;
+    if flops_per_sm <= 0.0 {
+        return None;
+    }
+    let (flops, input) = match kind {
+        Kind::Mma(m) => (2.0 * f64::from(m.m * m.n * m.k), m.a),
+        Kind::Gmma(g) => (2.0 * 64.0 * f64::from(g.n * g.k) / 4.0, g.a),
+        _ => return None,
+    };
+    let rate = match input {
+        Elem::Tf32 | Elem::F32 => 0.5,
+        Elem::S8 | Elem::U8 | Elem::E4m3 | Elem::E5m2 => 2.0,
+        Elem::F64 => 1.0 / 16.0,
+        _ => 1.0,
+    };
+    Some(flops / (flops_per_sm / f64::from(schedulers.max(1)) * rate))
 }
 
 /// Which CTAs the simulated SM runs and how many at once.
@@ -211,4 +244,56 @@ pub fn run_timed(
         .saturating_sub(u64::from(load.resident) * load.smem_per_cta);
     let run = sm::Sm::new(&mut machine, kernel, *params, l1).run(load)?;
     Ok((run, output_buffers(outputs, &machine.global)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tensor_cycles;
+    use crate::emu::tensor::{Elem, MmaSpec};
+    use crate::emu::wgmma::WgmmaSpec;
+    use crate::sass::emu::decode::Kind;
+
+    fn mma(m: u32, n: u32, k: u32, a: Elem) -> Kind {
+        Kind::Mma(MmaSpec {
+            m,
+            n,
+            k,
+            d: Elem::F32,
+            a,
+            b: a,
+            c: Elem::F32,
+            satfinite: false,
+        })
+    }
+
+    fn gmma(n: u32, k: u32, a: Elem) -> Kind {
+        Kind::Gmma(WgmmaSpec {
+            n,
+            k,
+            d: Elem::F32,
+            a,
+            b: a,
+            satfinite: false,
+        })
+    }
+
+    #[test]
+    fn tensor_instructions_take_their_share_of_the_sm_rate() {
+        // H100: 4096 dense f16 FLOPs per SM cycle, 1024 per scheduler.
+        let h100 = |k: &Kind| tensor_cycles(k, 4096.0, 4);
+        assert_eq!(h100(&mma(16, 8, 16, Elem::F16)), Some(4.0));
+        assert_eq!(h100(&mma(16, 8, 8, Elem::Tf32)), Some(4.0));
+        assert_eq!(h100(&mma(16, 8, 32, Elem::S8)), Some(4.0));
+        // A warpgroup MMA is split over its four warps: m64n64k16 f16, 32 cycles each.
+        assert_eq!(h100(&gmma(64, 16, Elem::F16)), Some(32.0));
+        assert_eq!(h100(&gmma(256, 32, Elem::E4m3)), Some(128.0));
+        // A100: half the f16 rate.
+        assert_eq!(
+            tensor_cycles(&mma(16, 8, 16, Elem::Bf16), 2048.0, 4),
+            Some(8.0)
+        );
+        // No rate given, or not a tensor instruction: no pipe time.
+        assert_eq!(tensor_cycles(&mma(16, 8, 16, Elem::F16), 0.0, 4), None);
+        assert_eq!(tensor_cycles(&Kind::Nop, 4096.0, 4), None);
+    }
 }

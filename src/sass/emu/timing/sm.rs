@@ -14,7 +14,7 @@
 use crate::emu::error::{EmuError, EmuResult};
 use crate::sass::isa::word::Control;
 
-use super::super::decode::{class_of, decode, Class};
+use super::super::decode::{class_of, decode, Class, Kind};
 use super::super::exec::resident::{Cta, Next};
 use super::super::exec::Machine;
 use super::super::operand::Opnd;
@@ -29,7 +29,13 @@ enum Pipe {
     Int = 1,
     Fp64 = 2,
     Sfu = 3,
+    /// The scheduler's tensor core: busy for each tensor instruction's
+    /// [`super::tensor_cycles`].
+    Tensor = 4,
 }
+
+/// Pipes per scheduler.
+const PIPES: usize = 5;
 
 /// What the schedulers need of one instruction.
 #[derive(Clone, Debug)]
@@ -45,12 +51,35 @@ struct InstInfo {
     commit: bool,
     /// `BAR` or `EXIT`: a CTA barrier may now be complete, or the warp done.
     sync_event: bool,
+    /// A tensor-core instruction's cycles on its scheduler's tensor core (`None`: not one, or
+    /// no rate given).
+    tensor_cycles: Option<f64>,
+    /// A warpgroup MMA: queued on the tensor core without holding the warp, its result waited
+    /// for by `WARPGROUP.DEPBAR` (not by the issue of the next instruction).
+    gmma: bool,
+    /// A warpgroup MMA that names `gsb0`: it closes the warp's open group of them.
+    closes_group: bool,
+    /// `WARPGROUP.DEPBAR.LE gsb0, n`: wait until at most `n` groups are pending.
+    gsb_wait: Option<usize>,
 }
 
-fn info_of(inst: &super::super::program::Inst) -> InstInfo {
+fn info_of(inst: &super::super::program::Inst, params: &TimingParams) -> InstInfo {
+    let mut tensor_cycles = None;
+    let mut gmma = false;
+    let mut closes_group = false;
+    let mut gsb_wait = None;
     let (class, op, depbar) = match &inst.parsed {
         Ok(p) => {
-            let class = class_of(&decode(p), &p.op);
+            let kind = decode(p);
+            let class = class_of(&kind, &p.op);
+            tensor_cycles = super::tensor_cycles(&kind, params.tensor_flops, params.schedulers);
+            gmma = matches!(kind, Kind::Gmma(_));
+            closes_group = gmma && p.ops.iter().any(|o| matches!(o, Opnd::Gsb(_)));
+            if p.op == "WARPGROUP" && p.has("DEPBAR") {
+                if let (Some(Opnd::Gsb(_)), Some(Opnd::Imm(n))) = (p.ops.first(), p.ops.get(1)) {
+                    gsb_wait = Some((*n).clamp(0, 63) as usize);
+                }
+            }
             let depbar = if p.op == "DEPBAR" && p.has("LE") {
                 match (p.ops.first(), p.ops.get(1)) {
                     (Some(Opnd::Sb(k)), Some(Opnd::Imm(n))) => {
@@ -74,6 +103,8 @@ fn info_of(inst: &super::super::program::Inst) -> InstInfo {
         Class::Int => Some(Pipe::Int),
         Class::Fp64 => Some(Pipe::Fp64),
         Class::Sfu | Class::Conv => Some(Pipe::Sfu),
+        // An `mma.sync` holds its warp until the tensor core takes it.
+        Class::Tensor if tensor_cycles.is_some() && !gmma => Some(Pipe::Tensor),
         _ => None,
     };
     InstInfo {
@@ -84,6 +115,10 @@ fn info_of(inst: &super::super::program::Inst) -> InstInfo {
         async_copy: op == "LDGSTS",
         commit: op == "LDGDEPBAR",
         sync_event: op == "BAR" || op == "EXIT",
+        tensor_cycles,
+        gmma,
+        closes_group,
+        gsb_wait,
     }
 }
 
@@ -101,6 +136,10 @@ struct WarpClock {
     exited: bool,
     /// When its stores have all left the SM (its CTA ends no earlier).
     drained: u64,
+    /// When the warpgroup MMAs of its open group (not yet closed by `gsb0`) complete.
+    gmma_open: u64,
+    /// When each closed group of warpgroup MMAs completes, oldest first.
+    gsb_groups: Vec<u64>,
 }
 
 impl WarpClock {
@@ -122,6 +161,19 @@ impl WarpClock {
             if all >> k & 1 == 1 {
                 pending.retain(|&r| r > t);
                 until = until.max(pending.iter().copied().max().unwrap_or(t));
+            }
+        }
+        if let Some(n) = info.gsb_wait {
+            self.gsb_groups.retain(|&r| r > t);
+            let len = self.gsb_groups.len();
+            if len > n {
+                until = until.max(
+                    self.gsb_groups[..len - n]
+                        .iter()
+                        .copied()
+                        .max()
+                        .unwrap_or(t),
+                );
             }
         }
         until
@@ -155,7 +207,7 @@ pub struct Sm<'m, 'a> {
     p: TimingParams,
     mem: MemorySystem,
     run: TimedRun,
-    pipe_free: Vec<[f64; 4]>,
+    pipe_free: Vec<[f64; PIPES]>,
     greedy: Vec<Option<(usize, usize)>>,
     order: Vec<Vec<(usize, usize)>>,
     next_uid: u64,
@@ -175,11 +227,11 @@ impl<'m, 'a> Sm<'m, 'a> {
         let schedulers = p.schedulers.max(1) as usize;
         Sm {
             m,
-            info: kernel.code.iter().map(info_of).collect(),
+            info: kernel.code.iter().map(|i| info_of(i, &p)).collect(),
             p,
             mem: MemorySystem::new(p, l1_bytes),
             run: TimedRun::default(),
-            pipe_free: vec![[0.0; 4]; schedulers],
+            pipe_free: vec![[0.0; PIPES]; schedulers],
             greedy: vec![None; schedulers],
             order: vec![Vec::new(); schedulers],
             next_uid: 0,
@@ -430,9 +482,22 @@ impl<'m, 'a> Sm<'m, 'a> {
                 Pipe::Int => self.p.int_interval,
                 Pipe::Fp64 => self.p.fp64_interval,
                 Pipe::Sfu => self.p.sfu_interval,
+                Pipe::Tensor => info.tensor_cycles.unwrap_or(0.0),
             };
             self.pipe_free[s][pipe as usize] = t as f64 + interval;
         }
+        // When the tensor core finishes this instruction: an `mma.sync` was issued on a free
+        // tensor core (above); a warpgroup MMA queues behind the ones before it.
+        let tensor_done = info.tensor_cycles.map(|cycles| {
+            let start = if info.gmma {
+                let start = self.pipe_free[s][Pipe::Tensor as usize].max(t as f64);
+                self.pipe_free[s][Pipe::Tensor as usize] = start + cycles;
+                start
+            } else {
+                t as f64
+            };
+            (start + cycles + self.p.lat_other).ceil() as u64
+        });
         let (done, read) = if touches.is_empty() {
             let lat = match info.class {
                 Class::Sfu | Class::Conv => self.p.lat_sfu,
@@ -445,6 +510,14 @@ impl<'m, 'a> Sm<'m, 'a> {
             clock.drained = clock.drained.max(c.drained);
             (c.done, c.read)
         };
+        let done = done.max(tensor_done.unwrap_or(0));
+        if info.gmma {
+            clock.gmma_open = clock.gmma_open.max(done);
+            if info.closes_group {
+                clock.gsb_groups.push(clock.gmma_open);
+                clock.gmma_open = 0;
+            }
+        }
         if info.async_copy {
             clock.copies = clock.copies.max(done);
         }
