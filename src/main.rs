@@ -568,7 +568,13 @@ fn main() -> ExitCode {
             launch,
             seeds,
             b_dynamic_smem,
-        } => cli::equiv::run(a, b, launch, *seeds, *b_dynamic_smem),
+        } => cli::equiv::run(&cli::equiv::Request {
+            a,
+            b,
+            launch,
+            seeds: *seeds,
+            b_dynamic_smem: *b_dynamic_smem,
+        }),
         Command::Sass { command } => cli::sass::run(command),
         Command::LmemReport {
             inputs,

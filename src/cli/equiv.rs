@@ -44,21 +44,30 @@ fn print_verdict(verdict: &Verdict, b: &Path) -> Option<ExitCode> {
     }
 }
 
+/// What `warpsmith equiv` was asked.
+pub struct Request<'p> {
+    /// The reference kernel.
+    pub a: &'p Path,
+    /// The kernel compared with it.
+    pub b: &'p Path,
+    /// The launch spec.
+    pub launch: &'p Path,
+    /// Input sets.
+    pub seeds: u64,
+    /// B's own dynamic shared-memory size (`--b-dynamic-smem`).
+    pub b_dynamic_smem: Option<u64>,
+}
+
 /// A `.ptx`/`.cubin` mix (or any pair launched with different dynamic sizes): the PTX emulator
 /// for PTX, the SASS emulator for cubins.
-fn run_mixed(
-    a: &Path,
-    b: &Path,
-    launch: &Path,
-    seeds: u64,
-    b_dynamic_smem: Option<u64>,
-) -> Result<ExitCode, CliError> {
+fn run_mixed(req: &Request) -> Result<ExitCode, CliError> {
     use warpsmith::sass::emu::equiv as sequiv;
+    let (a, b, launch, seeds) = (req.a, req.b, req.launch, req.seeds);
     let sa = sequiv::load(a).map_err(|e| CliError::Emu(e.to_string()))?;
     let sb = sequiv::load(b).map_err(|e| CliError::Emu(e.to_string()))?;
     let spec = load_spec(launch)?;
     let mut spec_b = spec.clone();
-    if let Some(bytes) = b_dynamic_smem {
+    if let Some(bytes) = req.b_dynamic_smem {
         spec_b.dynamic_smem = bytes;
     }
     let (fa, fb) = (a.display().to_string(), b.display().to_string());
@@ -84,15 +93,10 @@ fn run_mixed(
 }
 
 /// Runs the command.
-pub fn run(
-    a: &Path,
-    b: &Path,
-    launch: &Path,
-    seeds: u64,
-    b_dynamic_smem: Option<u64>,
-) -> Result<ExitCode, CliError> {
-    if is_cubin(a) || is_cubin(b) || b_dynamic_smem.is_some() {
-        return run_mixed(a, b, launch, seeds, b_dynamic_smem);
+pub fn run(req: &Request) -> Result<ExitCode, CliError> {
+    let (a, b, launch, seeds) = (req.a, req.b, req.launch, req.seeds);
+    if is_cubin(a) || is_cubin(b) || req.b_dynamic_smem.is_some() {
+        return run_mixed(req);
     }
     let ma = load_ptx(a)?;
     let mb = load_ptx(b)?;

@@ -111,8 +111,13 @@ def main():
                         "use it (or the case gains nothing from it)")
     if "warpsmith-dynamic-smem" in kept_ptx:
         failures.append("the PTX Triton keeps carries the marker line")
-    print(f"test_dynamic_smem_hook: Triton {triton.__version__}, {opts.case} {opts.arch}, "
-          f"dynamic size {shared} B: hook == env: {hook == env}, hook != plain: {hook != plain}")
+    return report(f"Triton {triton.__version__}, {opts.case} {opts.arch}, dynamic size {shared} B: "
+                  f"hook == env: {hook == env}, hook != plain: {hook != plain}", failures)
+
+
+def report(summary, failures):
+    """Prints the summary and each failure; the exit status."""
+    print(f"test_dynamic_smem_hook: {summary}")
     for f in failures:
         print(f"test_dynamic_smem_hook: FAILED: {f}", file=sys.stderr)
     return 1 if failures else 0
@@ -137,11 +142,8 @@ def check_grow(opts, out, links, reals):
         failures.append("the grow build's cubin is the static one's")
     if "warpsmith-" in kept_ptx:
         failures.append("the PTX Triton keeps carries a marker line")
-    print(f"test_dynamic_smem_hook: Triton {triton.__version__}, {opts.case} {opts.arch}: "
-          f"dynamic size {shared['static']} B -> {shared['grow']} B with the grow report")
-    for f in failures:
-        print(f"test_dynamic_smem_hook: FAILED: {f}", file=sys.stderr)
-    return 1 if failures else 0
+    return report(f"Triton {triton.__version__}, {opts.case} {opts.arch}: dynamic size "
+                  f"{shared['static']} B -> {shared['grow']} B with the grow report", failures)
 
 
 if __name__ == "__main__":
