@@ -333,6 +333,10 @@ fn a_region_in_a_grown_dynamic_area_moves_more_and_needs_the_grown_launch() {
             "{}",
             k.verified[0]
         );
+        // Every rewritten instruction decodes as nvdisasm lists it.
+        let check = warpsmith::sass::check::check_cubin(&out.cubin)
+            .unwrap_or_else(|e| panic!("{arch}: sass check: {e}"));
+        assert!(check.ok(), "{arch}: {:?}", check.mismatches);
         // The original launch: the region is past the block's shared memory.
         let prog = warpsmith::sass::emu::SassProgram::from_cubin(&out.cubin).unwrap();
         let e = warpsmith::sass::emu::run(&prog, &spec, &Default::default())
