@@ -310,11 +310,12 @@ def demote_variant(d, name, mode, meta, variants, grown, notes):
         notes.append("%s kept ptxas's build: %s" % (name, k["reason"] if k else text[-300:]))
 
 
-def dropin_variant(d, case, arch, dropin, meta, variants, notes):
+def dropin_variant(d, case, arch, dropin, meta, variants, grown, notes):
     """The drop-in's build of `case` (`bench/triton/never_worse.py --out DROPIN`: its
     ARCH/warpsmith/CASE.cubin, what a user of TRITON_PTXAS_PATH gets) as variant `dropin`, where
     it differs from ptxas alone's and was made from the same Triton build (never_worse's ptxas
-    side equal to d/ptxas.cubin) with the same dynamic size; else a note saying why not."""
+    side equal to d/ptxas.cubin); else a note saying why not. Where the drop-in grew the launch
+    (its metadata's `shared` is larger: the hook and the grow report), `grown` gets that size."""
     side = lambda which: os.path.join(dropin, arch, which, case + ".cubin")
     if not os.path.isfile(side("warpsmith")):
         notes.append("dropin: no build in %s" % dropin)
@@ -327,9 +328,13 @@ def dropin_variant(d, case, arch, dropin, meta, variants, notes):
         notes.append("dropin: the drop-in kept ptxas's build")
         return
     ws_meta = os.path.join(dropin, arch, "warpsmith", case + ".json")
-    if os.path.isfile(ws_meta) and json.load(open(ws_meta)).get("shared") != meta["shared"]:
-        notes.append("dropin: its dynamic size differs from ptxas alone's; left out")
+    shared = json.load(open(ws_meta)).get("shared") if os.path.isfile(ws_meta) else meta["shared"]
+    if not isinstance(shared, int) or shared < meta["shared"]:
+        notes.append("dropin: its dynamic size (%s) is not ptxas alone's or a grown one; left out"
+                     % shared)
         return
+    if shared > meta["shared"]:
+        grown["dropin"] = shared
     shutil.copy(side("warpsmith"), os.path.join(d, "dropin.cubin"))
     variants["dropin"] = "dropin.cubin"
 
@@ -366,7 +371,7 @@ def triton_cases(cases, arch, reuse, dropin=None):
                            grown, notes)
         demote_variant(d, "regdem", ["--occupancy", "auto"], meta, variants, grown, notes)
         if dropin:
-            dropin_variant(d, case, arch, dropin, meta, variants, notes)
+            dropin_variant(d, case, arch, dropin, meta, variants, grown, notes)
         if tspec:
             write_json(os.path.join(d, "time.json"), tspec)
         write_json(os.path.join(d, "case.json"), {
