@@ -140,6 +140,16 @@ def cdiv(a, b):
     return -(-a // b)
 
 
+def launch_spec(kernel, grid, meta, args, numpy):
+    """A launch spec with Triton's block and dynamic size; `numpy`: h100_checks' input
+    generator flag (timing launches)."""
+    spec = {"kernel": kernel, "grid": grid, "block": [meta["threads"]],
+            "dynamic_smem": meta["shared"], "args": args}
+    if numpy:
+        spec["numpy"] = True
+    return spec
+
+
 def attention_spec(meta, seq, heads, d, numpy=False):
     n = heads * seq * d
     strides = [n, seq * d, d] * 4
@@ -151,11 +161,7 @@ def attention_spec(meta, seq, heads, d, numpy=False):
     args += [{"scalar": {"type": "s32", "value": heads}}, {"scalar": {"type": "s32", "value": seq}}]
     args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
     bm = meta["constexprs"]["BLOCK_M"]
-    spec = {"kernel": "attention_forward", "grid": [cdiv(seq, bm), heads], "block": [meta["threads"]],
-            "dynamic_smem": meta["shared"], "args": args}
-    if numpy:
-        spec["numpy"] = True
-    return spec
+    return launch_spec("attention_forward", [cdiv(seq, bm), heads], meta, args, numpy)
 
 
 def matmul_spec(meta, m, n, k, in_ty, out_ty, numpy=False):
@@ -168,11 +174,8 @@ def matmul_spec(meta, m, n, k, in_ty, out_ty, numpy=False):
             a["buffer"]["range"] = [-1, 1]
     args += [{"scalar": {"type": "s32", "value": v}} for v in (m, n, k, k, n, n)]
     args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
-    spec = {"kernel": "tiled_matmul", "grid": [cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])],
-            "block": [meta["threads"]], "dynamic_smem": meta["shared"], "args": args}
-    if numpy:
-        spec["numpy"] = True
-    return spec
+    return launch_spec("tiled_matmul", [cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])], meta,
+                       args, numpy)
 
 
 def tma_matmul_spec(meta, m, n, k, numpy=False):
@@ -194,11 +197,8 @@ def tma_matmul_spec(meta, m, n, k, numpy=False):
         args += [{"scalar": {"type": "s64", "value": v}} for v in (cols, 1)]
     args += [{"scalar": {"type": "s32", "value": v}} for v in (m, n, k)]
     args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
-    spec = {"kernel": "tma_matmul", "grid": [cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])],
-            "block": [meta["threads"]], "dynamic_smem": meta["shared"], "args": args}
-    if numpy:
-        spec["numpy"] = True
-    return spec
+    return launch_spec("tma_matmul", [cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])], meta,
+                       args, numpy)
 
 
 def fp8_quant_spec(meta, rows, cols, numpy=False):
@@ -209,11 +209,7 @@ def fp8_quant_spec(meta, rows, cols, numpy=False):
             {"buffer": {"type": "f32", "len": rows, "init": "zero"}}]
     args += [{"scalar": {"type": "s32", "value": cols}} for _ in range(3)]
     args += [{"buffer": {"type": "u8", "len": 256, "init": "zero"}} for _ in range(2)]
-    spec = {"kernel": "fp8_quant_rows", "grid": [rows], "block": [meta["threads"]],
-            "dynamic_smem": meta["shared"], "args": args}
-    if numpy:
-        spec["numpy"] = True
-    return spec
+    return launch_spec("fp8_quant_rows", [rows], meta, args, numpy)
 
 
 def from_data_spec(meta, rel):

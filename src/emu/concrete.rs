@@ -322,15 +322,30 @@ fn div_full(ftz: bool, a: u64, b: u64) -> u64 {
         sat: false,
     };
     let mul = |x: u64, k: f32| farith(FOp::Mul, FTy::F32, m, x, u64::from(k.to_bits()));
-    let (mut x, mut y) = (a & 0xffff_ffff, b & 0xffff_ffff);
+    let (x, y) = (a & 0xffff_ffff, b & 0xffff_ffff);
     let magnitude = fmt.to_f64(flush(fmt, y, ftz)).abs();
     if magnitude > 2f64.powi(126) {
-        (x, y) = (mul(x, 0.25), mul(y, 0.25));
+        div_approx(ftz, mul(x, 0.25), mul(y, 0.25))
     } else if !ftz && magnitude < 2f64.powi(-126) {
-        (x, y) = (mul(x, 16_777_216.0), mul(y, 16_777_216.0));
+        div_approx(ftz, mul(x, 16_777_216.0), mul(y, 16_777_216.0))
+    } else {
+        div_approx(ftz, x, y)
     }
-    let r = float::from_f64(1.0 / fmt.to_f64(flush(fmt, y, ftz)), fmt, Rnd::Rn);
-    farith(FOp::Mul, FTy::F32, m, r, x)
+}
+
+/// `div.approx.f32`: d = a * (1/b), both steps rounded to f32 (PTX ISA: "computed as
+/// d = a * (1/b)"); also the last step of [`div_full`].
+fn div_approx(ftz: bool, a: u64, b: u64) -> u64 {
+    let fmt = float::F32;
+    let x = flush(fmt, a & 0xffff_ffff, ftz);
+    let y = flush(fmt, b & 0xffff_ffff, ftz);
+    let r = flush(fmt, float::from_f64(1.0 / fmt.to_f64(y), fmt, Rnd::Rn), ftz);
+    let m = FMods {
+        rnd: Rnd::Rn,
+        ftz,
+        sat: false,
+    };
+    farith(FOp::Mul, FTy::F32, m, x, r)
 }
 
 fn testp(test: TestP, fmt: Fmt, a: u64) -> bool {
@@ -804,19 +819,7 @@ impl Concrete {
             Op::FSub { ty, m } => farith(FOp::Sub, ty, m, a, b),
             Op::FMul { ty, m } => farith(FOp::Mul, ty, m, a, b),
             Op::FDiv { ty, m } => farith(FOp::Div, ty, m, a, b),
-            Op::FDivApprox { ftz } => {
-                // d = a * (1/b), both steps rounded to f32 (PTX ISA: "computed as d = a * (1/b)").
-                let fmt = float::F32;
-                let x = flush(fmt, a & 0xffff_ffff, ftz);
-                let y = flush(fmt, b & 0xffff_ffff, ftz);
-                let r = flush(fmt, float::from_f64(1.0 / fmt.to_f64(y), fmt, Rnd::Rn), ftz);
-                let m = FMods {
-                    rnd: Rnd::Rn,
-                    ftz,
-                    sat: false,
-                };
-                farith(FOp::Mul, FTy::F32, m, x, r)
-            }
+            Op::FDivApprox { ftz } => div_approx(ftz, a, b),
             Op::FDivFull { ftz } => div_full(ftz, a, b),
             Op::FFma { ty, m } => ffma(ty, m, a, b, c),
             Op::FMin { ty, ftz, nan } => fminmax(ty, ftz, nan, false, a, b),
