@@ -5,7 +5,8 @@
 #   warpsmith_cuda_target(<target>
 #                         [PASSES spill shuffle ...]    # drop-in passes, in order (default: spill,
 #                                                       # unless PLUGIN is given alone)
-#                         [SPILL_MAX_REGS N|auto]       # register target of spilling (default auto)
+#                         [SPILL_MAX_REGS N|auto|keep]  # register target of spilling (default keep:
+#                                                       # only where ptxas uses local memory)
 #                         [PLUGIN]                      # load libwarpsmith.so: spilling in clang's
 #                                                       # own PTX generation
 #                         [ENV WARPSMITH_X=value ...])  # any other WARPSMITH_* setting
@@ -65,15 +66,15 @@ function(warpsmith_cuda_target target)
 
   set(_env "")
   if(DEFINED _ws_SPILL_MAX_REGS)
-    if(NOT _ws_SPILL_MAX_REGS STREQUAL "auto")
+    if(NOT _ws_SPILL_MAX_REGS MATCHES "^(auto|keep)$")
       if(NOT _ws_SPILL_MAX_REGS MATCHES "^[0-9]+$" OR _ws_SPILL_MAX_REGS LESS 16 OR _ws_SPILL_MAX_REGS GREATER 255)
-        message(FATAL_ERROR "${_fn}: SPILL_MAX_REGS must be auto or a number from 16 to 255, not `${_ws_SPILL_MAX_REGS}`")
+        message(FATAL_ERROR "${_fn}: SPILL_MAX_REGS must be keep, auto or a number from 16 to 255, not `${_ws_SPILL_MAX_REGS}`")
       endif()
     endif()
     list(APPEND _env "WARPSMITH_SPILL_MAX_REGS=${_ws_SPILL_MAX_REGS}")
   elseif(_ws_PLUGIN)
-    # The plugin spills only when asked to.
-    list(APPEND _env "WARPSMITH_SPILL_MAX_REGS=auto")
+    # The plugin spills only when asked to; `keep`, the drop-in's default.
+    list(APPEND _env "WARPSMITH_SPILL_MAX_REGS=keep")
   endif()
   foreach(_setting IN LISTS _ws_ENV)
     if(NOT _setting MATCHES "^WARPSMITH_[A-Z0-9_]+=")

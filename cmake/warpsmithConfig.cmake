@@ -14,7 +14,7 @@
 #   warpsmith_PTXAS        the drop-in assembler (a link named ptxas to the CLI)
 #   warpsmith_PLUGIN       the LLVM 22 pass plugin, libwarpsmith.so, or empty when absent
 #   warpsmith_VERSION      from warpsmithConfigVersion.cmake
-#   warpsmith_cuda_target(<target> [PASSES spill shuffle ...] [SPILL_MAX_REGS N|auto] [PLUGIN]
+#   warpsmith_cuda_target(<target> [PASSES spill shuffle ...] [SPILL_MAX_REGS N|auto|keep] [PLUGIN]
 #                         [ENV WARPSMITH_X=value ...])               (warpsmith.cmake)
 
 cmake_policy(PUSH)

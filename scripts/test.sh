@@ -128,7 +128,9 @@ fi
 # ---- triton: the Triton suite through `warpsmith ptxas` (issue 12; tests/triton, bench/triton) --
 # Triton (from setup.sh) compiles the suite without a GPU twice per architecture: with its own
 # ptxas, and with TRITON_PTXAS_PATH / TRITON_PTXAS_BLACKWELL_PATH at `ptxas` / `ptxas-blackwell`
-# links to target/debug/warpsmith (WARPSMITH_PASSES=spill,shuffle). Twice: `triton` with Triton
+# links to target/debug/warpsmith (WARPSMITH_PASSES=spill,shuffle,demote: once with
+# WARPSMITH_SPILL_MAX_REGS=auto, so that the occupancy-raising rewrite runs and is proved, once
+# with the hook and the default, `keep`, as a user gets it). Twice: `triton` with Triton
 # 3.6.0 (.tools/triton, its CUDA 12.8 ptxas), `triton-3.9` with Triton 3.9.0 (.tools/triton-3.9:
 # CUDA 12.9 ptxas for sm_80, CUDA 13.4 ptxas-blackwell and PTX ISA 9.4 for sm_90). --ci: the CI
 # subset of tests/triton/suite.py, 15 builds, about 1-3 minutes each on 2 cores (the whole suite
@@ -161,8 +163,8 @@ triton_check() { # PYTHONPATH OUT PTXAS
   local path="$1" out="$2" ptxas="$3"
   python3 bench/triton/test_never_worse.py &&
     PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
-      --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
-      --out "$out" &&
+      --passes spill,shuffle,demote --spill-max-regs auto \
+      --warpsmith "$root/target/debug/warpsmith" --out "$out" &&
     hook_checks "$path" "$out/hook" &&
     PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 --hook \
       --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
@@ -241,8 +243,8 @@ triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidi
 liger_check() { # PYTHONPATH OUT PTXAS
   local path="$1" out="$2" ptxas="$3"
   PYTHONPATH="$path" python3 bench/triton/never_worse.py --corpus liger \
-    --jobs 2 --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
-    --out "$out" &&
+    --jobs 2 --passes spill,shuffle,demote --spill-max-regs auto \
+    --warpsmith "$root/target/debug/warpsmith" --out "$out" &&
     equiv_builds "$out" &&
     ptxas_builds "$out" &&
     WARPSMITH_LIGER_DIR="$out/equiv" cargo test --test emu_triton liger_kernels_from_environment &&

@@ -129,8 +129,10 @@ enum Command {
             required_unless_present = "occupancy"
         )]
         max_regs: Option<u32>,
-        /// `auto`: the next occupancy cliff below the kernel's register use.
-        #[arg(long, value_parser = ["auto"])]
+        /// `auto`: the next occupancy cliff below the kernel's register use (the occupancy
+        /// rises). `keep`: only where ptxas alone uses local memory, the cap of the kernel's own
+        /// occupancy step (the local memory moves to shared memory, the occupancy stays).
+        #[arg(long, value_parser = ["auto", "keep"])]
         occupancy: Option<String>,
         /// Only this kernel.
         #[arg(long)]
@@ -479,7 +481,7 @@ fn main() -> ExitCode {
             input,
             output,
             max_regs,
-            occupancy: _,
+            occupancy,
             kernel,
             arch,
             block_size,
@@ -491,10 +493,11 @@ fn main() -> ExitCode {
             report,
         } => {
             let opts = warpsmith::spill::SpillOptions {
-                target: max_regs.map_or(
-                    warpsmith::spill::Target::Auto,
-                    warpsmith::spill::Target::MaxRegs,
-                ),
+                target: match (max_regs, occupancy.as_deref()) {
+                    (Some(n), _) => warpsmith::spill::Target::MaxRegs(*n),
+                    (None, Some("keep")) => warpsmith::spill::Target::KeepOccupancy,
+                    (None, _) => warpsmith::spill::Target::Auto,
+                },
                 kernel: kernel.clone(),
                 arch: arch.clone(),
                 block_size: *block_size,

@@ -8,7 +8,8 @@ for each one compares
 
     ptxas -lineinfo -v --gpu-name=ARCH M.ptx                      (NVIDIA's build)
     warpsmith ptxas ... (WARPSMITH_PASSES=spill,shuffle,demote,    (the drop-in, with Triton's
-                         WARPSMITH_SPILL_DYNAMIC_SMEM=<shared>)     dynamic shared memory)
+                         WARPSMITH_SPILL_MAX_REGS=auto,             dynamic shared memory and
+                         WARPSMITH_SPILL_DYNAMIC_SMEM=<shared>)     the occupancy-raising spill)
 
 The drop-in must exit as ptxas does, never panic and never build worse than ptxas alone (the
 verdict of never_worse.py: launch legality, occupancy with Triton's dynamic shared memory, then
@@ -176,7 +177,9 @@ def check_one(case, ptx, spec, meta, args, rng, tmp):
     ref, new = os.path.join(tmp, "ptxas.cubin"), os.path.join(tmp, "warpsmith.cubin")
     opts = ["-lineinfo", "-v", f"--gpu-name={args.arch}", src, "-o"]
     a = run([PTXAS] + opts + [ref])
-    env = dict(os.environ, WARPSMITH_PASSES="spill,shuffle,demote",
+    # `auto`: the spill pass also raises occupancy, so that its rewrite runs on these kernels
+    # (none uses local memory, where the default `keep` leaves them alone).
+    env = dict(os.environ, WARPSMITH_PASSES="spill,shuffle,demote", WARPSMITH_SPILL_MAX_REGS="auto",
                WARPSMITH_SPILL_DYNAMIC_SMEM=str(meta["shared"]), WARPSMITH_PTXAS=PTXAS)
     b = run([BIN, "ptxas"] + opts + [new], env=env)
     where = f"lines {lines}"

@@ -238,6 +238,8 @@ def main():
                          "Triton's own `ptxas` and `ptxas-blackwell`)")
     ap.add_argument("--cuobjdump", help="default: .tools/bin/cuobjdump, else Triton's own")
     ap.add_argument("--passes", default="spill,shuffle", help="WARPSMITH_PASSES")
+    ap.add_argument("--spill-max-regs", metavar="keep|auto|N",
+                    help="WARPSMITH_SPILL_MAX_REGS (default: unset, the drop-in's default `keep`)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "triton"))
     ap.add_argument("--only", nargs="+", metavar="CASE")
     ap.add_argument("--ci", action="store_true", help="only the CI subset of the suite")
@@ -300,6 +302,8 @@ def main():
     ptx_passes = ",".join(p for p in passes if p != "demote" or not script_demotes)
     ws_env = dict(base_env, WARPSMITH_PTXAS=real, WARPSMITH_PTXAS_BLACKWELL=real_blackwell,
                   WARPSMITH_PASSES=ptx_passes)
+    if opts.spill_max_regs:
+        ws_env["WARPSMITH_SPILL_MAX_REGS"] = opts.spill_max_regs
 
     # Compile every (architecture, side) suite first, `--jobs` at a time.
     tasks = []
@@ -367,7 +371,8 @@ def main():
                 failed = True
             rows.append(row)
 
-    print(f"\nwarpsmith ptxas (WARPSMITH_PASSES={opts.passes}) against ptxas alone ({real}, "
+    spill_target = f", WARPSMITH_SPILL_MAX_REGS={opts.spill_max_regs}" if opts.spill_max_regs else ""
+    print(f"\nwarpsmith ptxas (WARPSMITH_PASSES={opts.passes}{spill_target}) against ptxas alone ({real}, "
           f"{real_blackwell}); "
           "regs/local B/static smem B/occupancy\n")
     print("| kernel | arch | threads | dyn smem | ptxas alone | warpsmith | legal | verdict | goal | wrapper |")
@@ -385,7 +390,7 @@ def main():
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("worse", "equal", "better", "error")}
     print(f"\n{len(rows)} kernel builds: " + ", ".join(f"{n} {v}" for v, n in counts.items()) +
           f"; illegal launches: {sum(1 for r in rows if 'after' in r and not r['after']['legal'])}")
-    report = {"passes": opts.passes, "real_ptxas": real, "real_ptxas_blackwell": real_blackwell,
+    report = {"passes": opts.passes, "spill_max_regs": opts.spill_max_regs, "real_ptxas": real, "real_ptxas_blackwell": real_blackwell,
               "warpsmith": warpsmith,
               "triton_version": triton.__version__, "rows": rows, "counts": counts,
               "result": "FAIL" if failed else "PASS"}

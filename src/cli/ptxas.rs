@@ -576,7 +576,9 @@ Environment:
   WARPSMITH_KEEP_TEMPS   1: keep the rewritten PTX and print its path on standard error.
   WARPSMITH_SHUFFLE_BUDGET_MS   time budget of the shuffle analysis per file, ms (default
                                 2000; 0: none). When spent, what is proved so far is kept.
-  WARPSMITH_SPILL_MAX_REGS      N (16..255) or auto (default auto: next occupancy cliff)
+  WARPSMITH_SPILL_MAX_REGS      keep (default: only kernels ptxas gives local memory, moved
+                                to shared memory at the same occupancy; others as they are),
+                                auto (next occupancy cliff) or N (16..255)
   WARPSMITH_SPILL_KERNEL        only this kernel (default: every kernel)
   WARPSMITH_SPILL_ARCH          sm_XX for occupancy (default: -arch/--gpu-name, else .target)
   WARPSMITH_SPILL_BLOCK_SIZE    threads per block for kernels without launch bounds
@@ -596,7 +598,8 @@ Examples:
   (with `import warpsmith_triton; warpsmith_triton.install()` in train.py, each kernel's
   dynamic shared memory reaches the passes, and a grown launch reaches Triton; on an H200
   demote never made a Triton kernel slower, while spill's occupancy gains were slower on
-  four of five: docs/ptxas-wrapper.md, Which passes for Triton)
+  four of five, which is why WARPSMITH_SPILL_MAX_REGS defaults to keep: docs/ptxas-wrapper.md,
+  Which passes for Triton)
   TRITON_PTXAS_BLACKWELL_PATH=$HOME/bin/ptxas-blackwell (also a link to warpsmith) for
   Triton 3.9 on sm_90 and later; WARPSMITH_PTXAS_BLACKWELL=<Triton's ptxas-blackwell>
 

@@ -7,7 +7,7 @@
 //! here; [`warpsmith_codegen_spill`] parses it, runs [`crate::spill::spill_module`] (RegDem §3,
 //! Sampaio et al. §3; see `docs/spill.md`) and prints the result. Options come from
 //! [`crate::spill::env`] (the same `WARPSMITH_SPILL_*` variables as the `warpsmith ptxas`
-//! wrapper); the plugin's `-warpsmith-spill=N|auto|off` option, when given, takes the place of
+//! wrapper); the plugin's `-warpsmith-spill=N|auto|keep|off` option, when given, takes the place of
 //! `WARPSMITH_SPILL_MAX_REGS`.
 //!
 //! Any failure (bad option, PTX the parser does not accept, a kernel the pass refuses, a panic) is
@@ -97,7 +97,7 @@ pub fn options(
     .map_err(|e| {
         if from_option && e.var == MAX_REGS_VAR {
             format!(
-                "-warpsmith-spill={}: expected `auto`, `off` or a register count in 16..=255",
+                "-warpsmith-spill={}: expected `keep`, `auto`, `off` or a register count in 16..=255",
                 e.value
             )
         } else {

@@ -15,7 +15,7 @@
 //     `warpsmith_llvm_analyze`. The analysis itself is written once, in Rust.
 //  3. Prints the result one line per argument and instruction: `<class>: <value>`.
 //  4. The code-generation hook (PreCodeGenCallback, called by llc and clang before the back end):
-//     for an NVPTX module compiled to assembly with spilling requested (-warpsmith-spill=N|auto,
+//     for an NVPTX module compiled to assembly with spilling requested (-warpsmith-spill=N|auto|keep,
 //     or WARPSMITH_SPILL_MAX_REGS), it runs the module's own TargetMachine codegen into a buffer,
 //     hands the PTX to the Rust spilling pass (src/plugin/codegen.rs, `warpsmith_codegen_spill`)
 //     and writes the result; if the pass fails it warns and writes LLVM's PTX unchanged. Without
@@ -37,8 +37,9 @@
 //   -affine-divergence-block-dim=X[,Y[,Z]]  the block shape of every kernel
 //   -warpsmith-trace-claims=PATH            warpsmith-trace-divergence: where the claims go
 //   -warpsmith-trace-capacity=N             warpsmith-trace-divergence: records the trace holds
-//   -warpsmith-spill=N|auto|off             code-generation hook: spill to shared memory with
-//                                           register target N / the next occupancy cliff / not
+//   -warpsmith-spill=N|auto|keep|off        code-generation hook: spill to shared memory with
+//                                           register target N / the next occupancy cliff / only
+//                                           ptxas's local memory, at the same occupancy / not
 //                                           at all (overrides WARPSMITH_SPILL_MAX_REGS)
 //   -warpsmith-spill-verbose                one summary line per spilled kernel on stderr
 //
@@ -951,9 +952,10 @@ void registerCallbacks(PassBuilder &PB) {
 cl::opt<std::string>
     SpillOpt("warpsmith-spill",
              cl::desc("warpsmith: spill NVPTX registers to shared memory when generating PTX "
-                      "(N = register target, auto = next occupancy cliff, off = never; "
+                      "(N = register target, auto = next occupancy cliff, keep = only where "
+                      "ptxas uses local memory, at the same occupancy, off = never; "
                       "default: WARPSMITH_SPILL_MAX_REGS)"),
-             cl::value_desc("N|auto|off"), cl::init(""));
+             cl::value_desc("N|auto|keep|off"), cl::init(""));
 cl::opt<bool> SpillVerbose("warpsmith-spill-verbose",
                            cl::desc("warpsmith: one summary line per spilled kernel on stderr"),
                            cl::init(false));

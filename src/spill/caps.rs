@@ -93,6 +93,19 @@ impl CapSearch<'_> {
     }
 }
 
+/// Why no register cap is worth trying.
+fn nothing_to_do(setup: &KernelSetup, opts: &SpillOptions) -> String {
+    match opts.target {
+        Target::KeepOccupancy if setup.before.is_none() => "keeping the occupancy: ptxas was not \
+            run, so nothing shows local memory to move: nothing to do"
+            .into(),
+        Target::KeepOccupancy => "ptxas alone uses no local memory: nothing to move at this \
+            occupancy (WARPSMITH_SPILL_MAX_REGS=auto or --occupancy auto raises it)"
+            .into(),
+        _ => "already at the highest occupancy for its block size: nothing to do".into(),
+    }
+}
+
 /// The kernel-level driver: measures the original, tries each register cap (nearest first) and
 /// keeps the best rewrite the never-worse rule accepts, or the original.
 pub(super) fn spill_kernel(
@@ -103,15 +116,15 @@ pub(super) fn spill_kernel(
     opts: &SpillOptions,
 ) -> Result<KernelReport, SpillError> {
     let setup = setup::setup_kernel(f, module, idx, opts)?;
-    let classes = classifications(f, opts)?;
     let caps = setup::targets(&setup, opts.target)?;
     if caps.is_empty() {
         return Ok(original_report(
             &setup,
-            "already at the highest occupancy for its block size: nothing to do".into(),
+            nothing_to_do(&setup, opts),
             Vec::new(),
         ));
     }
+    let classes = classifications(f, opts)?;
     let original = f.clone();
     let memo = PtxasMemo::default();
     let cs = CapSearch {

@@ -4,7 +4,7 @@
 //!
 //! | variable | meaning | default |
 //! |---|---|---|
-//! | `WARPSMITH_SPILL_MAX_REGS` | `N` (a register cap) or `auto` (next occupancy cliff) | `auto` |
+//! | `WARPSMITH_SPILL_MAX_REGS` | `keep` (only where ptxas alone uses local memory: move it to shared memory at the same occupancy), `auto` (next occupancy cliff) or `N` (a register cap) | `keep` |
 //! | `WARPSMITH_SPILL_KERNEL` | only this kernel | every kernel |
 //! | `WARPSMITH_SPILL_ARCH` | `sm_XX` for occupancy | the caller's (`-arch`, the module's `.target`) |
 //! | `WARPSMITH_SPILL_BLOCK_SIZE` | threads per block for kernels without launch bounds | none (such kernels are refused) |
@@ -37,15 +37,16 @@ pub fn spill_options_with(
 ) -> Result<SpillOptions, EnvError> {
     let num = |var: &'static str| u32_var(&get, var);
     let target = match get("WARPSMITH_SPILL_MAX_REGS") {
-        None => Target::Auto,
-        Some(v) if v.trim().is_empty() || v.trim() == "auto" => Target::Auto,
+        None => Target::KeepOccupancy,
+        Some(v) if v.trim().is_empty() || v.trim() == "keep" => Target::KeepOccupancy,
+        Some(v) if v.trim() == "auto" => Target::Auto,
         Some(v) => match v.trim().parse::<u32>() {
             Ok(n) if (16..=255).contains(&n) => Target::MaxRegs(n),
             _ => {
                 return Err(EnvError {
                     var: "WARPSMITH_SPILL_MAX_REGS",
                     value: v,
-                    why: "expected `auto` or a register count in 16..=255",
+                    why: "expected `keep`, `auto` or a register count in 16..=255",
                 })
             }
         },
@@ -134,9 +135,9 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_auto_with_callers_arch() {
+    fn defaults_keep_the_occupancy_with_callers_arch() {
         let o = opts(&[]).unwrap();
-        assert_eq!(o.target, Target::Auto);
+        assert_eq!(o.target, Target::KeepOccupancy);
         assert_eq!(o.arch, "sm_80");
         assert!(o.use_ptxas);
         assert_eq!(o.dynamic_smem, None);
@@ -165,6 +166,22 @@ mod tests {
         assert_eq!(o.dynamic_smem, Some(1024));
         assert!(!o.use_ptxas);
         assert_eq!(o.jobs, Some(3));
+    }
+
+    #[test]
+    fn the_register_target_is_keep_auto_or_a_count() {
+        for (v, t) in [
+            ("", Target::KeepOccupancy),
+            ("keep", Target::KeepOccupancy),
+            (" auto ", Target::Auto),
+            ("255", Target::MaxRegs(255)),
+        ] {
+            assert_eq!(
+                opts(&[("WARPSMITH_SPILL_MAX_REGS", v)]).unwrap().target,
+                t,
+                "{v:?}"
+            );
+        }
     }
 
     #[test]

@@ -218,16 +218,12 @@ fn confidently_above(predicted: u32) -> u32 {
 /// The register caps to try, nearest first: the given one, or (`auto`) every occupancy cliff
 /// below the kernel's use (without ptxas, [`MODEL_MARGIN_BEFORE`] below the register model's
 /// prediction) — preceded, when ptxas alone already spills, by the cap of the kernel's
-/// own occupancy step (same occupancy, the local memory moved to shared memory). Empty when there
-/// is nothing to try.
+/// own occupancy step (same occupancy, the local memory moved to shared memory); or (`keep`) that
+/// own step alone. Empty when there is nothing to try.
 pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, SpillError> {
     match target {
         Target::MaxRegs(n) => Ok(vec![n]),
         Target::Auto => {
-            let spills = s
-                .before
-                .as_ref()
-                .is_some_and(|k| k.spill_stores + k.spill_loads + k.stack_frame > 0);
             let regs = s.predicted_before.map_or(s.regs_before, confidently_above);
             Ok(cliff_caps(
                 s.arch,
@@ -235,10 +231,31 @@ pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, Spill
                 s.static_smem,
                 s.dynamic,
                 regs,
-                spills,
+                uses_local_memory(s),
             )?)
         }
+        // Without ptxas's figures nothing says the original spills: nothing to do.
+        Target::KeepOccupancy if !uses_local_memory(s) => Ok(Vec::new()),
+        Target::KeepOccupancy => Ok(cliff_caps(
+            s.arch,
+            s.threads,
+            s.static_smem,
+            s.dynamic,
+            s.regs_before,
+            true,
+        )?
+        .into_iter()
+        .take(1)
+        .filter(|&cap| cap >= s.regs_before)
+        .collect()),
     }
+}
+
+/// Whether ptxas alone gives the original a stack frame or spill code (false without ptxas).
+pub(super) fn uses_local_memory(s: &KernelSetup) -> bool {
+    s.before
+        .as_ref()
+        .is_some_and(|k| k.spill_stores + k.spill_loads + k.stack_frame > 0)
 }
 
 /// The register caps worth trying for a kernel that uses `regs` registers (ptxas's figure) with

@@ -67,7 +67,7 @@ echo "== warpsmith_cuda_target: errors and scope (tests/cmake/errors)"
 # case|what the configure must print (error cases must also fail)
 cases=(
   "unknown_pass|unknown pass \`frobnicate\`"
-  "bad_regs|SPILL_MAX_REGS must be auto or a number from 16 to 255, not \`300\`"
+  "bad_regs|SPILL_MAX_REGS must be keep, auto or a number from 16 to 255, not \`300\`"
   "bad_env|ENV takes WARPSMITH_NAME=value settings, not \`FOO=1\`"
   "passes_in_env|give the passes with PASSES"
   "unknown_argument|unknown arguments: PASES"

@@ -1,7 +1,7 @@
 """Checks python/warpsmith_triton.py with the Triton on PYTHONPATH, without a GPU.
 
 One suite kernel that uses dynamic shared memory is compiled three ways through `ptxas` links to
-warpsmith (WARPSMITH_PASSES=spill), each in a fresh process and Triton cache:
+warpsmith (WARPSMITH_PASSES=spill, WARPSMITH_SPILL_MAX_REGS=auto), each in a fresh process and Triton cache:
   hook  - warpsmith_triton.install(), no WARPSMITH_SPILL_DYNAMIC_SMEM;
   env   - WARPSMITH_SPILL_DYNAMIC_SMEM = the kernel's metadata.shared, no hook;
   plain - neither (the drop-in must treat the size as unknown and add no shared memory).
@@ -60,6 +60,10 @@ def build(mode, opts, out, links, reals, shared=None):
                WARPSMITH_PTXAS=reals["ptxas"], WARPSMITH_PTXAS_BLACKWELL=reals["ptxas-blackwell"],
                WARPSMITH_PASSES="demote" if mode in ("grow", "static") else "spill",
                TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="ws-hook-"))
+    if mode not in ("grow", "static"):
+        # `auto`: the occupancy-raising mode, where knowing the size lets the pass add shared
+        # memory (the default, `keep`, leaves a kernel without local memory alone).
+        env["WARPSMITH_SPILL_MAX_REGS"] = "auto"
     if shared is not None:
         env["WARPSMITH_SPILL_DYNAMIC_SMEM"] = str(shared)
     r = subprocess.run([sys.executable, __file__, "--child", mode, "--arch", opts.arch,
