@@ -195,7 +195,8 @@ pub enum Pass {
     /// Shared-memory spilling (`warpsmith::spill`), options from `WARPSMITH_SPILL_*`.
     Spill,
     /// The variant predictor without a launch spec (`warpsmith::tune::tune_all`): `.maxnreg` or
-    /// the pragma at an occupancy cliff where the static model predicts it faster.
+    /// the pragma at ptxas alone's occupancy where the static model predicts it faster (without
+    /// a launch no change of occupancy is chosen: `warpsmith::tune::choose`).
     Tune,
     /// After ptxas: the cubin's local-memory frame moved to shared memory
     /// (`warpsmith::sass::demote`; `super::ptxas_demote`).
@@ -556,7 +557,8 @@ assembled: a build is never broken by warpsmith.
 
 Environment:
   WARPSMITH_PASSES       comma list of passes, in order: shuffle, spill, tune (on the PTX;
-                         tune: .maxnreg/pragma where the static model predicts it faster),
+                         tune: .maxnreg/pragma at ptxas alone's occupancy where the static
+                         model predicts it faster; without a launch it raises no occupancy),
                          demote (on the cubin ptxas wrote: local-memory frame to shared memory;
                          needs WARPSMITH_SPILL_DYNAMIC_SMEM, and a block-size bound in the
                          PTX or WARPSMITH_SPILL_BLOCK_SIZE; after a PTX pass changed the

@@ -28,8 +28,10 @@ use super::{emit, load_ptx, write_json_report, CliError};
 /// the default). Where the SASS emulator cannot run the kernel, the PTX emulator's counts feed an
 /// analytic model (issue, pipe, L1, shared-memory, DRAM and latency bounds against the
 /// occupancy), else a static count (the report's `model` and `predictor` say which). Without
-/// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) can
-/// be chosen: a rewrite is chosen only after `equiv` proves it computes the same bytes as the
+/// --launch a static model ranks the variants and only ptxas-option variants (ptxas, pragma) at
+/// ptxas alone's occupancy can be chosen (the others are listed as left out: on an H200 the
+/// static model's predictions for a change of occupancy did not carry, docs/tune.md "In the
+/// drop-in"); a rewrite is chosen only after `equiv` proves it computes the same bytes as the
 /// original on the launch. Predictions are not measurements: against the latest GPU run (an
 /// H200, 4 Dec 2026) the choice was within 5 % of the fastest variant for 25 of 29 kernels (15
 /// bench kernels, 14 Triton kernels); it picks spill-168 for Triton's d=64 attention, 21 %
@@ -189,13 +191,16 @@ fn summary(r: &TuneReport) {
         match (&v.error, v.predicted_us) {
             (Some(e), _) => eprintln!("{mark} {:<20} unusable: {e}", v.name),
             (None, Some(us)) => eprintln!(
-                "{mark} {:<20} {:>4} regs {:>5} B local {:>6} B smem occ {:>5.1}% {:>10.3} us",
+                "{mark} {:<20} {:>4} regs {:>5} B local {:>6} B smem occ {:>5.1}% {:>10.3} us{}",
                 v.name,
                 v.registers.unwrap_or(0),
                 v.local_bytes.unwrap_or(0),
                 v.shared_bytes.unwrap_or(0),
                 v.occupancy.unwrap_or(0.0) * 100.0,
-                us
+                us,
+                v.left_out
+                    .as_deref()
+                    .map_or(String::new(), |w| format!("  (left out: {w})"))
             ),
             (None, None) => eprintln!("{mark} {:<20} no prediction", v.name),
         }

@@ -5,7 +5,8 @@
 //! kernel is chosen only with a launch spec and only after `equiv` proves it computes the same
 //! bytes as the original on the PTX emulator (a demote variant: on the SASS emulator, when it was
 //! built); otherwise the next one is tried. A cubin-only variant (demote) is chosen only when the
-//! output is a cubin. When nothing has a prediction, ptxas alone is kept.
+//! output is a cubin. Without a launch spec only variants at ptxas alone's occupancy compete
+//! ([`refuse_occupancy_changes`]). When nothing has a prediction, ptxas alone is kept.
 
 use crate::emu::equiv::{check, Verdict};
 
@@ -29,6 +30,9 @@ pub fn choose(
              equal to the original and are never chosen"
                 .into(),
         );
+    }
+    if opts.launch.is_none() {
+        refuse_occupancy_changes(vs, notes);
     }
     if !opts.cubin_out {
         let mut excluded = false;
@@ -84,6 +88,41 @@ pub fn choose(
     }
 }
 
+/// Without a launch spec only variants at ptxas alone's occupancy compete (`vs[0]` is ptxas
+/// alone). The static model then ranks the variants, and what it predicts for a change of
+/// occupancy did not carry to the hardware: on an H200 (4 Dec 2026; docs/tune.md, "In the
+/// drop-in") it predicted 1.2–2.0× for raising occupancy on 29 kernels where the measured
+/// change was 0.64–1.23×, and its pick made one kernel 14 % slower. With a launch the cycle
+/// model, which runs the kernel, decides.
+fn refuse_occupancy_changes(vs: &mut [Evaluated], notes: &mut Vec<String>) {
+    let Some(base) = vs.first().and_then(|v| v.report.occupancy) else {
+        return;
+    };
+    let mut refused = Vec::new();
+    for v in vs.iter_mut().skip(1) {
+        let Some(occ) = v.report.occupancy else {
+            continue;
+        };
+        // Rewrites are not chosen without a launch anyway (their figures stay in the report).
+        if v.report.error.is_none() && !v.report.kind.rewrites() && (occ - base).abs() > 1e-9 {
+            v.report.left_out = Some(format!(
+                "without --launch a change of occupancy ({:.1}% -> {:.1}%) is not chosen",
+                base * 100.0,
+                occ * 100.0
+            ));
+            refused.push(v.report.name.clone());
+        }
+    }
+    if !refused.is_empty() {
+        notes.push(format!(
+            "without --launch only variants at ptxas alone's occupancy compete ({} left out): \
+             on an H200 the static model's occupancy predictions did not carry (docs/tune.md, \
+             In the drop-in)",
+            refused.join(", ")
+        ));
+    }
+}
+
 /// A rewrite cannot be proved equal without a spec ([`best`] already leaves such variants out;
 /// this keeps the loop finite should that ever change).
 fn refuse_unprovable(vs: &mut [Evaluated], i: usize) {
@@ -94,6 +133,7 @@ fn refuse_unprovable(vs: &mut [Evaluated], i: usize) {
 fn best(vs: &[Evaluated], have_spec: bool) -> Option<usize> {
     let eligible = |v: &Evaluated| {
         v.report.error.is_none()
+            && v.report.left_out.is_none()
             && v.report.predicted_us.is_some()
             && (have_spec || !v.report.kind.rewrites())
     };
@@ -179,6 +219,47 @@ mod tests {
         vs[1].report.equivalent = None;
         assert_eq!(run(&mut vs, true).0, "ptxas");
         assert!(vs[1].report.error.is_some());
+    }
+
+    #[test]
+    fn without_a_launch_only_the_original_occupancy_competes() {
+        let make = || {
+            let mut vs = vec![
+                v("ptxas", Kind::Ptxas, None, 10.0, None),
+                v("pragma-32", Kind::Pragma, Some(32), 5.0, None),
+                v("pragma-40", Kind::Pragma, Some(40), 9.0, None),
+            ];
+            vs[0].report.occupancy = Some(0.625);
+            vs[1].report.occupancy = Some(1.0);
+            vs[2].report.occupancy = Some(0.625);
+            vs
+        };
+        let mut vs = make();
+        let (name, notes) = pick(&mut vs);
+        assert_eq!(name, "pragma-40");
+        assert!(vs[1]
+            .report
+            .left_out
+            .as_deref()
+            .unwrap()
+            .contains("62.5% -> 100.0%"));
+        assert!(
+            notes.iter().any(|n| n.contains("pragma-32 left out")),
+            "{notes:?}"
+        );
+        // With a launch the faster prediction at the higher occupancy wins.
+        let spec = crate::emu::launch::LaunchSpec::from_json(
+            r#"{"kernel": "k", "grid": [1], "block": [32], "args": []}"#,
+        )
+        .unwrap();
+        let opts = TuneOptions {
+            launch: Some(spec),
+            ..TuneOptions::default()
+        };
+        let mut vs = make();
+        let original = vs[0].module.clone();
+        let i = choose(&original, &mut vs, &opts, &mut Vec::new());
+        assert_eq!(vs[i].report.name, "pragma-32");
     }
 
     #[test]

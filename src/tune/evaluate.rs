@@ -216,6 +216,7 @@ impl<'a> Runner<'a> {
             chosen: false,
             equivalent: None,
             error: None,
+            left_out: None,
         };
         let built = match (&c.module, c.kind) {
             (Err(why), _) => Err(why.clone()),
@@ -503,6 +504,7 @@ pub(crate) fn test_variant(name: &str, kind: Kind, max_regs: Option<u32>) -> Eva
             chosen: false,
             equivalent: None,
             error: None,
+            left_out: None,
         },
         module,
         measured: None,

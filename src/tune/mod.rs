@@ -187,6 +187,10 @@ pub struct VariantReport {
     /// Why the variant cannot be used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why a usable, predicted variant may not be chosen (without a launch: a change of
+    /// occupancy, `choose::refuse_occupancy_changes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<String>,
 }
 
 /// The report (`--report`).
@@ -375,6 +379,13 @@ pub fn tune_all(module: &Module, base: &TuneOptions) -> (Module, Vec<String>) {
                     t.report.model.name(),
                     chosen.and_then(|v| v.predicted_us).unwrap_or(0.0)
                 ));
+                notes.extend(
+                    t.report
+                        .notes
+                        .iter()
+                        .filter(|n| n.starts_with("without --launch only"))
+                        .map(|n| format!("tune: {k}: {n}")),
+                );
                 m = t.module;
             }
             Err(e) => notes.push(format!("tune: {k}: left as it was: {e}")),
