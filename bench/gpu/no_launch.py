@@ -33,6 +33,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rescore import spearman  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("WARPSMITH_BIN", os.path.join(ROOT, "target", "release", "warpsmith"))
 CLANG = os.environ.get("WARPSMITH_CLANG", "/usr/lib/llvm-22/bin/clang")
@@ -100,14 +103,6 @@ def triton_jobs(truth, triton_dir):
                meta["shared"], False)
 
 
-def rank(xs):
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0] * len(xs)
-    for pos, i in enumerate(order):
-        r[i] = pos
-    return r
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
@@ -173,8 +168,8 @@ def main():
         pred = [r[2] for r in raises]
         meas = [r[3] for r in raises]
         n = len(raises)
-        rp, rm = rank(pred), rank(meas)
-        rho = 1 - 6 * sum((x - y) ** 2 for x, y in zip(rp, rm)) / (n * (n * n - 1)) if n > 2 else float("nan")
+        rho = spearman(pred, meas)
+        rho = float("nan") if rho is None else rho
         big = [r for r in raises if r[2] >= 1.2]
         print(f"{n} variants raise occupancy without adding local memory: predicted gain "
               f"{min(pred):.2f}-{max(pred):.2f}, measured {min(meas):.2f}-{max(meas):.2f}; "

@@ -236,18 +236,13 @@ pub(super) fn targets(s: &KernelSetup, target: Target) -> Result<Vec<u32>, Spill
         }
         // Without ptxas's figures nothing says the original spills: nothing to do.
         Target::KeepOccupancy if !uses_local_memory(s) => Ok(Vec::new()),
-        Target::KeepOccupancy => Ok(cliff_caps(
-            s.arch,
-            s.threads,
-            s.static_smem,
-            s.dynamic,
-            s.regs_before,
-            true,
-        )?
-        .into_iter()
-        .take(1)
-        .filter(|&cap| cap >= s.regs_before)
-        .collect()),
+        Target::KeepOccupancy => {
+            let steps = occupancy::cliffs(
+                s.arch,
+                &launch_resources(0, s.threads, s.static_smem, s.dynamic),
+            )?;
+            Ok(own_step(&steps, s.regs_before).into_iter().collect())
+        }
     }
 }
 
@@ -272,12 +267,8 @@ pub fn cliff_caps(
     spills: bool,
 ) -> Result<Vec<u32>, occupancy::OccupancyError> {
     let steps = occupancy::cliffs(arch, &launch_resources(0, threads, static_smem, dynamic))?;
-    let own_step = steps
-        .iter()
-        .find(|c| c.max_regs >= regs)
-        .map(|c| c.max_regs)
-        .filter(|_| spills);
-    Ok(own_step
+    Ok(own_step(&steps, regs)
+        .filter(|_| spills)
         .into_iter()
         .chain(
             steps
@@ -287,6 +278,15 @@ pub fn cliff_caps(
                 .map(|c| c.max_regs),
         )
         .collect())
+}
+
+/// The cap of the occupancy step a kernel using `regs` registers is on: the most registers that
+/// keep its occupancy (`steps`: [`occupancy::cliffs`], fewest registers first).
+fn own_step(steps: &[occupancy::Cliff], regs: u32) -> Option<u32> {
+    steps
+        .iter()
+        .find(|c| c.max_regs >= regs)
+        .map(|c| c.max_regs)
 }
 
 /// Bytes of shared memory the kernel can still declare statically and the launch can still take:

@@ -17,6 +17,11 @@ use crate::ptx::Module;
 /// Relative difference under which two predictions tie.
 pub const TIE: f64 = 0.01;
 
+/// How the report's note on the variants left out without a launch begins (the drop-in passes
+/// that note on: [`super::tune_all`]).
+pub const OCCUPANCY_NOTE: &str =
+    "without --launch only variants at ptxas alone's occupancy compete";
+
 /// Marks and returns the chosen variant's index (0, ptxas alone, when none qualifies).
 pub fn choose(
     original: &Module,
@@ -115,9 +120,8 @@ fn refuse_occupancy_changes(vs: &mut [Evaluated], notes: &mut Vec<String>) {
     }
     if !refused.is_empty() {
         notes.push(format!(
-            "without --launch only variants at ptxas alone's occupancy compete ({} left out): \
-             on an H200 the static model's occupancy predictions did not carry (docs/tune.md, \
-             In the drop-in)",
+            "{OCCUPANCY_NOTE} ({} left out): on an H200 the static model's occupancy predictions \
+             did not carry (docs/tune.md, In the drop-in)",
             refused.join(", ")
         ));
     }

@@ -383,7 +383,7 @@ pub fn tune_all(module: &Module, base: &TuneOptions) -> (Module, Vec<String>) {
                     t.report
                         .notes
                         .iter()
-                        .filter(|n| n.starts_with("without --launch only"))
+                        .filter(|n| n.starts_with(choose::OCCUPANCY_NOTE))
                         .map(|n| format!("tune: {k}: {n}")),
                 );
                 m = t.module;
