@@ -124,6 +124,14 @@ if [[ "${WARPSMITH_SKIP_TRITON:-0}" != 1 ]]; then
   install_wheel liger-kernel==0.8.5 liger packaging==25.0
 fi
 
+# ---- 2e. FlagGems from PyPI (tests/triton/flaggems_suite.py) -----------------------------------
+# BAAI's Triton implementations of PyTorch operators (`flag-gems`, pure Python, 2 MB, --no-deps,
+# with `packaging`): a second foreign Triton corpus. Its package set-up needs torch and a device;
+# tests/triton/flaggems_loader.py imports the op modules without either.
+if [[ "${WARPSMITH_SKIP_TRITON:-0}" != 1 ]]; then
+  install_wheel flag-gems==5.0.2 flaggems packaging==25.0
+fi
+
 # ---- 3. Rust toolchain -------------------------------------------------------------------------
 # Callers add ~/.cargo/bin to their own PATH (scripts/test.sh and scripts/demo.sh do).
 if ! command -v cargo >/dev/null 2>&1 && [[ -x "$HOME/.cargo/bin/cargo" ]]; then

@@ -18,7 +18,10 @@
 #              the SASS emulator (bench/triton/equiv_builds.py, every output byte)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
-#              16 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
+#              20 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
+#   flaggems, flaggems-3.9  the same on FlagGems' (tests/triton/flaggems_suite.py: 13 operator
+#              kernels), and their emulated results against the operators
+#              (tests/triton/flaggems_reference.py), with Triton 3.6 and 3.9
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
 #   rust-nvptx cargo test --offline in examples/rust-nvptx (a Rust NVPTX kernel, warpsmith in build.rs)
 #
@@ -205,21 +208,22 @@ hook_checks() { # PYTHONPATH OUT
     PYTHONPATH="$1" "${check[@]}" --out "$2/sm_90" --arch sm_90 --case softmax_8192 &&
     PYTHONPATH="$1" "${check[@]}" --out "$2/grow" --arch sm_90 --case matmul_tma_fp16_128x256x64 --grow
 }
-# triton_step STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR [liger]: the step, or
-# SKIPPED with the reason when the build failed, Triton (or, for `liger`, Liger-Kernel) is not
-# installed, or a one-kernel probe shows that Triton cannot compile here.
+# triton_step STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR [liger|flaggems]: the
+# step, or SKIPPED with the reason when the build failed, Triton (or the foreign library: Liger-
+# Kernel, FlagGems) is not installed, or a one-kernel probe shows that Triton cannot compile here.
 triton_step() {
   local name="$1" dir="$root/.tools/$2" out="$root/target/$1" ptxas="$3" corpus="${4:-suite}"
   local path="$dir" check=triton_check probe_case=layer_norm_4096 probe
-  if [[ "$corpus" == liger ]]; then
-    path="$dir:$root/.tools/liger" check=liger_check probe_case=liger_softmax_fwd
-  fi
+  case "$corpus" in
+    liger) path="$dir:$root/.tools/liger" check=liger_check probe_case=liger_softmax_fwd ;;
+    flaggems) path="$dir:$root/.tools/flaggems" check=flaggems_check probe_case=fg_embedding ;;
+  esac
   if ((!build_ok)); then
     skip "$name" "the build failed"
   elif [[ ! -f "$dir/.installed" ]]; then
     skip "$name" "Triton is not installed in .tools/$2 (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
-  elif [[ "$corpus" == liger && ! -f "$root/.tools/liger/.installed" ]]; then
-    skip "$name" "Liger-Kernel is not in .tools/liger (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
+  elif [[ "$corpus" != suite && ! -f "$root/.tools/$corpus/.installed" ]]; then
+    skip "$name" "$corpus is not in .tools/$corpus (setup.sh; WARPSMITH_SKIP_TRITON=1?)"
   elif ! probe=$(PYTHONPATH="$path" python3 tests/triton/compile_suite.py --corpus "$corpus" \
     --arch sm_80 --only "$probe_case" --out "$out/probe" 2>&1); then
     skip "$name" "Triton probe (one kernel, no GPU) failed: $(tail -n1 <<<"$probe")"
@@ -237,22 +241,45 @@ triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidi
 # from setup.sh's .tools/liger, with the launch Liger's own wrappers give. The drop-in's
 # never-worse check on all 19 for sm_80 and 20 for sm_90; then the emulator
 # runs each on its launch, a spilling rewrite at 32 registers must be `equiv` to it and the
-# divergence claims must hold (tests/emu_triton.rs `liger_kernels_from_environment`), the SASS
+# divergence claims must hold (tests/emu_triton.rs `foreign_kernels_from_environment`), the SASS
 # decoder and the SASS emulator check the cubins as for the suite. About 4 minutes (3.6) and 1.5
 # minutes (3.9) on the 2-core CI machine.
-liger_check() { # PYTHONPATH OUT PTXAS
-  local path="$1" out="$2" ptxas="$3"
-  PYTHONPATH="$path" python3 bench/triton/never_worse.py --corpus liger \
+# foreign_check CORPUS PYTHONPATH OUT PTXAS: what the liger and flaggems steps share.
+foreign_check() {
+  local corpus="$1" path="$2" out="$3" ptxas="$4"
+  PYTHONPATH="$path" python3 bench/triton/never_worse.py --corpus "$corpus" \
     --jobs 2 --passes spill,shuffle,demote --spill-max-regs auto \
     --warpsmith "$root/target/debug/warpsmith" --out "$out" &&
     equiv_builds "$out" &&
     ptxas_builds "$out" &&
-    WARPSMITH_LIGER_DIR="$out/equiv" cargo test --test emu_triton liger_kernels_from_environment &&
+    WARPSMITH_FOREIGN_DIR="$out/equiv" cargo test --test emu_triton \
+      foreign_kernels_from_environment &&
     sass_checks "$out" "$ptxas"
+}
+liger_check() { # PYTHONPATH OUT PTXAS
+  foreign_check liger "$@"
 }
 triton_step liger triton "$root/.tools/bin/ptxas" liger
 triton_step liger-3.9 triton-3.9 \
   "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell" liger
+
+# ---- flaggems: FlagGems' Triton kernels through the same checks (issue 12, foreign code) -------
+# tests/triton/flaggems_suite.py: BAAI's Triton implementations of PyTorch operators (a scan,
+# dropout through Philox, argmax, embedding and index_select through int64 indices, scatter_add
+# through atomics, nonzero, Welford var_mean, a grouped-order matmul, an im2col convolution on a
+# 3-D grid, a 256-point Hadamard transform, causal flash attention with dropout; on sm_90 a
+# block-scaled fp8 GEMM), from setup.sh's .tools/flaggems, launched as FlagGems' wrappers launch
+# them. The checks of the liger step, then tests/triton/flaggems_reference.py: what both
+# emulators compute from ptxas's builds against the operators themselves. With Triton 3.6 and
+# 3.9 (whose ptxas 12.9 spills the matmul on sm_80: 224 B of local memory). About 1 minute each.
+flaggems_check() { # PYTHONPATH OUT PTXAS
+  foreign_check flaggems "$@" &&
+    PYTHONPATH="$1" python3 tests/triton/flaggems_reference.py --dir "$2/equiv" \
+      --warpsmith "$root/target/debug/warpsmith"
+}
+triton_step flaggems triton "$root/.tools/bin/ptxas" flaggems
+triton_step flaggems-3.9 triton-3.9 \
+  "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell" flaggems
 
 # The CMake package: scripts/install.sh, find_package(warpsmith) and warpsmith_cuda_target() on
 # the sample project tests/cmake (clang-22 as CMake's CUDA compiler, the .tools/cuda layout).

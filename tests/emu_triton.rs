@@ -11,8 +11,8 @@
 //! (`<case>.spec.json`, for `warpsmith emulate/equiv --launch`; regenerate with
 //! `WARPSMITH_WRITE_TRITON_SPECS=1`). With `WARPSMITH_TRITON_DIR` set to a folder that
 //! holds `compile_suite.py --out` folders named `sm_80` and `sm_90`, every kernel of the suite is
-//! run and checked the same way; with `WARPSMITH_LIGER_DIR`, Liger-Kernel's kernels
-//! (`compile_suite.py --corpus liger`) on their own launch specs.
+//! run and checked the same way; with `WARPSMITH_FOREIGN_DIR`, Liger-Kernel's or FlagGems'
+//! kernels (`compile_suite.py --corpus liger|flaggems`) on their own launch specs.
 
 mod common;
 
@@ -654,19 +654,21 @@ fn triton_suite_from_environment() {
     assert!(n > 0, "no Triton cases found under {dir:?}");
 }
 
-/// Liger-Kernel's kernels (tests/triton/liger_suite.py: RMS and layer norm, SwiGLU, GeGLU, cross
-/// entropy, RoPE, softmax, group norm, KL divergence, JSD, neighbourhood attention, GRPO's
-/// log-softmax; on sm_90 the fused SwiGLU MLP through TMA descriptors), when
-/// `WARPSMITH_LIGER_DIR` holds `compile_suite.py --corpus liger` outputs in `sm_80/` and
-/// `sm_90/`: each runs on the launch spec the script wrote beside it (Liger's own
-/// grid and sizes), a spilling rewrite at 32 registers (below the PTX pressure of every one of
+/// Foreign Triton kernels — Liger-Kernel's (tests/triton/liger_suite.py: RMS and layer norm,
+/// SwiGLU, GeGLU, cross entropy, RoPE, softmax, group norm, KL divergence, JSD, neighbourhood
+/// attention, GRPO's log-softmax; on sm_90 the fused SwiGLU MLP through TMA descriptors) or
+/// FlagGems' (tests/triton/flaggems_suite.py: scan, dropout, argmax, gathers, atomics, Welford,
+/// matmul, convolution, Hadamard transform, flash attention; on sm_90 a block-scaled fp8 GEMM) —
+/// when `WARPSMITH_FOREIGN_DIR` holds `compile_suite.py --corpus liger|flaggems` outputs in
+/// `sm_80/` and `sm_90/`: each runs on the launch spec the script wrote beside it (the library's
+/// own grid and sizes), a spilling rewrite at 32 registers (below the PTX pressure of every one of
 /// them: each is rewritten) computes the same bytes (`equiv`), and the divergence claims hold on
-/// the launch. No CPU reference: these are other people's kernels, and the proof asked of a
-/// rewrite is equality with the original.
+/// the launch. No CPU reference here: the proof asked of a rewrite is equality with the original
+/// (tests/triton/flaggems_reference.py checks FlagGems' emulated results against the operators).
 #[test]
-fn liger_kernels_from_environment() {
-    let Some(dir) = std::env::var_os("WARPSMITH_LIGER_DIR") else {
-        eprintln!("SKIPPED: WARPSMITH_LIGER_DIR is not set");
+fn foreign_kernels_from_environment() {
+    let Some(dir) = std::env::var_os("WARPSMITH_FOREIGN_DIR") else {
+        eprintln!("SKIPPED: WARPSMITH_FOREIGN_DIR is not set");
         return;
     };
     let mut n = 0;
@@ -695,5 +697,5 @@ fn liger_kernels_from_environment() {
             n += 1;
         }
     }
-    assert!(n > 0, "no Liger cases with a .spec.json under {dir:?}");
+    assert!(n > 0, "no foreign cases with a .spec.json under {dir:?}");
 }

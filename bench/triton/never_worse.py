@@ -243,9 +243,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "triton"))
     ap.add_argument("--only", nargs="+", metavar="CASE")
     ap.add_argument("--ci", action="store_true", help="only the CI subset of the suite")
-    ap.add_argument("--corpus", choices=["suite", "liger"], default="suite",
-                    help="tests/triton/suite.py's kernels, or Liger-Kernel's "
-                         "(tests/triton/liger_suite.py; liger_kernel on PYTHONPATH)")
+    ap.add_argument("--corpus", choices=["suite", "liger", "flaggems"], default="suite",
+                    help="tests/triton/suite.py's kernels, Liger-Kernel's "
+                         "(tests/triton/liger_suite.py; liger_kernel on PYTHONPATH) or FlagGems' "
+                         "(tests/triton/flaggems_suite.py; flag_gems on PYTHONPATH)")
     ap.add_argument("--hook", action="store_true",
                     help="the warpsmith side installs python/warpsmith_triton.py: each kernel's "
                          "dynamic shared memory reaches the drop-in (else it is unknown there)")

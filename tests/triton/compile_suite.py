@@ -22,6 +22,7 @@ cubins made by another ptxas).
 """
 
 import argparse
+import importlib
 import json
 import os
 import shutil
@@ -29,6 +30,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The foreign corpora (tests/triton/foreign.py): name -> the module listing its cases.
+FOREIGN = {"liger": "liger_suite", "flaggems": "flaggems_suite"}
 
 
 def write_atomic(path, data):
@@ -72,10 +76,13 @@ def main():
     ap.add_argument("--ci", action="store_true", help="only the cases of the CI subset")
     ap.add_argument("--holdout", action="store_true",
                     help="the register model's holdout cases (suite.HOLDOUT_CASES) instead")
-    ap.add_argument("--corpus", choices=["suite", "liger"], default="suite",
+    ap.add_argument("--corpus", choices=["suite", *FOREIGN], default="suite",
                     help="suite: tests/triton/suite.py's kernels; liger: Liger-Kernel's "
                          "(tests/triton/liger_suite.py; liger_kernel on PYTHONPATH, from "
-                         "setup.sh's .tools/liger), each also with NAME.spec.json, its launch")
+                         "setup.sh's .tools/liger); flaggems: FlagGems' "
+                         "(tests/triton/flaggems_suite.py; flag_gems on PYTHONPATH, from "
+                         "setup.sh's .tools/flaggems). A foreign corpus's case also gets "
+                         "NAME.spec.json, its launch")
     ap.add_argument("--llir", action="store_true",
                     help="also write Triton's LLVM IR, NAME.ll (tests/plugin_soundness.rs reads it)")
     ap.add_argument("--hook", action="store_true",
@@ -87,11 +94,15 @@ def main():
     sys.path.insert(0, HERE)
     import suite
 
-    liger = None
-    if opts.corpus == "liger":
+    foreign = None
+    if opts.corpus in FOREIGN:
         sys.path.insert(0, os.path.join(HERE, "stand_in"))
-        import liger_suite as liger
-        cases = [c.case() for c in liger.CASES if suite.compiles_for(c.archs, opts.arch)
+        try:
+            foreign = importlib.import_module(FOREIGN[opts.corpus])
+        except ImportError as e:
+            print(f"compile_suite: cannot load the {opts.corpus} corpus: {e}", file=sys.stderr)
+            return 2
+        cases = [c.case() for c in foreign.CASES if suite.compiles_for(c.archs, opts.arch)
                  and (not opts.only or c.name in opts.only)]
     else:
         cases = suite.cases_for(opts.arch, opts.only, opts.ci, opts.holdout)
@@ -157,8 +168,8 @@ def main():
             write_atomic(f"{base}.cubin", compiled.asm["cubin"])
             if opts.llir:
                 write_atomic(f"{base}.ll", compiled.asm["llir"])
-            if liger is not None:
-                spec = liger.BY_NAME[case.name].launch_spec(
+            if foreign is not None:
+                spec = foreign.BY_NAME[case.name].launch_spec(
                     record["kernel"], record["threads"], record["shared"],
                     record.get("tensordesc_meta"))
                 write_atomic(f"{base}.spec.json", json.dumps(spec, indent=1) + "\n")

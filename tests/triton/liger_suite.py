@@ -17,10 +17,8 @@ libraries) is installed.
 
 from __future__ import annotations
 
-import dataclasses
-
 import triton.language as tl
-from suite import Case
+from foreign import Arg, ForeignCase, desc, f32, i32, ptr
 
 # Rows of a launch and row widths: not powers of two (masked tails).
 ROWS = 3
@@ -31,126 +29,9 @@ VOCAB = 9000  # BLOCK_SIZE 16384, 16 warps (cross entropy: Liger gives it 32 war
 DIRECTION = {"fwd": "forward", "bwd": "backward"}
 
 
-@dataclasses.dataclass(frozen=True)
-class Arg:
-    """One runtime argument: its Triton type, whether Triton may assume it divisible by 16, and
-    the launch's value (`buf`: element type, length, "random"/"zero"/"ones"; or `value`)."""
-
-    name: str
-    ty: str
-    divisible: bool = False
-    buf: tuple | None = None
-    value: float | int | None = None
-    # A host-side tensor descriptor (TMA): (element type, tensor shape outermost first, init).
-    desc: tuple | None = None
-
-    def specialised(self) -> bool:
-        """An integer equal to 1, which Triton's launcher turns into a compile-time constant."""
-        return self.ty == "i32" and self.value == 1
-
-
-def ptr(name, ty, length, init="random"):
-    return Arg(name, f"*{ty}", True, buf=(ty, length, init))
-
-
-def desc(name, ty, shape, block, init="random"):
-    """A host-side tensor descriptor (`triton.tools.tensor_descriptor.TensorDescriptor`) over a
-    row-major tensor of `shape` loading `block` (both outermost first). Triton passes it as a
-    CUtensorMap, then the shape (i32s) and the strides (i64s)."""
-    ty_block = f"tensordesc<{ty}[{', '.join(map(str, block))}]>"
-    return Arg(name, ty_block, False, desc=(ty, tuple(shape), init))
-
-
-def i32(name, value):
-    return Arg(name, "i32", value % 16 == 0, value=value)
-
-
-def f32(name, value):
-    return Arg(name, "fp32", False, value=value)
-
-
-@dataclasses.dataclass(frozen=True)
-class LigerCase:
-    """A Liger kernel, its launch and its constants."""
-
-    name: str
-    ref: str  # "module:function" under liger_kernel.ops
-    args: tuple
-    constexprs: dict
-    num_warps: int
-    grid: tuple
-    num_stages: int = 3
-    archs: tuple = ("sm_80", "sm_90")
-
-    def runtime_args(self):
-        """The arguments that stay kernel parameters: Triton's launcher makes an integer equal to
-        1 a compile-time constant (its `specialize_impl`), as a real launch of these would."""
-        return [a for a in self.args if not a.specialised()]
-
-    def case(self) -> Case:
-        """The case as tests/triton/suite.py's compiler takes it: arguments in the kernel's
-        order, the ones equal to 1 as constants."""
-        ones = {a.name: 1 for a in self.args if a.specialised()}
-        return Case(self.name, f"liger_kernel.ops.{self.ref}",
-                    tuple((a.name, a.ty, a.divisible) for a in self.runtime_args()),
-                    {**self.constexprs, **ones}, self.num_warps, self.num_stages,
-                    archs=self.archs, ci=self.archs)
-
-    def launch_spec(self, kernel: str, threads: int, dynamic_smem: int,
-                    tensordesc_meta=None) -> dict:
-        """A `warpsmith emulate/equiv --launch` spec of this launch (docs/emulator.md): the
-        runtime arguments, then Triton's two scratch pointers (global and profile scratch). A
-        descriptor becomes a `tensor_map` with the box and swizzle Triton chose (its metadata's
-        `tensordesc_meta`, one per descriptor), then its shape and strides."""
-        args = []
-        metas = iter(tensordesc_meta or [])
-        for a in self.runtime_args():
-            if a.desc is not None:
-                args.extend(_descriptor_args(a, next(metas)))
-                continue
-            if a.buf is None:
-                ty = "f32" if a.ty == "fp32" else "s32"
-                args.append({"scalar": {"type": ty, "value": a.value}})
-                continue
-            ty, length, init = a.buf
-            buf = {"type": SPEC_TYPES[ty], "len": length}
-            if init == "random":
-                buf["init"] = "random"
-            elif init == "zero":
-                buf["init"] = "zero"
-            elif init == "ones":
-                buf["init"] = [1] * length
-            else:  # ("range", lo, hi): random integers in [lo, hi)
-                buf["init"], buf["range"] = "random", [init[1], init[2]]
-            args.append({"buffer": buf})
-        scratch = {"buffer": {"type": "u8", "len": 256, "init": "zero"}}
-        return {"kernel": kernel, "grid": list(self.grid), "block": [threads],
-                "dynamic_smem": dynamic_smem, "args": args + [scratch, scratch]}
-
-
-def _descriptor_args(a: Arg, meta: dict) -> list:
-    """The spec arguments of a tensor descriptor: the map (dimensions and box innermost first, as
-    `cuTensorMapEncodeTiled` takes them), then the shape and the strides Triton passes after it."""
-    ty, shape, init = a.desc
-    if meta.get("fp4_padded"):
-        raise ValueError(f"{a.name}: fp4-padded descriptors are not supported")
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
-    swizzle = ["none", "32B", "64B", "128B"][meta["swizzle"]]
-    tmap = {"type": SPEC_TYPES[ty], "dims": list(shape)[::-1],
-            "box": list(meta["block_size"])[::-1], "swizzle": swizzle, "init": init}
-    return ([{"tensor_map": tmap}] + [{"scalar": {"type": "s32", "value": v}} for v in shape]
-            + [{"scalar": {"type": "s64", "value": v}} for v in strides])
-
-
-# Triton's element types in the emulator's spelling.
-SPEC_TYPES = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "i64": "s64", "i32": "s32"}
-
-
 def _rms_norm_forward():
     n = HIDDEN
-    return LigerCase("liger_rms_norm_fwd", "rms_norm:_rms_norm_forward_kernel", (
+    return ForeignCase("liger_rms_norm_fwd", "rms_norm:_rms_norm_forward_kernel", (
         ptr("Y_ptr", "bf16", ROWS * n, "zero"), i32("Y_row_stride", n),
         ptr("X_ptr", "bf16", ROWS * n), i32("X_row_stride", n),
         ptr("W_ptr", "bf16", n), i32("W_row_stride", 1),
@@ -162,7 +43,7 @@ def _rms_norm_forward():
 def _rms_norm_backward():
     n, rows_per_program = HIDDEN, 2
     programs = -(-ROWS // rows_per_program)
-    return LigerCase("liger_rms_norm_bwd", "rms_norm:_rms_norm_backward_kernel", (
+    return ForeignCase("liger_rms_norm_bwd", "rms_norm:_rms_norm_backward_kernel", (
         ptr("dY_ptr", "bf16", ROWS * n), i32("dY_row_stride", n),
         ptr("dX_ptr", "bf16", ROWS * n, "zero"), i32("dX_row_stride", n),
         ptr("X_ptr", "bf16", ROWS * n), i32("X_row_stride", n),
@@ -177,7 +58,7 @@ def _rms_norm_backward():
 
 def _layer_norm_forward():
     n = HIDDEN
-    return LigerCase("liger_layer_norm_fwd", "layer_norm:_layer_norm_forward_kernel", (
+    return ForeignCase("liger_layer_norm_fwd", "layer_norm:_layer_norm_forward_kernel", (
         ptr("Y_ptr", "fp16", ROWS * n, "zero"), i32("Y_row_stride", n),
         ptr("X_ptr", "fp16", ROWS * n), i32("X_row_stride", n),
         ptr("W_ptr", "fp16", n), i32("W_row_stride", 1),
@@ -193,7 +74,7 @@ def _gated(kernel, ref, ty, names, direction, scalars):
     product; backward reads the upstream gradient and both halves and writes in place."""
     n = HIDDEN
     inits = ("random", "random", "zero") if direction == "fwd" else ("random",) * 3
-    return LigerCase(f"liger_{kernel}_{direction}", f"{ref}_{DIRECTION[direction]}_kernel",
+    return ForeignCase(f"liger_{kernel}_{direction}", f"{ref}_{DIRECTION[direction]}_kernel",
                      tuple(ptr(name, ty, ROWS * n, init) for name, init in zip(names, inits))
                      + (i32("stride", n),) + scalars,
                      {"n_cols": n, "BLOCK_SIZE": 4096}, 8, (ROWS,))
@@ -212,7 +93,7 @@ def _geglu(direction):
 
 def _cross_entropy():
     v = VOCAB
-    return LigerCase("liger_cross_entropy", "cross_entropy:liger_cross_entropy_kernel", (
+    return ForeignCase("liger_cross_entropy", "cross_entropy:liger_cross_entropy_kernel", (
         ptr("X_ptr", "bf16", ROWS * v), i32("X_stride", v),
         Arg("Y_ptr", "*i64", True, buf=("i64", ROWS, ("range", 0, 9000))), i32("Y_stride", 1),
         ptr("weight_ptr", "fp32", v), ptr("loss_ptr", "fp32", ROWS, "zero"),
@@ -231,7 +112,7 @@ def _cross_entropy():
 def _rope():
     # Llama-style: 8 query heads, 2 key heads of 128; batch 1, 5 positions.
     sl, n_qh, n_kh, hd = 5, 8, 2, 128
-    return LigerCase("liger_rope", "rope:_triton_rope", (
+    return ForeignCase("liger_rope", "rope:_triton_rope", (
         ptr("q_ptr", "bf16", sl * n_qh * hd), i32("q_row_stride", n_qh * hd),
         ptr("k_ptr", "bf16", sl * n_kh * hd), i32("k_row_stride", n_kh * hd),
         ptr("cos", "bf16", sl * hd), i32("cos_row_stride", hd),
@@ -244,7 +125,7 @@ def _rope():
 
 def _softmax():
     n = HIDDEN
-    return LigerCase("liger_softmax_fwd", "softmax:_softmax_single_block_forward_kernel", (
+    return ForeignCase("liger_softmax_fwd", "softmax:_softmax_single_block_forward_kernel", (
         ptr("Y_ptr", "fp16", ROWS * n, "zero"), i32("Y_row_stride", n),
         ptr("X_ptr", "fp16", ROWS * n), i32("X_row_stride", n), i32("n_cols", n),
     ), {"BLOCK_SIZE": 4096}, 8, (ROWS,))
@@ -255,7 +136,7 @@ def _group_norm():
     # group's: 600).
     batch, groups, channels, hidden = 2, 4, 6, 100
     size = batch * groups * channels * hidden
-    return LigerCase("liger_group_norm_fwd", "group_norm:_group_norm_forward_kernel", (
+    return ForeignCase("liger_group_norm_fwd", "group_norm:_group_norm_forward_kernel", (
         ptr("Y_ptr", "fp32", size, "zero"), i32("Y_row_stride", groups * channels * hidden),
         i32("Y_col_stride", channels * hidden),
         ptr("X_ptr", "fp32", size), i32("X_row_stride", groups * channels * hidden),
@@ -272,7 +153,7 @@ def _group_norm():
 
 def _kl_div():
     v = VOCAB
-    return LigerCase("liger_kl_div_fwd", "kl_div:_kldiv_kernel_forward", (
+    return ForeignCase("liger_kl_div_fwd", "kl_div:_kldiv_kernel_forward", (
         ptr("y_ptr", "fp32", ROWS * v), i32("y_stride", v),
         ptr("gt_ptr", "fp32", ROWS * v), i32("gt_stride", v),
         ptr("loss_ptr", "fp32", ROWS, "zero"), i32("loss_stride", 1),
@@ -282,7 +163,7 @@ def _kl_div():
 
 def _jsd():
     v = VOCAB
-    return LigerCase("liger_jsd", "jsd:_jsd_kernel", (
+    return ForeignCase("liger_jsd", "jsd:_jsd_kernel", (
         ptr("X_ptr", "fp32", ROWS * v), i32("X_stride", v),
         ptr("Y_ptr", "fp32", ROWS * v), i32("Y_stride", v),
         ptr("loss_ptr", "fp32", ROWS * v, "zero"), i32("loss_stride", v),
@@ -296,7 +177,7 @@ def _jsd():
 def _neighborhood_attention_qk():
     # 1 batch, 2 heads, 100 positions, head dim 64: tl.dot on tensor cores.
     b, h, s, d = 1, 2, 100, 64
-    return LigerCase("liger_na_qk", "fused_neighborhood_attention:"
+    return ForeignCase("liger_na_qk", "fused_neighborhood_attention:"
                      "_fused_neighborhood_attention_qk_kernel", (
         ptr("Q_ptr", "fp16", b * h * s * d), ptr("K_ptr", "fp16", b * h * s * d),
         ptr("QK_ptr", "fp16", b * h * s * s, "zero"), ptr("mask_ptr", "fp32", s * s),
@@ -314,7 +195,7 @@ def _neighborhood_attention_qk():
 def _neighborhood_attention_av():
     # The same shapes: attention weights (fp16, as Liger's wrapper keeps them) times V.
     b, h, s, d = 1, 2, 100, 64
-    return LigerCase("liger_na_av", "fused_neighborhood_attention:"
+    return ForeignCase("liger_na_av", "fused_neighborhood_attention:"
                      "_fused_neighborhood_attention_av_kernel", (
         ptr("Attn_ptr", "fp16", b * h * s * s), ptr("V_ptr", "fp16", b * h * s * d),
         ptr("Out_ptr", "fp16", b * h * s * d, "zero"),
@@ -332,7 +213,7 @@ def _neighborhood_attention_av():
 def _layer_norm_backward():
     # One program per SM in Liger; two programs of two rows each here.
     n, programs, rows_per_program = HIDDEN, 2, 2
-    return LigerCase("liger_layer_norm_bwd", "layer_norm:_layer_norm_backward_kernel", (
+    return ForeignCase("liger_layer_norm_bwd", "layer_norm:_layer_norm_backward_kernel", (
         ptr("X_ptr", "fp16", ROWS * n), i32("stride_x", n), ptr("W_ptr", "fp16", n),
         ptr("Mean_ptr", "fp32", ROWS), i32("stride_mean", 1),
         ptr("RSTD_ptr", "fp32", ROWS), i32("stride_rstd", 1),
@@ -348,7 +229,7 @@ def _layer_norm_backward():
 def _block_rms_norm_forward():
     # Liger's choice for many short rows (BLOCK_SIZE <= 256): 16 rows of 100 per program.
     rows, n = 20, 100
-    return LigerCase("liger_block_rms_norm_fwd", "rms_norm:_block_rms_norm_forward_kernel", (
+    return ForeignCase("liger_block_rms_norm_fwd", "rms_norm:_block_rms_norm_forward_kernel", (
         ptr("Y_ptr", "bf16", rows * n, "zero"), i32("Y_row_stride", n),
         ptr("X_ptr", "bf16", rows * n), i32("X_row_stride", n),
         ptr("W_ptr", "bf16", n), i32("W_row_stride", 1),
@@ -360,7 +241,7 @@ def _block_rms_norm_forward():
 
 def _fused_add_rms_norm():
     n = HIDDEN
-    return LigerCase("liger_fused_add_rms_norm_fwd",
+    return ForeignCase("liger_fused_add_rms_norm_fwd",
                      "fused_add_rms_norm:_fused_add_rms_norm_forward_kernel", (
         ptr("Y_ptr", "bf16", ROWS * n, "zero"), i32("Y_row_stride", n),
         ptr("S_ptr", "bf16", ROWS * n, "zero"), i32("S_row_stride", n),
@@ -380,7 +261,7 @@ def _swiglu_mlp_forward():
     b, s, d, h = 1, 80, 144, 256
     bm, bn, bk = 64, 128, 64
     outs = [desc(n, "bf16", (b, s, h), (1, bm, bn), "zero") for n in ("desc_A", "desc_G", "desc_U")]
-    return LigerCase("liger_swiglu_mlp_fwd", "mlp:_swiglu_kernel_forward", (
+    return ForeignCase("liger_swiglu_mlp_fwd", "mlp:_swiglu_kernel_forward", (
         desc("desc_input", "bf16", (b, s, d), (1, bm, bk)),
         desc("desc_Wg", "bf16", (h, d), (bn, bk)), desc("desc_Wu", "bf16", (h, d), (bn, bk)),
         *outs, i32("S", s), i32("dim", d), i32("hidden_dim", h), i32("bucket_M", 128),
@@ -391,7 +272,7 @@ def _swiglu_mlp_forward():
 def _selective_log_softmax():
     # GRPO: 2 sequences of 3 tokens over a 1000-word vocabulary.
     batch, length, vocab = 2, 3, 1000
-    return LigerCase("liger_selective_log_softmax", "grpo_loss:_selective_log_softmax_kernel", (
+    return ForeignCase("liger_selective_log_softmax", "grpo_loss:_selective_log_softmax_kernel", (
         ptr("LOGITS", "bf16", batch * (length + 1) * vocab),
         Arg("INPUT_IDS", "*i64", True, buf=("i64", batch * length, ("range", 0, 1000))),
         ptr("LOG_P", "fp32", batch * length, "zero"),

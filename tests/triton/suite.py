@@ -234,16 +234,19 @@ def describe_error(e: BaseException) -> str:
 
 def kernel_function(ref: str):
     """The `@triton.jit` function a case names: an attribute of tests/triton/kernels.py, or
-    `module:function` of an installed package (tests/triton/liger_suite.py). A function under
-    `@triton.autotune` is the JIT function it wraps (the case fixes the configuration)."""
+    `module:function` of an installed package (tests/triton/liger_suite.py, flaggems_suite.py). A
+    function under `@triton.autotune` or `@triton.heuristics` is the JIT function it wraps (the
+    case fixes the configuration)."""
     import importlib
 
-    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.autotuner import Autotuner, Heuristics
 
     if ":" in ref:
         module, name = ref.split(":", 1)
         fn = getattr(importlib.import_module(module), name)
-        return fn.fn if isinstance(fn, Autotuner) else fn
+        while isinstance(fn, (Autotuner, Heuristics)):
+            fn = fn.fn
+        return fn
     import kernels  # tests/triton/kernels.py (this folder is on sys.path: see compile_suite.py)
 
     return getattr(kernels, ref)
