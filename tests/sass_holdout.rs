@@ -11,6 +11,8 @@
 //! - the Triton PTX fixtures of `tests/data/triton` (sm_80 PTX for sm_80/86/89, the sm_90a PTX
 //!   for sm_90a), and the cubins of the whole Triton suite when `WARPSMITH_TRITON_DIR` names
 //!   them (per kernel; the test command's `triton` step);
+//! - global loads and stores with an L2 cache-policy operand (`tests/data/sass_cache_hints.ptx`)
+//!   for sm_80/86/89/90;
 //! - the ZLUDA PTX corpus (`../shared/corpus/zluda-ptx`) for sm_80 and sm_90 (sm_86/89 too with
 //!   `WARPSMITH_HOLDOUT_FULL=1`), where ptxas accepts the file. To keep the run short, a ZLUDA
 //!   cubin is checked when it has an
@@ -332,6 +334,32 @@ fn holdout_triton() {
     }
     let cubins: Vec<(String, PathBuf)> = jobs.into_iter().map(|(a, _, o)| (a, o)).collect();
     let failures = check_all("triton", &cubins);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Global accesses with an L2 cache-policy operand (`tests/data/sass_cache_hints.ptx`: every
+/// width, with and without an L1 eviction priority), as Triton's `eviction_policy=` makes them:
+/// on sm_8x ptxas sets a bit no learning input had (docs/sass.md, "Cache-policy accesses").
+#[test]
+fn holdout_cache_hints() {
+    let test = "holdout_cache_hints";
+    let Some(ptxas_path) = tools_for(test) else {
+        return;
+    };
+    let dir = scratch(test);
+    let ptx = repo_root().join("tests/data/sass_cache_hints.ptx");
+    let jobs: Vec<(String, PathBuf)> = ["sm_80", "sm_86", "sm_89", "sm_90"]
+        .iter()
+        .map(|a| (a.to_string(), dir.join(format!("cache_hints.{a}.cubin"))))
+        .collect();
+    let built = parallel_map(&jobs, |(a, out)| ptxas(&ptxas_path, a, &ptx, out));
+    for ((a, _), r) in jobs.iter().zip(&built) {
+        if let Err(e) = r {
+            panic!("ptxas -arch={a} {}: {e}", ptx.display());
+        }
+    }
+    let failures = check_all("cache-hints", &jobs);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -532,6 +532,52 @@ mod tests {
     }
 
     #[test]
+    fn foreign_triton_forms_decode_as_nvdisasm_lists_them() {
+        // FlagGems through Triton 3.6's ptxas 12.8 (docs/sass.md, "Cache-policy accesses and
+        // four lines by hand"): words nvdisasm lists, with the registers it reads and writes.
+        let fields = |t: &Table, w: u128| {
+            t.lookup(w).map(|f| {
+                let mut v: Vec<_> = f.operands.iter().map(|o| (o.lo, o.read, o.write)).collect();
+                v.sort_unstable();
+                (v, f.implicit.clone())
+            })
+        };
+        let sm8x = table(Generation::Sm8x);
+        // `LDG.E.EF.U16 R25, desc[UR8][R16.64]` and `STG.E.EF.U8 desc[UR4][R30.64], R33`:
+        // bit 101 (an L2 cache-policy operand) no longer keeps them unknown.
+        let ldg = 0x0040_a220_0c0e_1500_u128 << 64 | 0x0000_0008_1019_e981;
+        let stg = 0x001f_e820_0c00_1104_u128 << 64 | 0x0000_0021_1e00_e986;
+        let (got, _) = fields(sm8x, ldg).expect("LDG with a cache policy is known");
+        assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (24, 2, 0), (32, 2, 0)]);
+        let (got, _) = fields(sm8x, stg).expect("STG with a cache policy is known");
+        assert_eq!(got, vec![(12, 1, 0), (24, 2, 0), (32, 1, 0), (64, 2, 0)]);
+        assert!(
+            sm8x.lookup(ldg ^ 1 << 73 ^ 1 << 75).is_none(),
+            "selector 7, never seen with a cache policy, stays unknown with one"
+        );
+        // `HFMA2.BF16_V2 R21, R21.H1_H1, -1, -1, R21.H0_H0`: half selectors, same registers.
+        let hfma = 0x000f_e400_0024_0c15_u128 << 64 | 0xbf80_bf80_1515_7831;
+        let (got, _) = fields(sm8x, hfma).expect("HFMA2.BF16_V2 with half selectors is known");
+        assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (24, 1, 0), (64, 1, 0)]);
+        for g in [Generation::Sm8x, Generation::Sm90] {
+            let t = table(g);
+            // `R2P PR, R4, 0xc`: R4 read; the predicates written follow the immediate mask.
+            let r2p = 0x000f_c400_0000_0000_u128 << 64 | 0x0000_000c_0400_7804;
+            let (got, implicit) = fields(t, r2p).expect("R2P is known");
+            assert_eq!(got, vec![(12, 1, 0), (24, 1, 0)], "{g:?}");
+            assert_eq!(implicit, vec![RegFile::Pred], "{g:?}");
+            // `ISETP.GT.AND.EX P0, PT, R3, -0x1, P1, P0`: a third predicate read, at [68:71).
+            let ex = 0x000f_e200_00f0_4300_u128 << 64 | 0xffff_ffff_0300_780c;
+            let (got, _) = fields(t, ex).expect("ISETP.EX with an immediate is known");
+            assert!(got.contains(&(68, 1, 0)), "{g:?}: {got:?}");
+        }
+        // sm_90: `HMUL2.BF16_V2 R4, R0, 0.0625, 0.0625` (an immediate pair).
+        let hmul = 0x000f_c600_0020_0000_u128 << 64 | 0x3d80_3d80_0004_7832;
+        let (got, _) = fields(table(Generation::Sm90), hmul).expect("HMUL2.BF16_V2 is known");
+        assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (24, 1, 0)]);
+    }
+
+    #[test]
     fn warpgroup_mma_forms_touch_any_general_register() {
         let t = Table::parse("x", "0x19f3 QGMMA - g16:w2 p12:r1 q~87:r1 u24:r4\n").unwrap();
         let mma = t.lookup(0x09f3 | 0x7000 | 1 << 91).unwrap();
