@@ -19,7 +19,7 @@
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
 #              20 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
-#   flaggems, flaggems-3.9  the same on FlagGems' (tests/triton/flaggems_suite.py: 13 operator
+#   flaggems, flaggems-3.9  the same on FlagGems' (tests/triton/flaggems_suite.py: 17 operator
 #              kernels), and their emulated results against the operators
 #              (tests/triton/flaggems_reference.py), with Triton 3.6 and 3.9
 #   cmake      tests/cmake/run.sh               (install, find_package, sample CUDA project, CTest)
@@ -267,11 +267,12 @@ triton_step liger-3.9 triton-3.9 \
 # tests/triton/flaggems_suite.py: BAAI's Triton implementations of PyTorch operators (a scan,
 # dropout through Philox, argmax, embedding and index_select through int64 indices, scatter_add
 # through atomics, nonzero, Welford var_mean, a grouped-order matmul, an im2col convolution on a
-# 3-D grid, a 256-point Hadamard transform, causal flash attention with dropout; on sm_90 a
-# block-scaled fp8 GEMM), from setup.sh's .tools/flaggems, launched as FlagGems' wrappers launch
+# 3-D grid, a 256-point Hadamard transform, causal flash attention with dropout, cummax's
+# (value, index) scan, top-k's two stages, isin's binary search; on sm_90 a block-scaled fp8
+# GEMM), from setup.sh's .tools/flaggems, launched as FlagGems' wrappers launch
 # them. The checks of the liger step, then tests/triton/flaggems_reference.py: what both
 # emulators compute from ptxas's builds against the operators themselves. With Triton 3.6 and
-# 3.9 (whose ptxas 12.9 spills the matmul on sm_80: 224 B of local memory). About 1 minute each.
+# 3.9 (whose ptxas 12.9 spills the matmul on sm_80: 224 B of local memory). About 2 minutes each.
 flaggems_check() { # PYTHONPATH OUT PTXAS
   foreign_check flaggems "$@" &&
     PYTHONPATH="$1" python3 tests/triton/flaggems_reference.py --dir "$2/equiv" \

@@ -657,8 +657,9 @@ fn triton_suite_from_environment() {
 /// Foreign Triton kernels — Liger-Kernel's (tests/triton/liger_suite.py: RMS and layer norm,
 /// SwiGLU, GeGLU, cross entropy, RoPE, softmax, group norm, KL divergence, JSD, neighbourhood
 /// attention, GRPO's log-softmax; on sm_90 the fused SwiGLU MLP through TMA descriptors) or
-/// FlagGems' (tests/triton/flaggems_suite.py: scan, dropout, argmax, gathers, atomics, Welford,
-/// matmul, convolution, Hadamard transform, flash attention; on sm_90 a block-scaled fp8 GEMM) —
+/// FlagGems' (tests/triton/flaggems_suite.py: scans, dropout, argmax, top-k, binary search,
+/// gathers, atomics, Welford, matmul, convolution, Hadamard transform, flash attention; on sm_90
+/// a block-scaled fp8 GEMM) —
 /// when `WARPSMITH_FOREIGN_DIR` holds `compile_suite.py --corpus liger|flaggems` outputs in
 /// `sm_80/` and `sm_90/`: each runs on the launch spec the script wrote beside it (the library's
 /// own grid and sizes), a spilling rewrite at 32 registers (below the PTX pressure of every one of

@@ -13,7 +13,9 @@ part of a kernel. `install()` puts a finder first on `sys.meta_path` that serves
   a decorator factory (`libentry()`, `libtuner(configs=…)`) gives a decorator that returns the
   function unchanged; FlagGems' NVIDIA choice of math library (`tl_extra_shim`: Triton's CUDA
   libdevice) is kept.
-torch itself is the inert stand-in (tests/triton/stand_in on sys.path). A kernel that needed any
+torch itself is the inert stand-in (tests/triton/stand_in on sys.path), with real `finfo` and
+`iinfo` for the float and integer types (FlagGems' sort and top-k take their limits as
+compile-time constants). A kernel that needed any
 of this at compile time would fail to compile, visibly; `@triton.autotune` and
 `@triton.heuristics` stay, and tests/triton/suite.py's `kernel_function` unwraps them (a case
 fixes the configuration).
@@ -46,6 +48,39 @@ def cuda_libdevice():
 OVERRIDES = {("flag_gems.runtime.backend", "get_tl_extra_backend_module"): cuda_libdevice}
 
 
+# torch.finfo / torch.iinfo of the types FlagGems' kernels take limits of (`ops/topk.py` makes
+# them compile-time constants for sort and top-k): IEEE and two's-complement limits.
+FLOAT_LIMITS = {
+    "float16": (65504.0, 2.0 ** -10, 2.0 ** -14),
+    "bfloat16": (3.3895313892515355e38, 2.0 ** -7, 2.0 ** -126),
+    "float32": (3.4028234663852886e38, 2.0 ** -23, 2.0 ** -126),
+    "float64": (1.7976931348623157e308, 2.0 ** -52, 2.0 ** -1022),
+}
+INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+class Limits:
+    """What `torch.finfo(t)` / `torch.iinfo(t)` answer: min, max (and eps, tiny for floats)."""
+
+    def __init__(self, lo, hi, eps=None, tiny=None):
+        self.min, self.max, self.eps, self.tiny = lo, hi, eps, tiny
+
+
+def dtype_name(dtype):
+    """`float32` for the stand-in's `torch.float32`."""
+    return getattr(dtype, "_name", "").removeprefix("torch.")
+
+
+def finfo(dtype):
+    big, eps, tiny = FLOAT_LIMITS[dtype_name(dtype)]
+    return Limits(-big, big, eps, tiny)
+
+
+def iinfo(dtype):
+    bits = INT_BITS[dtype_name(dtype)]
+    return Limits(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
 def keep_function(*args, **kwargs):
     """A decorator factory whose decorator returns the function unchanged."""
     return lambda fn: fn
@@ -68,7 +103,9 @@ def install():
         raise ImportError("flag_gems is not on sys.path (scripts/setup.sh installs it in "
                           ".tools/flaggems)")
     sys.path.insert(0, os.path.join(HERE, "stand_in"))
-    import torch  # noqa: F401  (the stand-in, tests/triton/stand_in/torch)
+    import torch  # the stand-in, tests/triton/stand_in/torch
+
+    torch.finfo, torch.iinfo = finfo, iinfo
     sys.meta_path.insert(0, Finder(root))
 
 

@@ -230,6 +230,56 @@ def ref_flash_fwd(a, c):
     close("softmax_lse_ptr", got_lse, want_lse, 1e-4, 1e-4)
 
 
+def ref_cummax_part(a, c):
+    block = c["BLOCK_SIZE"]
+    inp = a["inp"]
+    out, idx, top, top_idx = [], [], [], []
+    for start in range(0, len(inp), block):
+        best, at = -math.inf, -1
+        for i in range(start, min(start + block, len(inp))):
+            if inp[i] >= best:  # ties: the right index
+                best, at = inp[i], i
+            out.append(best)
+            idx.append(at)
+        top.append(best)
+        top_idx.append(at)
+    equal("out", a["out"], out)
+    equal("out_indices", a["out_indices"], idx)
+    equal("partial_max", a["partial_max"], top)
+    equal("partial_max_indices", a["partial_max_indices"], top_idx)
+
+
+def ref_topk_stage1(a, c):
+    n, chunk, k = c["N"], c["CHUNK_SIZE"], a["k"]
+    rows = len(a["x_ptr"]) // n
+    values, indices = [], []
+    for r in range(rows):
+        for start in range(0, n, chunk):
+            part = a["x_ptr"][r * n + start:r * n + min(start + chunk, n)]
+            order = sorted(range(len(part)), key=lambda i: -part[i])[:k]
+            values += [part[i] for i in order]
+            indices += [start + i for i in order]
+    equal("y_ptr", a["y_ptr"], values)
+    equal("index_ptr", a["index_ptr"], indices)
+
+
+def ref_topk_stage2(a, c):
+    n, k = c["N"], c["k"]
+    values, indices = [], []
+    for r in range(len(a["chunk_x"]) // n):
+        xs, ids = a["chunk_x"][r * n:(r + 1) * n], a["chunk_index"][r * n:(r + 1) * n]
+        order = sorted(range(n), key=lambda i: -xs[i])[:k]
+        values += [xs[i] for i in order]
+        indices += [ids[i] for i in order]
+    equal("y_ptr", a["y_ptr"], values)
+    equal("index_ptr", a["index_ptr"], indices)
+
+
+def ref_isin_search(a, c):
+    table = set(a["in1_sorted_ptr"])
+    equal("out_ptr", a["out_ptr"], [1 if v in table else 0 for v in a["in0_ravel_ptr"]])
+
+
 def run(warpsmith, spec_path, binary):
     """The buffers `warpsmith emulate` leaves: {argument index: bytes}."""
     with tempfile.TemporaryDirectory() as out:

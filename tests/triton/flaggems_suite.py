@@ -3,7 +3,8 @@
 (issue 12: "hold on code you did not write").
 
 FlagGems is written in another style than Liger-Kernel and our suite: operator kernels rather
-than fused layers — scans (`tl.cumsum`), argmax with tie-breaking, Philox random numbers
+than fused layers — scans (`tl.cumsum`, `tl.associative_scan` over (value, index) pairs), argmax
+with tie-breaking, top-k with a bitonic argsort, a per-lane binary search, Philox random numbers
 (`tl.philox`), gathers through 64-bit indices, atomics, Welford reductions through `tl.reduce`
 with a user combine function, `/` and `%` on program ids and offsets (the matmul's grouped
 ordering, the convolution's im2col), a 3-D grid, 64-bit addressing (`.to(tl.int64)`) throughout.
@@ -210,9 +211,58 @@ def _flash_attention():
         "num_warps": 4, "num_stages": 2}, 4, (-(-s // bm), h * b), stages=2)
 
 
+def _cummax():
+    # A block scan of (value, index) pairs with FlagGems' combine (the larger value, the right
+    # index on ties: `tl.associative_scan` with a tuple), and the block's max through
+    # `tl.reduce` with the same combine; 3000 elements in blocks of 1024.
+    n, block = 3000, 1024
+    parts = -(-n // block)
+    return case("cummax_part", "cummax:scan_part_max_kernel", (
+        ptr("inp", "fp32", n), ptr("out", "fp32", n, "zero"),
+        ptr("in_indices", "i64", n, "zero"), ptr("out_indices", "i64", n, "zero"),
+        ptr("partial_max", "fp32", parts, "zero"), ptr("partial_max_indices", "i64", parts, "zero"),
+        i32("n_elements", n),
+    ), {"BLOCK_SIZE": block, "NEED_PARTIAL": True, "USE_OUT_INDICES": False}, 4, (parts,))
+
+
+def _topk():
+    # top-k's two stages as FlagGems' `topk` launches them for rows of 700: k rounds of argmax
+    # over chunks of 256 (the winner masked to -max each round; the mask value is
+    # torch.finfo(float32).min, a compile-time constant), then a bitonic argsort of the
+    # chunks' candidates (`argsort`: reshapes and xor-swaps).
+    batch, n, chunk, k = 3, 700, 256, 5
+    chunks = -(-n // chunk)
+    stage1 = case("topk_stage1", "topk:topk_stage1_kernel", (
+        ptr("y_ptr", "fp32", batch * chunks * k, "zero"),
+        ptr("index_ptr", "i64", batch * chunks * k, "zero"), ptr("x_ptr", "fp32", batch * n),
+        i32("k", k),
+    ), {"N": n, "CHUNK_SIZE": chunk, "DESCENDING": True}, 4, (batch, chunks))
+    candidates = chunks * k
+    stage2 = case("topk_stage2", "topk:topk_stage2_kernel", (
+        ptr("y_ptr", "fp32", batch * k, "zero"), ptr("index_ptr", "i64", batch * k, "zero"),
+        ptr("chunk_x", "fp32", batch * candidates),
+        Arg("chunk_index", "*i64", True, buf=("i64", batch * candidates, ("range", 0, n))),
+    ), {"sort_dim": 1, "k": k, "N": candidates, "BLOCK_SIZE": 16, "DESCENDING": True}, 4,
+        (batch,))
+    return stage1, stage2
+
+
+def _isin():
+    # `isin` by binary search (lower bound, log_n rounds, every lane its own path) in a
+    # sorted table; FlagGems' BLOCK_M 512 and 8 warps up to 2^20 elements.
+    m, table = 1000, tuple(range(0, 40, 2))
+    return case("isin_search", "isin:isin_by_search_kernel", (
+        Arg("in0_ravel_ptr", "*i32", True, buf=("i32", m, ("range", 0, 50))),
+        Arg("in1_sorted_ptr", "*i32", True, buf=("i32", len(table), ("list", table))),
+        ptr("out_ptr", "i1", m, "zero"), i32("M", m), i32("N", len(table)),
+        i32("tiles_per_cta", 1),
+    ), {"log_n": 5, "BLOCK_M": 512, "invert": False}, 8, (-(-m // 512),))
+
+
 CASES = [
     _cumsum(), _dropout(), _argmax(), _embedding(), _scatter_add(), _nonzero(), _var_mean(),
     _mm(), _conv2d(), _index_select(), _hadamard(), _w8a8_fp8(), _flash_attention(),
+    _cummax(), *_topk(), _isin(),
 ]
 
 BY_NAME = {c.name: c for c in CASES}
