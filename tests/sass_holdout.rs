@@ -293,6 +293,21 @@ fn holdout_generated_programs() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Assembles every (architecture, PTX, cubin) job in parallel, panicking with ptxas's message
+/// on the first failure; the (architecture, cubin) pairs for [`check_all`].
+fn assemble_all(
+    ptxas_path: &Path,
+    jobs: Vec<(String, PathBuf, PathBuf)>,
+) -> Vec<(String, PathBuf)> {
+    let built = parallel_map(&jobs, |(a, ptx, out)| ptxas(ptxas_path, a, ptx, out));
+    for ((a, p, _), r) in jobs.iter().zip(&built) {
+        if let Err(e) = r {
+            panic!("ptxas -arch={a} {}: {e}", p.display());
+        }
+    }
+    jobs.into_iter().map(|(a, _, o)| (a, o)).collect()
+}
+
 /// Triton's tensor-core kernels (tests/data/triton).
 #[test]
 fn holdout_triton() {
@@ -326,13 +341,7 @@ fn holdout_triton() {
         }
     }
     assert!(jobs.len() >= 5, "expected the Triton fixtures");
-    let built = parallel_map(&jobs, |(a, ptx, out)| ptxas(&ptxas_path, a, ptx, out));
-    for ((a, p, _), r) in jobs.iter().zip(&built) {
-        if let Err(e) = r {
-            panic!("ptxas -arch={a} {}: {e}", p.display());
-        }
-    }
-    let cubins: Vec<(String, PathBuf)> = jobs.into_iter().map(|(a, _, o)| (a, o)).collect();
+    let cubins = assemble_all(&ptxas_path, jobs);
     let failures = check_all("triton", &cubins);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -349,17 +358,15 @@ fn holdout_cache_hints() {
     };
     let dir = scratch(test);
     let ptx = repo_root().join("tests/data/sass_cache_hints.ptx");
-    let jobs: Vec<(String, PathBuf)> = ["sm_80", "sm_86", "sm_89", "sm_90"]
+    let jobs = ["sm_80", "sm_86", "sm_89", "sm_90"]
         .iter()
-        .map(|a| (a.to_string(), dir.join(format!("cache_hints.{a}.cubin"))))
+        .map(|a| {
+            let out = dir.join(format!("cache_hints.{a}.cubin"));
+            (a.to_string(), ptx.clone(), out)
+        })
         .collect();
-    let built = parallel_map(&jobs, |(a, out)| ptxas(&ptxas_path, a, &ptx, out));
-    for ((a, _), r) in jobs.iter().zip(&built) {
-        if let Err(e) = r {
-            panic!("ptxas -arch={a} {}: {e}", ptx.display());
-        }
-    }
-    let failures = check_all("cache-hints", &jobs);
+    let cubins = assemble_all(&ptxas_path, jobs);
+    let failures = check_all("cache-hints", &cubins);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
