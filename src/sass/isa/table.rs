@@ -559,6 +559,13 @@ mod tests {
         let hfma = 0x000f_e400_0024_0c15_u128 << 64 | 0xbf80_bf80_1515_7831;
         let (got, _) = fields(sm8x, hfma).expect("HFMA2.BF16_V2 with half selectors is known");
         assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (24, 1, 0), (64, 1, 0)]);
+        // Triton 3.3's int8 matmul (ptxas 12.4 and 12.9): `ULEA UR11, UR9, 0x4000, 0xd`, an
+        // immediate addend without `.HI` (bit 80 clear): no third register at [64:72).
+        let ulea = 0x000f_e400_0f8e_683f_u128 << 64 | 0x0000_4000_090b_7891;
+        let (got, _) = fields(sm8x, ulea).expect("ULEA with an immediate is known");
+        assert_eq!(got, vec![(12, 1, 0), (16, 0, 1), (24, 1, 0), (81, 0, 1)]);
+        let (got, _) = fields(sm8x, ulea | 1 << 80).expect("ULEA.HI with an immediate is known");
+        assert!(got.contains(&(64, 1, 0)), "{got:?}");
         for g in [Generation::Sm8x, Generation::Sm90] {
             let t = table(g);
             // `R2P PR, R4, 0xc`: R4 read; the predicates written follow the immediate mask.
