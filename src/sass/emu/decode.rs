@@ -342,7 +342,8 @@ pub enum Kind {
     /// `F2FP.SATFINITE.<E4M3|E5M2>.F32.PACK_AB_MERGE_C d, a, b, RZ` (`cvt…x2.f32 d, a, b`),
     /// `F2FP.SATFINITE.<E4M3|E5M2>.F16.UNPACK_B_MERGE_C d, a, RZ` (`cvt…x2.f16x2 d, a`), both
     /// into the low 16 bits, and `F2FP.F16.<E4M3|E5M2>.UNPACK_B d, a` (`cvt.f16x2.…x2 d, a`);
-    /// each with `.RELU`.
+    /// each with `.RELU`. A `MERGE_C` form merges `RZ`, or a register's high half (`R33.H1`:
+    /// ptxas 12.4 for Triton 3.3's fp8 quantisation) into the high 16 bits.
     F2fpFp8 {
         /// The 8-bit format.
         fmt: crate::emu::fp8::Fp8,
@@ -350,6 +351,9 @@ pub enum Kind {
         how: crate::emu::fp8::Fp8Cvt,
         /// `.RELU`
         relu: bool,
+        /// `MERGE_C` with `Rc.H1`: the result's high 16 bits are those of `Rc` (the last
+        /// operand); otherwise they are zero.
+        merge_high: bool,
     },
     /// `HADD2`, `HMUL2`, `HFMA2` (f16x2), with `.F32` for HADD2 (f32 result).
     H2 {
@@ -960,9 +964,10 @@ fn decode_convert(p: &Parsed) -> Decoded {
 }
 
 /// `F2FP`: f32 pairs packed into f16x2/bf16x2, and the 8-bit float conversions. Every modifier
-/// must be one the emulator models; a `MERGE_C` form must merge `RZ` (what ptxas emits for PTX's
-/// `cvt` to `e4m3x2`/`e5m2x2`, sm_89 and sm_90; a register there is refused: what it merges is
-/// not modelled).
+/// must be one the emulator models; a `MERGE_C` form must merge `RZ` (what ptxas 12.8 and later
+/// emit for PTX's `cvt` to `e4m3x2`/`e5m2x2`, sm_89 and sm_90) or the high half of a plain
+/// register (`R33.H1`, ptxas 12.4: the high 16 bits of the result are kept from it); any other
+/// merge operand is refused.
 fn decode_f2fp(p: &Parsed) -> Result<Kind, String> {
     use crate::emu::fp8::Fp8;
     let refuse = || format!("F2FP.{}", p.mods.join("."));
@@ -973,14 +978,20 @@ fn decode_f2fp(p: &Parsed) -> Result<Kind, String> {
         _ => return Err(refuse()),
     };
     if let Some(fmt) = fp8 {
+        use super::operand::{Opnd, Sel, RZ};
         use crate::emu::fp8::Fp8Cvt;
-        let merges_zero = matches!(
-            p.ops.last(),
-            Some(super::operand::Opnd::R {
-                n: super::operand::RZ,
+        let merge = match p.ops.last() {
+            Some(Opnd::R { n: RZ, .. }) => Some(false),
+            Some(Opnd::R {
+                neg: false,
+                abs: false,
+                not: false,
+                sel: Sel::H(1),
                 ..
-            })
-        );
+            }) => Some(true),
+            _ => None,
+        };
+        let merges_zero = merge.is_some();
         let sat = p.has("SATFINITE");
         let how = if sat && p.has("F32") && p.has("PACK_AB_MERGE_C") && merges_zero {
             Fp8Cvt::FromF32Pair
@@ -1009,6 +1020,7 @@ fn decode_f2fp(p: &Parsed) -> Result<Kind, String> {
             fmt,
             how,
             relu: p.has("RELU"),
+            merge_high: how != Fp8Cvt::ToF16x2 && merge == Some(true),
         });
     }
     // sm_80 prints `F2FP.PACK_AB` (f16) and `F2FP.BF16.PACK_AB`; sm_90 names both types.

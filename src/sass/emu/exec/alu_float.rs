@@ -152,9 +152,22 @@ impl Machine<'_> {
                 let cv = |x: u32| float::half_of_f32(x, fmt, *rnd, *relu) as u32 & 0xffff;
                 self.wr(w, l, op(0)?, cv(a) << 16 | cv(b))?;
             }
-            Kind::F2fpFp8 { fmt, how, relu } => {
-                // The PTX conversion of the same operands (crate::emu::fp8).
+            Kind::F2fpFp8 {
+                fmt,
+                how,
+                relu,
+                merge_high,
+            } => {
+                // The PTX conversion of the same operands (crate::emu::fp8), into the low 16
+                // bits; `MERGE_C Rc.H1` keeps Rc's high 16 bits (read before the write: ptxas
+                // merges the destination's own register).
                 use crate::emu::fp8::{convert, Fp8Cvt};
+                let high = if *merge_high {
+                    // `Rc.H1` selects the high half, which stays where it is.
+                    self.raw(w, l, o.last().ok_or("F2FP without a merge operand")?)? << 16
+                } else {
+                    0
+                };
                 let a = u64::from(self.rf(w, l, op(1)?)?);
                 let b = match how {
                     Fp8Cvt::FromF32Pair => u64::from(self.rf(w, l, op(2)?)?),
@@ -165,7 +178,9 @@ impl Machine<'_> {
                 } else {
                     a
                 };
-                self.wr(w, l, op(0)?, convert(*fmt, *how, *relu, a, b) as u32)?;
+                let low = convert(*fmt, *how, *relu, a, b) as u32;
+                let low = if *merge_high { low & 0xffff } else { low };
+                self.wr(w, l, op(0)?, high | low)?;
             }
             other => return Err(format!("{other:?} is not an ALU instruction")),
         }
