@@ -72,7 +72,8 @@ fn cases_in(dir: &Path) -> Vec<Case> {
 const HEADS: u64 = 2;
 const SEQ: u64 = 100;
 
-/// A launch spec for the case (every kernel ends with Triton's two scratch pointers).
+/// A launch spec for the case. Every kernel ends with Triton's scratch pointers: global scratch,
+/// and from Triton 3.5 on profile scratch too ([`scratch_count`]).
 fn spec(case: &Case) -> LaunchSpec {
     let c = &case.meta["constexprs"];
     let int = |k: &str| c[k].as_u64().unwrap_or(0);
@@ -82,7 +83,7 @@ fn spec(case: &Case) -> LaunchSpec {
     let s32 = |v: u64| format!(r#"{{"scalar":{{"type":"s32","value":{v}}}}}"#);
     let f32s = |v: f64| format!(r#"{{"scalar":{{"type":"f32","value":{v}}}}}"#);
     let (r, z) = ("\"random\"", "\"zero\"");
-    let scratch = [buf("u8", 256, z), buf("u8", 256, z)];
+    let scratch = buf("u8", 256, z);
     let (kernel, grid, mut args): (&str, Vec<u64>, Vec<String>) = match case.name.as_str() {
         n if n.starts_with("matmul_tma") => {
             let (m, nn, k) = matmul_dims(case);
@@ -172,7 +173,8 @@ fn spec(case: &Case) -> LaunchSpec {
         }
         other => panic!("no launch spec for Triton case {other}"),
     };
-    args.extend(scratch);
+    let scratch_args = scratch_count(case, kernel, args.len());
+    args.extend(std::iter::repeat_n(scratch, scratch_args));
     let grid: Vec<String> = grid.iter().map(u64::to_string).collect();
     LaunchSpec::from_json(&format!(
         r#"{{"kernel":"{kernel}","grid":[{}],"block":[{}],"dynamic_smem":{},"args":[{}]}}"#,
@@ -202,6 +204,28 @@ fn tensor_map(case: &Case, index: usize, [rows, cols]: [u64; 2], init: &str) -> 
         r#"{{"tensor_map":{{"type":"f16","dims":[{cols},{rows}],"box":[{},{}],"swizzle":"{swizzle}","init":{init}}}}}"#,
         block[1], block[0]
     )
+}
+
+/// How many scratch pointers follow the `given` runtime arguments of `kernel`: what its PTX
+/// declares beyond them, 1 (Triton 3.3 and 3.4: global scratch) or 2 (3.5 on: and profile
+/// scratch). Anything else means the spec and the kernel disagree.
+fn scratch_count(case: &Case, kernel: &str, given: usize) -> usize {
+    let params = case
+        .module
+        .function(kernel)
+        .unwrap_or_else(|| panic!("{} ({}): no kernel `{kernel}`", case.name, case.arch))
+        .params
+        .as_ref()
+        .map_or(0, Vec::len);
+    let extra = params.saturating_sub(given);
+    assert!(
+        params > given && extra <= 2,
+        "{} ({}): `{kernel}` has {params} parameters; the spec gives {given} runtime arguments \
+         and Triton adds 1 or 2 scratch pointers",
+        case.name,
+        case.arch
+    );
+    extra
 }
 
 /// M, N, K of a matmul launch: one partial row block, two column blocks (when they fit) and a

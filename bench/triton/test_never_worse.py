@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Unit tests of the rules bench/triton/never_worse.py judges kernels by (launch legality after
-Triton's launcher, worse/equal/better, the issue-12 goal, reading `cuobjdump -res-usage`).
+Triton's launcher, worse/equal/better, the issue-12 goal, reading `cuobjdump -res-usage`), and of
+what the suite's compiler reads of a Triton version (which cases it compiles, how many scratch
+pointers a kernel takes).
 
     python3 bench/triton/test_never_worse.py      (no Triton needed; scripts/test.sh runs it)
 """
@@ -10,7 +12,11 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "triton"))
+import foreign  # noqa: E402
 import never_worse as nw  # noqa: E402
+import suite  # noqa: E402
 
 
 def side(occ, local, legal=True):
@@ -100,6 +106,34 @@ class ResUsage(unittest.TestCase):
     def test_missing_function(self):
         with self.assertRaisesRegex(RuntimeError, "no function softmax_rows"):
             nw.parse_res_usage(self.TEXT, "softmax_rows")
+
+
+class TritonVersions(unittest.TestCase):
+    def test_version_tuple(self):
+        self.assertEqual(suite.version_tuple("3.3.1"), (3, 3, 1))
+        self.assertEqual(suite.version_tuple("3.6.0+git1234abc"), (3, 6, 0))
+        self.assertEqual(suite.version_tuple("3.10.0rc1"), (3, 10, 0))
+
+    def test_descriptor_cases_need_3_4(self):
+        tma = next(c for c in suite.CASES if c.name.startswith("matmul_tma"))
+        plain = next(c for c in suite.CASES if c.name == "layer_norm_4096")
+        self.assertFalse(suite.supported_by(tma, "3.3.1"))
+        self.assertTrue(suite.supported_by(tma, "3.4.0"))
+        self.assertTrue(suite.supported_by(plain, "3.3.1"))
+
+    def test_scratch_pointers_follow_the_ptx(self):
+        ptx = (".visible .entry k(\n\t.param .u64 .ptr .global .align 1 k_param_0,\n"
+               "\t.param .u32 k_param_1,\n\t.param .u64 .ptr .global .align 1 k_param_2\n)\n"
+               ".reqntid 128\n{\n\tret;\n}\n")
+        self.assertEqual(foreign.entry_param_count(ptx, "k"), 3)
+        self.assertIsNone(foreign.entry_param_count(ptx, "other"))
+        case = foreign.ForeignCase("t", "k:k", (foreign.ptr("x", "fp32", 4), foreign.i32("n", 4)),
+                                   {}, 4, (1,))
+        self.assertEqual(len(case.launch_spec("k", 128, 0, params=3)["args"]), 3)
+        self.assertEqual(len(case.launch_spec("k", 128, 0, params=4)["args"]), 4)
+        self.assertEqual(len(case.launch_spec("k", 128, 0)["args"]), 4)
+        with self.assertRaises(ValueError):
+            case.launch_spec("k", 128, 0, params=7)
 
 
 if __name__ == "__main__":

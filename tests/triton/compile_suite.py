@@ -28,6 +28,7 @@ import os
 import shutil
 import sys
 import tempfile
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,8 +49,17 @@ def assembler_for(opts):
     """The assembler Triton runs for `opts.arch` (its `NvidiaTool`: path and CUDA version), the
     option that names it here and that option's value (`backends.nvidia.compiler.get_ptxas`):
     `ptxas` for every architecture in Triton 3.4 and 3.5, below sm_100 in 3.6-3.8, below sm_90 in
-    3.9; `ptxas-blackwell` otherwise."""
-    from triton import knobs
+    3.9; `ptxas-blackwell` otherwise. Triton 3.2 and 3.3 (PyTorch 2.6 and 2.7's) have no `knobs`:
+    their `get_ptxas(arch)` gives a (path, version) pair, `ptxas` below sm_100."""
+    try:
+        from triton import knobs
+    except ImportError:
+        from triton.backends.nvidia.compiler import get_ptxas
+        path, version = get_ptxas(int(opts.arch.removeprefix("sm_")))
+        tool = types.SimpleNamespace(path=path, version=version)
+        if os.path.basename(path).startswith("ptxas-blackwell"):
+            return tool, "--ptxas-blackwell", opts.ptxas_blackwell
+        return tool, "--ptxas", opts.ptxas
     try:
         from triton.backends.nvidia.compiler import get_ptxas
     except ImportError:
@@ -99,6 +109,7 @@ def main():
         sys.path.insert(0, os.path.join(HERE, "stand_in"))
         try:
             foreign = importlib.import_module(FOREIGN[opts.corpus])
+            from foreign import entry_param_count
         except ImportError as e:
             print(f"compile_suite: cannot load the {opts.corpus} corpus: {e}", file=sys.stderr)
             return 2
@@ -127,7 +138,6 @@ def main():
 
     try:
         import triton
-        from triton import knobs
     except ImportError as e:
         print(f"compile_suite: cannot import Triton ({e}): run scripts/setup.sh and put "
               f".tools/triton on PYTHONPATH", file=sys.stderr)
@@ -141,6 +151,13 @@ def main():
         print(f"compile_suite: Triton did not take {option} {given}: its `--version` gave no "
               f"CUDA release, so Triton fell back to {ptxas.path}", file=sys.stderr)
         return 2
+    suite.stand_in_driver(triton.__version__)
+    too_new = [c for c in cases if not suite.supported_by(c, triton.__version__)]
+    for c in too_new:
+        print(f"  {opts.arch} {c.name:28} left out: needs Triton "
+              f"{'.'.join(map(str, c.min_triton))} or later (this is {triton.__version__})",
+              file=sys.stderr)
+    cases = [c for c in cases if c not in too_new]
     if opts.hook:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
         import warpsmith_triton
@@ -171,7 +188,8 @@ def main():
             if foreign is not None:
                 spec = foreign.BY_NAME[case.name].launch_spec(
                     record["kernel"], record["threads"], record["shared"],
-                    record.get("tensordesc_meta"))
+                    record.get("tensordesc_meta"),
+                    entry_param_count(compiled.asm["ptx"], record["kernel"]))
                 write_atomic(f"{base}.spec.json", json.dumps(spec, indent=1) + "\n")
             status = (f"ok   {record['kernel']}: {record['threads']} threads, "
                       f"{record['shared']} B dynamic shared ({record['compile_seconds']} s)")

@@ -9,6 +9,7 @@ tensor descriptor or a scalar — its compile-time constants, Triton's launch op
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from suite import Case
 
@@ -79,17 +80,20 @@ class ForeignCase:
         """The case as tests/triton/suite.py's compiler takes it: arguments in the kernel's
         order, the ones equal to 1 as constants."""
         ones = {a.name: 1 for a in self.args if a.specialised()}
-        return Case(self.name, f"{self.package}.{self.ref}",
-                    tuple((a.name, a.ty, a.divisible) for a in self.runtime_args()),
+        args = tuple((a.name, a.ty, a.divisible) for a in self.runtime_args())
+        descriptors = any(ty.startswith("tensordesc") for _, ty, _ in args)
+        return Case(self.name, f"{self.package}.{self.ref}", args,
                     {**self.constexprs, **ones}, self.num_warps, self.num_stages,
-                    archs=self.archs, ci=self.archs)
+                    archs=self.archs, ci=self.archs, min_triton=(3, 4) if descriptors else ())
 
     def launch_spec(self, kernel: str, threads: int, dynamic_smem: int,
-                    tensordesc_meta=None) -> dict:
+                    tensordesc_meta=None, params=None) -> dict:
         """A `warpsmith emulate/equiv --launch` spec of this launch (docs/emulator.md): the
-        runtime arguments, then Triton's two scratch pointers (global and profile scratch). A
-        descriptor becomes a `tensor_map` with the box and swizzle Triton chose (its metadata's
-        `tensordesc_meta`, one per descriptor), then its shape and strides."""
+        runtime arguments, then Triton's scratch pointers: as many as the kernel's `params` (its
+        PTX parameter count) leave, 1 (Triton 3.3 and 3.4: global scratch) or 2 (3.5 on: and
+        profile scratch); 2 when `params` is not given. A descriptor becomes a `tensor_map` with
+        the box and swizzle Triton chose (its metadata's `tensordesc_meta`, one per descriptor),
+        then its shape and strides."""
         args = []
         metas = iter(tensordesc_meta or [])
         for a in self.runtime_args():
@@ -113,8 +117,20 @@ class ForeignCase:
                 buf["init"], buf["range"] = "random", [init[1], init[2]]
             args.append({"buffer": buf})
         scratch = {"buffer": {"type": "u8", "len": 256, "init": "zero"}}
+        extra = 2 if params is None else params - len(args)
+        if extra not in (1, 2):
+            raise ValueError(f"{self.name}: `{kernel}` has {params} parameters; the spec gives "
+                             f"{len(args)} runtime arguments and Triton adds 1 or 2 scratch "
+                             f"pointers")
         return {"kernel": kernel, "grid": list(self.grid), "block": [threads],
-                "dynamic_smem": dynamic_smem, "args": args + [scratch, scratch]}
+                "dynamic_smem": dynamic_smem, "args": args + [scratch] * extra}
+
+
+def entry_param_count(ptx: str, kernel: str):
+    """The number of parameters PTX `ptx` declares for `.entry kernel`, or None when it declares
+    no such kernel."""
+    m = re.search(r"\.entry\s+" + re.escape(kernel) + r"\s*\((.*?)\)", ptx, re.S)
+    return None if m is None else len(re.findall(r"\.param\b", m.group(1)))
 
 
 def _descriptor_args(a: Arg, meta: dict) -> list:

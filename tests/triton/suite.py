@@ -15,6 +15,7 @@ the ones marked False in `Case.args` (sequence lengths, head and row counts, eps
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import subprocess
 import threading
@@ -48,6 +49,53 @@ class Case:
     # Architectures for which the case is in the subset scripts/test.sh runs (`--ci`).
     ci: tuple = ("sm_80", "sm_90")
     note: str = ""
+    # The oldest Triton that compiles the case ((3, 4): tensor-descriptor arguments); older
+    # versions leave it out (`supported_by`) and compile_suite.py says so.
+    min_triton: tuple = ()
+
+
+def version_tuple(version: str):
+    """`triton.__version__` as a tuple of its leading numbers: "3.3.1" -> (3, 3, 1),
+    "3.6.0+git1234" -> (3, 6, 0)."""
+    out = []
+    for part in version.split("+")[0].split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        out.append(int(digits))
+    return tuple(out)
+
+
+def supported_by(case, version: str):
+    """Whether Triton `version` (`triton.__version__`) compiles `case` (its `min_triton`)."""
+    return version_tuple(version) >= tuple(getattr(case, "min_triton", ()))
+
+
+class _NoGpuDriver:
+    """The active driver for Triton 3.2 and 3.3 on a machine without a GPU. Their
+    `@triton.autotune` asks the driver for a benchmarker when a module is imported, and their
+    default driver then fails to load (no libcuda, no libamdhip64), so Liger-Kernel's and
+    FlagGems' modules cannot be imported. Compiling with an explicit target needs no driver; a
+    benchmark or a launch says why it cannot run."""
+
+    def get_benchmarker(self):
+        def refuse(*_args, **_kwargs):
+            raise RuntimeError("no GPU here: the suite compiles without launching")
+
+        return refuse
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"no GPU here: Triton's driver.{name} is not available")
+
+
+def stand_in_driver(version: str):
+    """Makes `_NoGpuDriver` Triton's active driver where Triton `version` needs one to import
+    autotuned kernels (before 3.4; later versions benchmark lazily). Does nothing otherwise."""
+    if version_tuple(version) >= (3, 4):
+        return
+    from triton.runtime.driver import driver
+
+    driver.set_active(_NoGpuDriver())
 
 
 def _attention(name, head_dim, causal, block_m, block_n, warps, stages, ci=("sm_80", "sm_90"),
@@ -86,7 +134,7 @@ def _tma_matmul(name, block_m, block_n, block_k, warps, stages, ci=("sm_90",), n
     )
     return Case(name, "tma_matmul", args,
                 {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k},
-                warps, stages, archs=("sm_90",), ci=ci, note=note)
+                warps, stages, archs=("sm_90",), ci=ci, note=note, min_triton=(3, 4))
 
 
 # The runtime arguments of tests/triton/kernels.py's layer norm and softmax.
