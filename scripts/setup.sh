@@ -8,8 +8,8 @@
 #      git-ignored project-local folder .tools/nvidia (never into the system Python), and NVRTC
 #      (NVIDIA's CUDA front end as a library: the tests compile the bench kernels with it too,
 #      scripts/compile-kernels-nvrtc.py).
-#   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton (3.6.0) and
-#       .tools/triton-3.9 (3.9.0) for the Triton suite.
+#   2b. Triton (pinned, from PyPI, no dependencies) into .tools/triton (3.6.0),
+#       .tools/triton-3.9 (3.9.0) and .tools/triton-3.3 (3.3.1) for the Triton suite.
 #   2c. CUTLASS 4.2's headers (PyPI nvidia-cutlass) into .tools/cutlass for tests/cutlass_kernels.rs.
 #   3. The Rust toolchain: rustup's stable toolchain with clippy and rustfmt when cargo is
 #      missing; the clippy/rustfmt components when rustup is there but they are not.
@@ -74,14 +74,16 @@ for t in ptxas nvdisasm cuobjdump; do
 done
 
 # ---- 2b. Triton from PyPI (the Triton suite: tests/triton, bench/triton) ----------------------
-# Two pinned versions, each installed with --no-deps (it needs nothing else to compile kernels: no
+# Three pinned versions, each installed with --no-deps (it needs nothing else to compile kernels: no
 # torch, no CUDA driver, no GPU) into a git-ignored folder that scripts put on PYTHONPATH:
 # - Triton 3.6.0 in .tools/triton: the version issue 12 was reported against; about 640 MB
 #   unpacked (its own LLVM/MLIR library and a CUDA 12.8 ptxas/cuobjdump/nvdisasm);
 # - Triton 3.9.0 in .tools/triton-3.9: the newest on PyPI (Dec 2026), which calls ptxas
 #   differently: from sm_90 on it runs its CUDA 13.4 `ptxas-blackwell`
-#   (TRITON_PTXAS_BLACKWELL_PATH) on PTX ISA 9.4, and passes --regAllocOptLevel=2; about 1 GB.
-# WARPSMITH_SKIP_TRITON=1 skips both (the `triton` step of scripts/test.sh then reports SKIPPED).
+#   (TRITON_PTXAS_BLACKWELL_PATH) on PTX ISA 9.4, and passes --regAllocOptLevel=2; about 1 GB;
+# - Triton 3.3.1 in .tools/triton-3.3: what PyTorch 2.7 ships, before `knobs` and the stages
+#   hook, with CUDA 12.4's ptxas for every architecture; about 540 MB.
+# WARPSMITH_SKIP_TRITON=1 skips them all (the Triton steps of scripts/test.sh then report SKIPPED).
 # One pinned wheel, --no-deps, into .tools/FOLDER (replaced whole; a stamp names the wheel).
 install_wheel() { # WHEEL FOLDER [MORE_WHEELS...]
   local wheel="$1" dir="$tools/$2" stamp="$tools/$2/.installed"
@@ -108,6 +110,7 @@ if [[ "${WARPSMITH_SKIP_TRITON:-0}" == 1 ]]; then
 else
   install_wheel triton==3.6.0 triton
   install_wheel triton==3.9.0 triton-3.9
+  install_wheel triton==3.3.1 triton-3.3
 fi
 
 # ---- 2c. CUTLASS headers from PyPI (tests/cutlass_kernels.rs) ---------------------------------

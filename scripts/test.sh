@@ -17,6 +17,9 @@
 #              below `demote` alone); every cubin the drop-in changed runs against ptxas's own on
 #              the SASS emulator (bench/triton/equiv_builds.py, every output byte)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
+#   triton-3.3 the CI subset with Triton 3.3.1 (PyTorch 2.7's; no stages hook, CUDA 12.4's ptxas):
+#              never-worse with `auto` and the default, `equiv` of every changed build, the PTX
+#              emulator's reference, the SASS decoder's record and the SASS emulator on its cubins
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
 #              20 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
 #   flaggems, flaggems-3.9  the same on FlagGems' (tests/triton/flaggems_suite.py: 17 operator
@@ -155,12 +158,15 @@ ptxas_builds() { # OUT
     ln -s ../sm_80/ptxas "$1/equiv/sm_80" &&
     ln -s ../sm_90/ptxas "$1/equiv/sm_90"
 }
-# sass_checks OUT PTXAS: the SASS decoder's holdout record and the SASS emulator against the PTX
-# emulator on those builds.
-sass_checks() { # OUT PTXAS
-  WARPSMITH_TRITON_DIR="$1/equiv" cargo test --test sass_holdout \
+# sass_checks OUT PTXAS [RECORD [DIR_ONLY]]: the SASS decoder's holdout record (default
+# triton-suite) and the SASS emulator against the PTX emulator on those builds (DIR_ONLY=1: on
+# those alone, not on the test's fixtures, whose PTX ISA an old ptxas cannot read).
+sass_checks() { # OUT PTXAS [RECORD [DIR_ONLY]]
+  WARPSMITH_TRITON_RECORD="${3:-triton-suite}" WARPSMITH_TRITON_DIR="$1/equiv" \
+    cargo test --test sass_holdout \
     holdout_triton_suite_from_environment &&
-    WARPSMITH_PTXAS="$2" WARPSMITH_TRITON_DIR="$1/equiv" cargo test --test sass_emu_triton
+    WARPSMITH_PTXAS="$2" WARPSMITH_TRITON_DIR="$1/equiv" WARPSMITH_TRITON_DIR_ONLY="${4:-0}" \
+      cargo test --test sass_emu_triton
 }
 triton_check() { # PYTHONPATH OUT PTXAS
   local path="$1" out="$2" ptxas="$3"
@@ -217,6 +223,7 @@ triton_step() {
   case "$corpus" in
     liger) path="$dir:$root/.tools/liger" check=liger_check probe_case=liger_softmax_fwd ;;
     flaggems) path="$dir:$root/.tools/flaggems" check=flaggems_check probe_case=fg_embedding ;;
+    before-3.4) check=triton_old_check corpus=suite ;;
   esac
   if ((!build_ok)); then
     skip "$name" "the build failed"
@@ -233,6 +240,32 @@ triton_step() {
 }
 triton_step triton triton "$root/.tools/bin/ptxas"
 triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell"
+
+# ---- triton-3.3: the suite with Triton 3.3.1, which PyTorch 2.7 ships ---------------------------
+# Triton before 3.4 has no `knobs` and no stages hook (so no python/warpsmith_triton.py), needs a
+# stand-in driver to import autotuned kernels without a GPU (tests/triton/suite.py), compiles no
+# tensor-descriptor case, and brings CUDA 12.4's ptxas for both architectures: an assembler no
+# other step runs, whose cubins the SASS decoder is checked on (record
+# tests/data/sass-holdout/triton-3.3.txt). The CI subset, never-worse with `auto` (every changed
+# build `equiv` on the SASS emulator) and with the default, the PTX emulator's CPU reference and
+# spill `equiv`, the SASS holdout and SASS emulator. About 2 minutes.
+triton_old_check() { # PYTHONPATH OUT PTXAS
+  local path="$1" out="$2" ptxas="$3"
+  PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
+    --passes spill,shuffle,demote --spill-max-regs auto \
+    --warpsmith "$root/target/debug/warpsmith" --out "$out" &&
+    PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
+      --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
+      --out "$out/keep" &&
+    ptxas_builds "$out" &&
+    WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
+      cargo test --test emu_triton triton_suite_from_environment &&
+    equiv_builds "$out" --specs "$out/equiv" &&
+    equiv_builds "$out/keep" --specs "$out/equiv" &&
+    sass_checks "$out" "$ptxas" triton-3.3 1
+}
+triton_step triton-3.3 triton-3.3 "$root/.tools/triton-3.3/triton/backends/nvidia/bin/ptxas" \
+  before-3.4
 
 # ---- liger: Liger-Kernel's Triton kernels through the same checks (issue 12, foreign code) ------
 # tests/triton/liger_suite.py: LinkedIn's kernels for LLM training (RMS/layer/group norm, SwiGLU,
