@@ -168,21 +168,33 @@ sass_checks() { # OUT PTXAS [RECORD [DIR_ONLY]]
     WARPSMITH_PTXAS="$2" WARPSMITH_TRITON_DIR="$1/equiv" WARPSMITH_TRITON_DIR_ONLY="${4:-0}" \
       cargo test --test sass_emu_triton
 }
+# never_worse_ci PYTHONPATH OUT [OPTIONS...]: the drop-in (spill, shuffle, demote) against ptxas
+# alone on the suite's CI subset.
+never_worse_ci() {
+  local path="$1" out="$2"
+  shift 2
+  PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
+    --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" --out "$out" "$@"
+}
+# suite_emulation OUT: the ptxas-alone builds linked for the checks, the PTX emulator's CPU
+# reference and spill `equiv` on each kernel (writing the launch specs), then `equiv` of every
+# build the drop-in changed in OUT and in each further never_worse.py folder given.
+suite_emulation() { # OUT [MORE_OUTS...]
+  local out="$1" more
+  ptxas_builds "$out" &&
+    WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
+      cargo test --test emu_triton triton_suite_from_environment || return 1
+  for more in "$@"; do
+    equiv_builds "$more" --specs "$out/equiv" || return 1
+  done
+}
 triton_check() { # PYTHONPATH OUT PTXAS
   local path="$1" out="$2" ptxas="$3"
   python3 bench/triton/test_never_worse.py &&
-    PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
-      --passes spill,shuffle,demote --spill-max-regs auto \
-      --warpsmith "$root/target/debug/warpsmith" --out "$out" &&
+    never_worse_ci "$path" "$out" --spill-max-regs auto &&
     hook_checks "$path" "$out/hook" &&
-    PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 --hook \
-      --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
-      --out "$out/hook/never-worse" &&
-    ptxas_builds "$out" &&
-    WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
-      cargo test --test emu_triton triton_suite_from_environment &&
-    equiv_builds "$out" --specs "$out/equiv" &&
-    equiv_builds "$out/hook/never-worse" --specs "$out/equiv" &&
+    never_worse_ci "$path" "$out/hook/never-worse" --hook &&
+    suite_emulation "$out" "$out" "$out/hook/never-worse" &&
     mutation_checks "$out" &&
     sass_checks "$out" "$ptxas"
 }
@@ -251,17 +263,9 @@ triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidi
 # spill `equiv`, the SASS holdout and SASS emulator. About 2 minutes.
 triton_old_check() { # PYTHONPATH OUT PTXAS
   local path="$1" out="$2" ptxas="$3"
-  PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
-    --passes spill,shuffle,demote --spill-max-regs auto \
-    --warpsmith "$root/target/debug/warpsmith" --out "$out" &&
-    PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
-      --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" \
-      --out "$out/keep" &&
-    ptxas_builds "$out" &&
-    WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
-      cargo test --test emu_triton triton_suite_from_environment &&
-    equiv_builds "$out" --specs "$out/equiv" &&
-    equiv_builds "$out/keep" --specs "$out/equiv" &&
+  never_worse_ci "$path" "$out" --spill-max-regs auto &&
+    never_worse_ci "$path" "$out/keep" &&
+    suite_emulation "$out" "$out" "$out/keep" &&
     sass_checks "$out" "$ptxas" triton-3.3 1
 }
 triton_step triton-3.3 triton-3.3 "$root/.tools/triton-3.3/triton/backends/nvidia/bin/ptxas" \
