@@ -131,9 +131,11 @@ class TritonVersions(unittest.TestCase):
                                    {}, 4, (1,))
         self.assertEqual(len(case.launch_spec("k", 128, 0, params=3)["args"]), 3)
         self.assertEqual(len(case.launch_spec("k", 128, 0, params=4)["args"]), 4)
+        self.assertEqual(len(case.launch_spec("k", 128, 0, params=2)["args"]), 2)
         self.assertEqual(len(case.launch_spec("k", 128, 0)["args"]), 4)
-        with self.assertRaises(ValueError):
-            case.launch_spec("k", 128, 0, params=7)
+        for wrong in (1, 5):
+            with self.assertRaises(ValueError):
+                case.launch_spec("k", 128, 0, params=wrong)
 
 
 if __name__ == "__main__":

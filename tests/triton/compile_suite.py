@@ -50,12 +50,16 @@ def assembler_for(opts):
     option that names it here and that option's value (`backends.nvidia.compiler.get_ptxas`):
     `ptxas` for every architecture in Triton 3.4 and 3.5, below sm_100 in 3.6-3.8, below sm_90 in
     3.9; `ptxas-blackwell` otherwise. Triton 3.2 and 3.3 (PyTorch 2.6 and 2.7's) have no `knobs`:
-    their `get_ptxas(arch)` gives a (path, version) pair, `ptxas` below sm_100."""
+    3.3's `get_ptxas(arch)` gives a (path, version) pair, `ptxas` below sm_100; 3.2 has
+    `_path_to_binary("ptxas")` alone."""
     try:
         from triton import knobs
     except ImportError:
-        from triton.backends.nvidia.compiler import get_ptxas
-        path, version = get_ptxas(int(opts.arch.removeprefix("sm_")))
+        from triton.backends.nvidia import compiler
+        if hasattr(compiler, "get_ptxas"):
+            path, version = compiler.get_ptxas(int(opts.arch.removeprefix("sm_")))
+        else:
+            path, version = compiler._path_to_binary("ptxas")
         tool = types.SimpleNamespace(path=path, version=version)
         if os.path.basename(path).startswith("ptxas-blackwell"):
             return tool, "--ptxas-blackwell", opts.ptxas_blackwell

@@ -90,8 +90,8 @@ class ForeignCase:
                     tensordesc_meta=None, params=None) -> dict:
         """A `warpsmith emulate/equiv --launch` spec of this launch (docs/emulator.md): the
         runtime arguments, then Triton's scratch pointers: as many as the kernel's `params` (its
-        PTX parameter count) leave, 1 (Triton 3.3 and 3.4: global scratch) or 2 (3.5 on: and
-        profile scratch); 2 when `params` is not given. A descriptor becomes a `tensor_map` with
+        PTX parameter count) leave, 0 (Triton 3.2), 1 (3.3 and 3.4: global scratch) or 2 (3.5
+        on: and profile scratch); 2 when `params` is not given. A descriptor becomes a `tensor_map` with
         the box and swizzle Triton chose (its metadata's `tensordesc_meta`, one per descriptor),
         then its shape and strides."""
         args = []
@@ -118,9 +118,9 @@ class ForeignCase:
             args.append({"buffer": buf})
         scratch = {"buffer": {"type": "u8", "len": 256, "init": "zero"}}
         extra = 2 if params is None else params - len(args)
-        if extra not in (1, 2):
+        if extra not in (0, 1, 2):
             raise ValueError(f"{self.name}: `{kernel}` has {params} parameters; the spec gives "
-                             f"{len(args)} runtime arguments and Triton adds 1 or 2 scratch "
+                             f"{len(args)} runtime arguments and Triton adds at most 2 scratch "
                              f"pointers")
         return {"kernel": kernel, "grid": list(self.grid), "block": [threads],
                 "dynamic_smem": dynamic_smem, "args": args + [scratch] * extra}

@@ -300,6 +300,21 @@ def kernel_function(ref: str):
     return getattr(kernels, ref)
 
 
+def ast_source(ast_source_class, fn, signature, constexprs, attrs):
+    """Triton's `ASTSource` of `fn`: from 3.3 on with `constexprs` and `attrs` keyed by argument
+    paths; Triton 3.2 (PyTorch 2.6's) takes `constants` and an `AttrsDescriptor` built from
+    (argument index, 16) divisibility hints."""
+    import inspect
+
+    if "constexprs" in inspect.signature(ast_source_class.__init__).parameters:
+        return ast_source_class(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
+    from triton.backends.compiler import AttrsDescriptor
+
+    hints = {path[0]: 16 for path in attrs}
+    return ast_source_class(fn=fn, signature=signature, constants=dict(constexprs),
+                            attrs=AttrsDescriptor.from_hints(hints))
+
+
 def compile_case(case: Case, arch: str):
     """Compiles one case for `arch` without a GPU. Returns (compiled kernel or None, record):
     the record has the metadata the launch needs, the ptxas calls, and `error` on failure."""
@@ -324,7 +339,7 @@ def compile_case(case: Case, arch: str):
         signature[arg], divisible = given[arg]
         if divisible:
             attrs[(i,)] = [["tt.divisibility", 16]]
-    src = ASTSource(fn=fn, signature=signature, constexprs=case.constexprs, attrs=attrs)
+    src = ast_source(ASTSource, fn, signature, case.constexprs, attrs)
     record = {
         "case": case.name,
         "arch": arch,
