@@ -10,7 +10,8 @@ and, just before the PTX goes to ptxas, appends the line
 
     // warpsmith-dynamic-smem: <metadata["shared"]>
 
-to it. The drop-in reads that line (docs/ptxas-wrapper.md); NVIDIA's ptxas reads a comment, and
+to it (Triton 3.2 and 3.3, which have no such hook: by wrapping the CUDA backend's `add_stages`,
+the method that hook inspects). The drop-in reads that line (docs/ptxas-wrapper.md); NVIDIA's ptxas reads a comment, and
 at the end of the file it moves no line, so ptxas's line information (and so its cubin) is the
 same as without it. The PTX Triton caches is the one without the line.
 
@@ -32,7 +33,8 @@ and later, TRITON_PTXAS_BLACKWELL_PATH naming links to warpsmith):
 
 With Triton 3.9 and later the hook also enters Triton's cache key, together with the
 `WARPSMITH_*` variables, so kernels compiled before warpsmith was switched on (or with other
-passes) are not taken from the cache; with earlier versions use a fresh `TRITON_CACHE_DIR`.
+passes) are not taken from the cache; so do they with 3.2 and 3.3 (through the backend's `hash`);
+with 3.4 to 3.8 use a fresh `TRITON_CACHE_DIR`.
 """
 
 import hashlib
@@ -44,6 +46,8 @@ MARKER = "// warpsmith-dynamic-smem:"
 GROW_MARKER = "// warpsmith-grow-dynamic:"
 _installed = None
 _previous = None
+# Triton 3.2/3.3: the CUDA backend's own `add_stages` and `hash` while ours stand in for them.
+_backend_originals = None
 
 
 def _settings_key():
@@ -106,6 +110,46 @@ def _wrap_cubin_stage(stages, grow_dynamic):
     stages["cubin"] = cubin
 
 
+def _cuda_backend_class():
+    """The CUDA backend class `triton.compile` instantiates: the one Triton's backend discovery
+    loaded (`triton.backends.backends["nvidia"]`, from the file, under another module name than
+    `triton.backends.nvidia.compiler`, so that module's class is not it)."""
+    from triton.backends import backends
+
+    return backends["nvidia"].compiler
+
+
+def _install_on_backend(grow_dynamic):
+    """Triton 3.2 and 3.3: wraps `CUDABackend.add_stages` (which fills the pipeline's stages, as
+    the later stages hook sees them) and `CUDABackend.hash` (a part of Triton's cache key)."""
+    global _backend_originals
+    try:
+        CUDABackend = _cuda_backend_class()
+        add_stages, backend_hash = CUDABackend.add_stages, CUDABackend.hash
+    except (ImportError, AttributeError, KeyError) as e:
+        raise RuntimeError(
+            "warpsmith_triton needs Triton 3.2 or later (triton.knobs.runtime."
+            "add_stages_inspection_hook, or before 3.4 the CUDA backend's add_stages); with "
+            f"another Triton give one kernel's size in WARPSMITH_SPILL_DYNAMIC_SMEM instead ({e})"
+        ) from e
+    if _backend_originals is not None:
+        # Installed before: wrap the backend's own methods again (`grow_dynamic` may differ).
+        add_stages, backend_hash = _backend_originals
+    else:
+        _backend_originals = (add_stages, backend_hash)
+
+    def wrapped_add_stages(self, stages, options, *args, **kwargs):
+        add_stages(self, stages, options, *args, **kwargs)
+        _wrap_cubin_stage(stages, grow_dynamic)
+
+    def wrapped_hash(self):
+        key = _settings_key()
+        return f"{backend_hash(self)}-{hashlib.sha256(key.encode('utf-8')).hexdigest()}"
+
+    CUDABackend.add_stages = wrapped_add_stages
+    CUDABackend.hash = wrapped_hash
+
+
 def install(grow_dynamic=True):
     """Installs the hook (once; a hook installed before it keeps running first). With
     `grow_dynamic` the drop-in may grow a kernel's dynamic shared memory (module docstring)."""
@@ -113,11 +157,9 @@ def install(grow_dynamic=True):
     try:
         from triton import knobs
         knobs.runtime.add_stages_inspection_hook
-    except (ImportError, AttributeError) as e:
-        raise RuntimeError(
-            "warpsmith_triton needs Triton 3.4 or later (triton.knobs.runtime."
-            "add_stages_inspection_hook); with an older Triton give one kernel's size in "
-            f"WARPSMITH_SPILL_DYNAMIC_SMEM instead ({e})") from e
+    except (ImportError, AttributeError):
+        _install_on_backend(grow_dynamic)
+        return
 
     if _installed is not None and knobs.runtime.add_stages_inspection_hook is _installed:
         return
@@ -143,8 +185,14 @@ def install(grow_dynamic=True):
 
 
 def uninstall():
-    """Puts back the hook that was there before `install` (unless another replaced ours)."""
-    global _installed, _previous
+    """Puts back the hook that was there before `install` (unless another replaced ours), or
+    with Triton 3.2 and 3.3 the backend's own methods."""
+    global _installed, _previous, _backend_originals
+    if _backend_originals is not None:
+        CUDABackend = _cuda_backend_class()
+        CUDABackend.add_stages, CUDABackend.hash = _backend_originals
+        _backend_originals = None
+        return
     from triton import knobs
 
     if _installed is not None and knobs.runtime.add_stages_inspection_hook is _installed:

@@ -17,9 +17,9 @@
 #              below `demote` alone); every cubin the drop-in changed runs against ptxas's own on
 #              the SASS emulator (bench/triton/equiv_builds.py, every output byte)
 #   triton-3.9 the same with Triton 3.9 (its CUDA 13.4 ptxas-blackwell from sm_90 on)
-#   triton-3.3 the CI subset with Triton 3.3.1 (PyTorch 2.7's; no stages hook, CUDA 12.4's ptxas):
-#              never-worse with `auto` and the default, `equiv` of every changed build, the PTX
-#              emulator's reference, the SASS decoder's record and the SASS emulator on its cubins
+#   triton-3.3 the CI subset with Triton 3.3.1 (PyTorch 2.7's; CUDA 12.4's ptxas): never-worse
+#              with `auto` and with the hook, `equiv` of every changed build, the PTX emulator's
+#              reference, the SASS decoder's record and the SASS emulator on its cubins
 #   liger, liger-3.9  the same checks on Liger-Kernel's Triton kernels (tests/triton/liger_suite.py:
 #              20 kernels nobody wrote for us, on their own launches), with Triton 3.6 and 3.9
 #   flaggems, flaggems-3.9  the same on FlagGems' (tests/triton/flaggems_suite.py: 17 operator
@@ -176,11 +176,12 @@ never_worse_ci() {
   PYTHONPATH="$path" python3 bench/triton/never_worse.py --ci --jobs 2 \
     --passes spill,shuffle,demote --warpsmith "$root/target/debug/warpsmith" --out "$out" "$@"
 }
-# suite_emulation OUT: the ptxas-alone builds linked for the checks, the PTX emulator's CPU
-# reference and spill `equiv` on each kernel (writing the launch specs), then `equiv` of every
-# build the drop-in changed in OUT and in each further never_worse.py folder given.
+# suite_emulation OUT [NEVER_WORSE_OUTS...]: OUT's ptxas-alone builds linked for the checks, the
+# PTX emulator's CPU reference and spill `equiv` on each kernel (writing the launch specs), then
+# `equiv` of every build the drop-in changed in each never_worse.py folder given.
 suite_emulation() { # OUT [MORE_OUTS...]
   local out="$1" more
+  shift
   ptxas_builds "$out" &&
     WARPSMITH_WRITE_TRITON_SPECS=1 WARPSMITH_TRITON_DIR="$out/equiv" \
       cargo test --test emu_triton triton_suite_from_environment || return 1
@@ -220,11 +221,14 @@ equiv_builds() { # OUT [--specs DIR]
 # its build equals the one with WARPSMITH_SPILL_DYNAMIC_SMEM, on a case the size changes (sm_80)
 # and through `ptxas-blackwell` for Triton 3.9 (sm_90, where the marker must change nothing);
 # and the drop-in's grow report reaches Triton's metadata (`demote` into a grown dynamic area).
-hook_checks() { # PYTHONPATH OUT
+hook_checks() { # PYTHONPATH OUT [GROW]
   local check=(python3 tests/triton/test_dynamic_smem_hook.py --warpsmith "$root/target/debug/warpsmith")
   PYTHONPATH="$1" "${check[@]}" --out "$2/sm_80" --case layer_norm_4096 --expect-change &&
-    PYTHONPATH="$1" "${check[@]}" --out "$2/sm_90" --arch sm_90 --case softmax_8192 &&
+    PYTHONPATH="$1" "${check[@]}" --out "$2/sm_90" --arch sm_90 --case softmax_8192 || return 1
+  # The grow case moves its tiles by TMA (Triton 3.4 and later); GROW=0 leaves it out.
+  if [[ "${3:-1}" == 1 ]]; then
     PYTHONPATH="$1" "${check[@]}" --out "$2/grow" --arch sm_90 --case matmul_tma_fp16_128x256x64 --grow
+  fi
 }
 # triton_step STEP_NAME FOLDER_UNDER_.tools PTXAS_FOR_THE_SASS_EMULATOR [liger|flaggems]: the
 # step, or SKIPPED with the reason when the build failed, Triton (or the foreign library: Liger-
@@ -254,18 +258,20 @@ triton_step triton triton "$root/.tools/bin/ptxas"
 triton_step triton-3.9 triton-3.9 "$root/.tools/triton-3.9/triton/backends/nvidia/bin/ptxas-blackwell"
 
 # ---- triton-3.3: the suite with Triton 3.3.1, which PyTorch 2.7 ships ---------------------------
-# Triton before 3.4 has no `knobs` and no stages hook (so no python/warpsmith_triton.py), needs a
-# stand-in driver to import autotuned kernels without a GPU (tests/triton/suite.py), compiles no
-# tensor-descriptor case, and brings CUDA 12.4's ptxas for both architectures: an assembler no
-# other step runs, whose cubins the SASS decoder is checked on (record
-# tests/data/sass-holdout/triton-3.3.txt). The CI subset, never-worse with `auto` (every changed
-# build `equiv` on the SASS emulator) and with the default, the PTX emulator's CPU reference and
-# spill `equiv`, the SASS holdout and SASS emulator. About 2 minutes.
+# Triton before 3.4 has no `knobs` and no stages hook (python/warpsmith_triton.py wraps the CUDA
+# backend's add_stages there), needs a stand-in driver to import autotuned kernels without a GPU
+# (tests/triton/suite.py), compiles no tensor-descriptor case, and brings CUDA 12.4's ptxas for
+# both architectures: an assembler no other step runs, whose cubins the SASS decoder is checked on
+# (record tests/data/sass-holdout/triton-3.3.txt). The CI subset: never-worse with `auto`, the
+# hook's checks (no grow case: it needs TMA), never-worse with the hook and the default, `equiv`
+# of every changed build on the SASS emulator, the PTX emulator's CPU reference and spill
+# `equiv`, the SASS holdout and SASS emulator. About 2 minutes.
 triton_old_check() { # PYTHONPATH OUT PTXAS
   local path="$1" out="$2" ptxas="$3"
   never_worse_ci "$path" "$out" --spill-max-regs auto &&
-    never_worse_ci "$path" "$out/keep" &&
-    suite_emulation "$out" "$out" "$out/keep" &&
+    hook_checks "$path" "$out/hook" 0 &&
+    never_worse_ci "$path" "$out/hook/never-worse" --hook &&
+    suite_emulation "$out" "$out" "$out/hook/never-worse" &&
     sass_checks "$out" "$ptxas" triton-3.3 1
 }
 triton_step triton-3.3 triton-3.3 "$root/.tools/triton-3.3/triton/backends/nvidia/bin/ptxas" \
