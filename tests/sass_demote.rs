@@ -285,6 +285,62 @@ fn triton_matmul_part_of_frame_moves_and_is_proved() {
     }
 }
 
+/// Triton 3.4's 128×256×64 fp16 matmul through TMA tensor descriptors (sm_90a; found through
+/// Triton 3.4's drop-in run): ptxas spills 624 B and writes `EIATTR_MBARRIER_INSTR_OFFSETS`,
+/// 16-byte records `{offset, 0xff, shared immediate, kind}` for the `SYNCS` instructions on its
+/// mbarriers. Moving part of the frame shifts those instructions: each record's first word must
+/// follow its instruction and the other three must stay as they were (the editor once remapped
+/// every word, and nvdisasm then refused the cubin: "runs out of data"). The rewrite is proved
+/// on the suite's launch (tensor maps, mbarrier waits) and decodes as nvdisasm lists it.
+#[test]
+fn mbarrier_records_follow_their_instructions() {
+    use warpsmith::sass::elf::nvinfo::{Attribute, NvInfo};
+    if tools_present().is_none() {
+        return;
+    }
+    let (bytes, _) = fixture("matmul_tma_fp16_128x256x64.sm_90a", "sm_90a");
+    let out = demote_fixture("matmul_tma_fp16_128x256x64.sm_90a", "sm_90a");
+    let k = &out.kernels[0];
+    eprintln!("tma_matmul: {} {:?}", k.reason, k.verified);
+    assert!(k.demoted, "{}", k.reason);
+    let after = k.after.expect("figures");
+    assert!(after.local_bytes < k.before.local_bytes);
+    assert_eq!(k.verified.len(), 1);
+    let records = |cubin: &[u8]| {
+        let c = Cubin::parse(cubin).unwrap();
+        let info = &c.sections[c.section_index(".nv.info.tma_matmul").unwrap()].data;
+        let text = c.sections[c.section_index(".text.tma_matmul").unwrap()]
+            .data
+            .clone();
+        let r = NvInfo::parse(info)
+            .unwrap()
+            .records
+            .into_iter()
+            .find(|r| r.attr == 0x39)
+            .expect("MBARRIER_INSTR_OFFSETS");
+        let Attribute::InstrRecords(v) = r.value else {
+            panic!("not parsed as records: {:?}", r.value)
+        };
+        // Each record with the low 64 bits (opcode and operands) of the instruction it names.
+        v.into_iter()
+            .map(|rec| {
+                let at = rec.offset as usize;
+                let word = u64::from_le_bytes(text[at..at + 8].try_into().unwrap());
+                (word, rec.rest)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (old, new) = (records(&bytes), records(&out.cubin));
+    assert!(old.len() >= 6, "{old:x?}");
+    assert_eq!(
+        old, new,
+        "each record names the same instruction, its words unchanged"
+    );
+    let check = warpsmith::sass::check::check_cubin(&out.cubin)
+        .unwrap_or_else(|e| panic!("sass check: {e}"));
+    assert!(check.ok(), "{:?}", check.mismatches);
+}
+
 /// `--grow-dynamic` on the same matmuls: the region goes to the end of a dynamic area the launch
 /// grows, so it is held to the architecture's per-block maximum instead of the 48 KiB of static
 /// shared memory, and more of the frame moves (sm_90a 808 → 160 B, sm_80 1384 → 864 B where the

@@ -629,6 +629,20 @@ fn remap_info_offsets(
 ) -> Result<(), EditError> {
     let map_inst = |o: u64| layout.map_inst(o);
     for r in inf.records.iter_mut() {
+        let name = r.name();
+        // Every offset must name an instruction of the old code: a value that does not is a
+        // layout we misread, and remapping it would corrupt the attribute.
+        if let Some(bad) = r
+            .code_offsets_mut()
+            .into_iter()
+            .map(|o| *o as u64)
+            .find(|&o| o % 16 != 0 || o >= layout.old_size)
+        {
+            return Err(unsupported(
+                kernel,
+                format!("attribute EIATTR_{name} holds {bad:#x}, not an instruction offset"),
+            ));
+        }
         match &mut r.value {
             Attribute::InstrOffsets(v) => {
                 let old = v.clone();
@@ -638,6 +652,18 @@ fn remap_info_offsets(
                     .collect();
                 report.attribute_offsets +=
                     old.iter().zip(v.iter()).filter(|(a, b)| a != b).count();
+            }
+            Attribute::InstrRecords(v) => {
+                for rec in v.iter_mut() {
+                    let no = map_inst(rec.offset as u64).ok_or_else(|| {
+                        unsupported(
+                            kernel,
+                            format!("an instruction EIATTR_{name} describes was removed"),
+                        )
+                    })? as u32;
+                    report.attribute_offsets += (no != rec.offset) as usize;
+                    rec.offset = no;
+                }
             }
             Attribute::IndirectBranchTargets(v) => {
                 for b in v.iter_mut() {

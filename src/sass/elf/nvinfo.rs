@@ -148,8 +148,26 @@ pub const EIATTR_REG_RECONFIG: u8 = 0x54;
 
 /// Attributes whose SVAL payload is a list of instruction byte offsets (§8.4).
 pub const INSTR_OFFSET_ATTRS: &[u8] = &[
-    0x1c, 0x1d, 0x25, 0x27, 0x28, 0x2d, 0x31, 0x39, 0x44, 0x46, 0x47, 0x57, 0x59, 0x65, 0x6c,
+    0x1c, 0x1d, 0x25, 0x27, 0x28, 0x2d, 0x31, 0x46, 0x47, 0x57, 0x59, 0x65, 0x6c,
 ];
+
+/// Attributes whose SVAL payload is a list of fixed-size records, each an instruction byte
+/// offset followed by words we keep as read, with the record's size in words. §8.4 lists both
+/// as plain offset lists; ptxas 12.8 writes records (read from its cubins, Dec 2026):
+/// - `MBARRIER_INSTR_OFFSETS` (0x39): `{offset, 0xff, shared-memory immediate, kind}` for each
+///   `SYNCS` instruction on an mbarrier (`SYNCS.EXCH.64 URZ, [UR7+0x24000]` has `0x24000`;
+///   kind `0x7010x`/`0x9010a`: exchange, invalidate, try-wait);
+/// - `UNUSED_LOAD_BYTE_OFFSET` (0x44): `{offset, byte mask}` for a load part of whose bytes are
+///   never read (`LDS.128` with mask `0xfff`).
+pub const INSTR_RECORD_ATTRS: &[(u8, usize)] = &[(0x39, 4), (0x44, 2)];
+
+/// The record size in words of an [`INSTR_RECORD_ATTRS`] attribute.
+fn instr_record_words(attr: u8) -> Option<usize> {
+    INSTR_RECORD_ATTRS
+        .iter()
+        .find(|(a, _)| *a == attr)
+        .map(|(_, n)| *n)
+}
 
 /// Attribute code: `EIATTR_ANNOTATIONS` ((kind, instruction offset) pairs, e.g. kind 1 =
 /// "SpillRefill" as nvdisasm prints it).
@@ -179,6 +197,15 @@ pub struct IndirectBranch {
     pub unknown: [u16; 2],
     /// Byte offsets of the targets.
     pub targets: Vec<u32>,
+}
+
+/// One record of an [`INSTR_RECORD_ATTRS`] attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstrRecord {
+    /// Byte offset of the instruction the record describes.
+    pub offset: u32,
+    /// The record's other words, kept as read.
+    pub rest: Vec<u32>,
 }
 
 /// One kernel-parameter description (`EIATTR_KPARAM_INFO`).
@@ -245,6 +272,8 @@ pub enum Attribute {
     /// One of the `*_INSTR_OFFSETS` attributes ([`INSTR_OFFSET_ATTRS`]): byte offsets of
     /// instructions in the kernel's `.text`.
     InstrOffsets(Vec<u32>),
+    /// One of the [`INSTR_RECORD_ATTRS`]: records that each start with an instruction offset.
+    InstrRecords(Vec<InstrRecord>),
     /// `INDIRECT_BRANCH_TARGETS`.
     IndirectBranchTargets(Vec<IndirectBranch>),
     /// `COROUTINE_RESUME_ID_OFFSETS`: (id, instruction offset) pairs.
@@ -282,6 +311,7 @@ impl Record {
     pub fn code_offsets_mut(&mut self) -> Vec<&mut u32> {
         match &mut self.value {
             Attribute::InstrOffsets(v) => v.iter_mut().collect(),
+            Attribute::InstrRecords(v) => v.iter_mut().map(|r| &mut r.offset).collect(),
             Attribute::IndirectBranchTargets(v) => v
                 .iter_mut()
                 .flat_map(|b| std::iter::once(&mut b.branch).chain(b.targets.iter_mut()))
@@ -298,6 +328,8 @@ impl Record {
         OPAQUE_OFFSET_ATTRS.contains(&self.attr)
             || (INSTR_OFFSET_ATTRS.contains(&self.attr)
                 && !matches!(self.value, Attribute::InstrOffsets(_)))
+            || (instr_record_words(self.attr).is_some()
+                && !matches!(self.value, Attribute::InstrRecords(_)))
             || (self.attr == EIATTR_INDIRECT_BRANCH_TARGETS
                 && !matches!(self.value, Attribute::IndirectBranchTargets(_)))
             || (self.attr == EIATTR_COROUTINE_RESUME_ID_OFFSETS
@@ -372,6 +404,17 @@ fn typed_sval(attr: u8, p: &[u8], global: bool) -> Attribute {
         })),
         (0x05 | 0x10, Some(w)) if w.len() == 3 => Some(Attribute::Dim3([w[0], w[1], w[2]])),
         (a, Some(w)) if INSTR_OFFSET_ATTRS.contains(&a) => Some(Attribute::InstrOffsets(w.clone())),
+        (a, Some(w)) if instr_record_words(a).is_some_and(|n| w.len() % n == 0) => {
+            let n = instr_record_words(a).unwrap_or(1);
+            Some(Attribute::InstrRecords(
+                w.chunks_exact(n)
+                    .map(|c| InstrRecord {
+                        offset: c[0],
+                        rest: c[1..].to_vec(),
+                    })
+                    .collect(),
+            ))
+        }
         (EIATTR_INDIRECT_BRANCH_TARGETS, _) => {
             parse_indirect(p).map(Attribute::IndirectBranchTargets)
         }
@@ -414,6 +457,12 @@ fn sval_payload(v: &Attribute) -> Vec<u8> {
         Attribute::Dim3(d) => d.iter().for_each(|x| push_u32(&mut out, *x)),
         Attribute::InstrOffsets(w) | Attribute::Words(w) => {
             w.iter().for_each(|x| push_u32(&mut out, *x))
+        }
+        Attribute::InstrRecords(v) => {
+            for r in v {
+                push_u32(&mut out, r.offset);
+                r.rest.iter().for_each(|x| push_u32(&mut out, *x));
+            }
         }
         Attribute::IndirectBranchTargets(v) => {
             for b in v {
@@ -565,6 +614,11 @@ pub fn describe(r: &Record) -> String {
         ),
         Attribute::Dim3(d) => format!("{} {} {}", d[0], d[1], d[2]),
         Attribute::InstrOffsets(v) | Attribute::Words(v) => hexes(v),
+        Attribute::InstrRecords(v) => v
+            .iter()
+            .map(|r| format!("{:#x} [{}]", r.offset, hexes(&r.rest)))
+            .collect::<Vec<_>>()
+            .join("; "),
         Attribute::IndirectBranchTargets(v) => v
             .iter()
             .map(|b| format!("{:#x} -> [{}]", b.branch, hexes(&b.targets)))
@@ -608,5 +662,56 @@ mod tests {
         assert_eq!(info.tail.len(), 3);
         assert_eq!(info.to_bytes(), t);
         assert!(NvInfo::parse(&[0x04, 0x37, 40, 0]).is_err());
+    }
+
+    /// `MBARRIER_INSTR_OFFSETS` as ptxas 12.8 writes it for Triton's TMA matmul (sm_90a): only
+    /// the first word of each 16-byte record is an instruction offset.
+    #[test]
+    fn mbarrier_records_offset_first_word_only() {
+        let words = [0x960u32, 0xff, 0x24000, 0x70100, 0x2200, 0xff, 0, 0x9010a];
+        let mut b = vec![0x04, 0x39, 32, 0];
+        words.iter().for_each(|w| push_u32(&mut b, *w));
+        let mut info = NvInfo::parse(&b).unwrap();
+        let r = &mut info.records[0];
+        assert!(!r.has_opaque_offsets());
+        let offsets: Vec<u32> = r.code_offsets_mut().into_iter().map(|o| *o).collect();
+        assert_eq!(offsets, [0x960, 0x2200]);
+        for o in r.code_offsets_mut() {
+            *o += 0x100;
+        }
+        let out = info.to_bytes();
+        let back = NvInfo::parse(&out).unwrap();
+        assert_eq!(
+            back.records[0].value,
+            Attribute::InstrRecords(vec![
+                InstrRecord {
+                    offset: 0xa60,
+                    rest: vec![0xff, 0x24000, 0x70100]
+                },
+                InstrRecord {
+                    offset: 0x2300,
+                    rest: vec![0xff, 0, 0x9010a]
+                },
+            ])
+        );
+        // A payload that is not whole records: kept as words, and opaque to an editor.
+        let mut odd = vec![0x04, 0x39, 12, 0];
+        words[..3].iter().for_each(|w| push_u32(&mut odd, *w));
+        let info = NvInfo::parse(&odd).unwrap();
+        assert!(info.records[0].has_opaque_offsets());
+        assert_eq!(info.to_bytes(), odd);
+        // UNUSED_LOAD_BYTE_OFFSET: {offset, mask} pairs.
+        let mut pair = vec![0x04, 0x44, 8, 0];
+        [0x1830u32, 0xfff]
+            .iter()
+            .for_each(|w| push_u32(&mut pair, *w));
+        let info = NvInfo::parse(&pair).unwrap();
+        assert_eq!(
+            info.records[0].value,
+            Attribute::InstrRecords(vec![InstrRecord {
+                offset: 0x1830,
+                rest: vec![0xfff]
+            }])
+        );
     }
 }
