@@ -408,7 +408,7 @@ impl Editor {
             Some(i) => Some((i, NvInfo::parse(&cubin.sections[i].data)?)),
             None => None,
         };
-        if let Some((_, inf)) = &info {
+        if let Some((_, inf)) = info.as_mut() {
             if let Some(r) = inf.records.iter().find(|r| r.has_opaque_offsets()) {
                 return Err(unsupported(
                     &kernel,
@@ -418,6 +418,7 @@ impl Editor {
                     ),
                 ));
             }
+            check_info_offsets(inf, self.old_size, &kernel)?;
         }
         let map_start = |old: u64| layout.map_start(old);
 
@@ -619,6 +620,27 @@ impl Layout {
     }
 }
 
+/// Every code offset of the `.nv.info.<k>` records names an instruction of the old code
+/// (16-aligned, inside its `old_size` bytes): a value that does not is a layout we misread, and
+/// remapping it would corrupt the attribute.
+fn check_info_offsets(inf: &mut NvInfo, old_size: u64, kernel: &str) -> Result<(), EditError> {
+    for r in inf.records.iter_mut() {
+        let name = r.name();
+        if let Some(bad) = r
+            .code_offsets_mut()
+            .into_iter()
+            .map(|o| *o as u64)
+            .find(|&o| o % 16 != 0 || o >= old_size)
+        {
+            return Err(unsupported(
+                kernel,
+                format!("attribute EIATTR_{name} holds {bad:#x}, not an instruction offset"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The code offsets in `.nv.info.<k>` records: instruction offsets, indirect branches and their
 /// targets, resume points, annotations (a removed annotated instruction drops its annotation).
 fn remap_info_offsets(
@@ -630,19 +652,6 @@ fn remap_info_offsets(
     let map_inst = |o: u64| layout.map_inst(o);
     for r in inf.records.iter_mut() {
         let name = r.name();
-        // Every offset must name an instruction of the old code: a value that does not is a
-        // layout we misread, and remapping it would corrupt the attribute.
-        if let Some(bad) = r
-            .code_offsets_mut()
-            .into_iter()
-            .map(|o| *o as u64)
-            .find(|&o| o % 16 != 0 || o >= layout.old_size)
-        {
-            return Err(unsupported(
-                kernel,
-                format!("attribute EIATTR_{name} holds {bad:#x}, not an instruction offset"),
-            ));
-        }
         match &mut r.value {
             Attribute::InstrOffsets(v) => {
                 let old = v.clone();
@@ -655,23 +664,14 @@ fn remap_info_offsets(
             }
             Attribute::InstrRecords(v) => {
                 for rec in v.iter_mut() {
-                    let no = map_inst(rec.offset as u64).ok_or_else(|| {
-                        unsupported(
-                            kernel,
-                            format!("an instruction EIATTR_{name} describes was removed"),
-                        )
-                    })? as u32;
-                    report.attribute_offsets += (no != rec.offset) as usize;
-                    rec.offset = no;
+                    let removed = || format!("an instruction EIATTR_{name} describes was removed");
+                    remap_kept(&mut rec.offset, layout, kernel, removed, report)?;
                 }
             }
             Attribute::IndirectBranchTargets(v) => {
                 for b in v.iter_mut() {
-                    let nb = map_inst(b.branch as u64)
-                        .ok_or_else(|| unsupported(kernel, "an indirect branch was removed"))?
-                        as u32;
-                    report.attribute_offsets += (nb != b.branch) as usize;
-                    b.branch = nb;
+                    let removed = || "an indirect branch was removed".to_string();
+                    remap_kept(&mut b.branch, layout, kernel, removed, report)?;
                     for t in b.targets.iter_mut() {
                         let nt = layout.map_start(*t as u64) as u32;
                         report.attribute_offsets += (nt != *t) as usize;
@@ -681,11 +681,8 @@ fn remap_info_offsets(
             }
             Attribute::ResumeIdOffsets(v) => {
                 for (_, o) in v.iter_mut() {
-                    let no = map_inst(*o as u64).ok_or_else(|| {
-                        unsupported(kernel, "a coroutine resume point was removed")
-                    })? as u32;
-                    report.attribute_offsets += (no != *o) as usize;
-                    *o = no;
+                    let removed = || "a coroutine resume point was removed".to_string();
+                    remap_kept(o, layout, kernel, removed, report)?;
                 }
             }
             Attribute::Annotations(v) => {
@@ -700,6 +697,23 @@ fn remap_info_offsets(
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// Remaps offset `o` of an instruction the edit must keep; where it was removed, refuses the edit
+/// with `removed()`'s reason.
+fn remap_kept(
+    o: &mut u32,
+    layout: &Layout,
+    kernel: &str,
+    removed: impl FnOnce() -> String,
+    report: &mut EditReport,
+) -> Result<(), EditError> {
+    let no = layout
+        .map_inst(*o as u64)
+        .ok_or_else(|| unsupported(kernel, removed()))? as u32;
+    report.attribute_offsets += (no != *o) as usize;
+    *o = no;
     Ok(())
 }
 
