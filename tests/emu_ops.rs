@@ -917,3 +917,64 @@ fn special_registers() {
     assert_eq!(w[128], 2);
     assert_eq!(w[192 + 40], 1);
 }
+
+/// `alloca`, `stacksave` and `stackrestore` (PTX ISA 7.3): sizes differ per lane, the
+/// alignment holds, two allocations do not overlap, and memory freed by `stackrestore` is
+/// given out again.
+const DYNAMIC_STACK: &str = "
+	stacksave.u64 	%rd10;
+	and.b32 	%r1, %r0, 3;
+	add.u32 	%r1, %r1, 1;
+	shl.b32 	%r1, %r1, 2;
+	cvt.u64.u32 	%rd11, %r1;
+	alloca.u64 	%rd12, %rd11, 16;
+	and.b64 	%rd13, %rd12, 15;
+	add.s64 	%rd20, %rd12, %rd11;
+	st.local.u32 	[%rd20+-4], %r0;
+	alloca.u64 	%rd14, 8;
+	st.local.u32 	[%rd14], 77;
+	ld.local.u32 	%r2, [%rd20+-4];
+	stackrestore.u64 	%rd10;
+	alloca.u64 	%rd15, 4;
+	setp.ne.s64 	%p1, %rd13, 0;
+	selp.u32 	%r3, 1000, 0, %p1;
+	setp.lt.u64 	%p2, %rd14, %rd20;
+	selp.u32 	%r4, 2000, 0, %p2;
+	setp.gt.u64 	%p3, %rd15, %rd12;
+	selp.u32 	%r5, 4000, 0, %p3;
+	add.u32 	%r2, %r2, %r3;
+	add.u32 	%r2, %r2, %r4;
+	add.u32 	%r2, %r2, %r5;
+	st.global.u32 	[%rd3], %r2;";
+
+#[test]
+fn dynamic_stack() {
+    let w = words(DYNAMIC_STACK, 40, 40);
+    assert_eq!(w, (0..40).collect::<Vec<u32>>());
+}
+
+#[test]
+fn dynamic_stack_freed_memory_faults() {
+    // After `stackrestore` the second allocation lies above the stack pointer.
+    let body = "
+	stacksave.u64 	%rd10;
+	alloca.u64 	%rd14, 8;
+	stackrestore.u64 	%rd10;
+	st.local.u32 	[%rd14], 77;";
+    let err = exec(&kernel(body), &launch(32, 32, "\"iota\"")).unwrap_err();
+    assert!(matches!(err, EmuError::Fault { .. }), "{err}");
+}
+
+#[test]
+fn dynamic_stack_restore_of_different_pointers_is_unsupported() {
+    // Lanes that restore different pointers would need a stack each.
+    let body = "
+	alloca.u64 	%rd14, 8;
+	stacksave.u64 	%rd10;
+	cvt.u64.u32 	%rd11, %r0;
+	and.b64 	%rd11, %rd11, 1;
+	add.s64 	%rd10, %rd10, %rd11;
+	stackrestore.u64 	%rd10;";
+    let err = exec(&kernel(body), &launch(32, 32, "\"iota\"")).unwrap_err();
+    assert!(matches!(err, EmuError::Unsupported { .. }), "{err}");
+}

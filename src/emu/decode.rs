@@ -423,6 +423,13 @@ pub enum DInst {
     },
     /// `activemask`.
     Activemask { d: u32 },
+    /// `alloca`: `size` bytes (per lane; the warp takes the largest) on the thread's local
+    /// stack, aligned to `align` bytes; `d` gets their local address.
+    Alloca { d: u32, size: Src, align: u64 },
+    /// `stacksave`: `d` gets the local stack pointer.
+    StackSave { d: u32 },
+    /// `stackrestore`: the local stack pointer becomes `a` (a value `stacksave` gave).
+    StackRestore { a: Src },
     /// `elect.sync`.
     Elect {
         d: Option<u32>,
@@ -963,6 +970,44 @@ fn inst_space(inst: &InstData) -> DResult<Space> {
     }
 }
 
+/// The minimum alignment `alloca` guarantees (PTX ISA, "alloca": 8 bytes).
+const ALLOCA_MIN_ALIGN: u64 = 8;
+
+/// The dynamic stack: `alloca.type ptr, size{, immAlign}`, `stacksave.type d`,
+/// `stackrestore.type a` (PTX ISA 7.3, "Stack manipulation instructions").
+fn decode_stack(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    let t = need_ty(inst)?;
+    if !matches!(t, Type::U32 | Type::U64) {
+        return Err(format!("`{}` with type {t:?}", inst.opcode.as_str()));
+    }
+    let op = |i: usize| operand(inst, i);
+    Ok(match inst.opcode {
+        Opcode::Alloca => {
+            let align = match inst.operands.get(2) {
+                None => ALLOCA_MIN_ALIGN,
+                Some(Operand::Imm(imm)) => imm_bits(imm, Type::U32),
+                Some(other) => return Err(format!("alloca alignment {other:?} is not a constant")),
+            };
+            if !align.is_power_of_two() || align > 1 << 23 {
+                return Err(format!(
+                    "alloca alignment {align} is not a power of two up to 2^23"
+                ));
+            }
+            DInst::Alloca {
+                d: ctx.reg(op(0)?)?,
+                size: ctx.src(op(1)?, t)?,
+                align: align.max(ALLOCA_MIN_ALIGN),
+            }
+        }
+        Opcode::Stacksave => DInst::StackSave {
+            d: ctx.reg(op(0)?)?,
+        },
+        _ => DInst::StackRestore {
+            a: ctx.src(op(0)?, t)?,
+        },
+    })
+}
+
 /// Splits `p|q` or `p` into (p, q).
 fn pair(ctx: &Ctx, op: &Operand) -> DResult<(Option<u32>, Option<u32>)> {
     match op {
@@ -1001,6 +1046,7 @@ fn decode_inst(
         Cp => matrix::decode_cp(ctx, inst),
         Createpolicy => matrix::decode_createpolicy(ctx, inst),
         Mbarrier => mbarrier::decode_mbarrier(ctx, inst),
+        Alloca | Stacksave | Stackrestore => decode_stack(ctx, inst),
         other => Err(format!("`{}` is not implemented", other.as_str())),
     }
 }

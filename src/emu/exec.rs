@@ -55,6 +55,7 @@ mod call;
 mod collective;
 mod matrix;
 mod mbarrier;
+mod stack;
 mod tensor_copy;
 mod wgmma;
 
@@ -989,6 +990,20 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Redux { .. }
             | DInst::Activemask { .. }
             | DInst::Elect { .. }) => collective::exec(lanes!(), kind)?,
+            kind
+            @ (DInst::Alloca { .. } | DInst::StackSave { .. } | DInst::StackRestore { .. }) => {
+                let view = stack::StackView {
+                    dom,
+                    regs,
+                    env: &env,
+                    active,
+                    local,
+                    local_top,
+                    frame_base: frame.local_base,
+                    max_local_bytes: self.limits.max_local_bytes,
+                };
+                stack::exec(view, kind)?
+            }
         }
         set_pc!(next);
         Ok(())

@@ -192,6 +192,7 @@ fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
         | DInst::Mbarrier { .. }
         | DInst::BulkCopy { .. }
         | DInst::TensorCopy(_)
+        | DInst::StackRestore { .. }
         | DInst::Unsupported { .. } => true,
         DInst::Nop => is_fence(body, di.inst),
         DInst::Ld { .. } => is_strong_load(body, di.inst),
@@ -1384,6 +1385,13 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                     self.set(st, *p, v);
                 }
             }
+            // Where the dynamic stack lies is the implementation's choice: a value of the thread.
+            DInst::Alloca { d, .. } | DInst::StackSave { d } => {
+                let v = self.opaque("stack", 64, &[]);
+                self.set(st, *d, v);
+            }
+            // Frees what `alloca` gave: later allocations reuse it (see `clobbers_memory`).
+            DInst::StackRestore { .. } => {}
             DInst::Elect { d, p, .. } => {
                 for r in [d, p].into_iter().flatten() {
                     let v = self.opaque("elect", 32, &[]);

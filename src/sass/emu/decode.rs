@@ -1200,8 +1200,12 @@ fn decode_control(p: &Parsed) -> Decoded {
         }
         "BRX" => Kind::Brx,
         "RET" => Kind::Ret,
+        // `NANOSLEEP` only delays its warp. `ACQBULK` (`griddepcontrol.wait`) waits for the
+        // grids this one depends on, and `PREEXIT` (`griddepcontrol.launch_dependents`) lets
+        // dependent grids start early: an emulated launch has neither (as `griddepcontrol` in
+        // the PTX emulator).
         "NOP" | "YIELD" | "MEMBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "DEPBAR" | "FENCE"
-        | "ENDCOLLECTIVE" => {
+        | "NANOSLEEP" | "ACQBULK" | "PREEXIT" | "ENDCOLLECTIVE" => {
             if p.op == "ENDCOLLECTIVE" {
                 return Err("ENDCOLLECTIVE (collective in divergent code)".into());
             }

@@ -717,3 +717,25 @@ fn half_selected_constant_operands() {
         assert_eq!(reg(&w, l, 4), h2(-0.5, -0.25 * l as f64), "lane {l}");
     }
 }
+
+#[test]
+fn sleep_and_grid_dependency_control_only_advance() {
+    // `nanosleep`, `griddepcontrol.wait` and `griddepcontrol.launch_dependents` as ptxas 12.9
+    // writes them for sm_90: an emulated launch has no grid before or after it, so each one
+    // only moves the warp to the next instruction.
+    let k = kernel(&[
+        "NANOSLEEP 0x14",
+        "ACQBULK",
+        "PREEXIT",
+        "IADD3 R2, R3, 0x1, RZ",
+    ]);
+    let (mut m, mut w) = machine(&k, 32);
+    for l in 0..32 {
+        set(&mut w, l, 3, l as u32);
+    }
+    steps(&mut m, &mut w, &mut [], 4).unwrap();
+    for l in 0..32 {
+        assert_eq!(w.pc[l], 4, "lane {l}");
+        assert_eq!(reg(&w, l, 2), l as u32 + 1, "lane {l}");
+    }
+}
