@@ -575,6 +575,7 @@ fn zluda_spirv_run_conformance() {
             grid: vec![1],
             block: vec![case.block],
             dynamic_smem: 1024,
+            cluster: None,
             args,
             globals: Default::default(),
             max_instructions: Some(1_000_000),

@@ -794,3 +794,131 @@ fn assemble(
     );
     (dir, p, c)
 }
+
+/// A kernel storing every cluster register of its CTA (14 words per CTA): `.reqnctapercluster`
+/// is inserted where `{cluster}` stands.
+fn cluster_registers_kernel(cluster: &str) -> String {
+    let regs = [
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%cluster_ctaid.x",
+        "%cluster_ctaid.y",
+        "%cluster_ctaid.z",
+        "%cluster_nctaid.x",
+        "%cluster_nctaid.y",
+        "%cluster_nctaid.z",
+        "%clusterid.x",
+        "%clusterid.y",
+        "%clusterid.z",
+        "%nclusterid.x",
+        "%nclusterid.y",
+        "%nclusterid.z",
+    ];
+    let mut body = String::new();
+    for (i, r) in regs.iter().enumerate() {
+        body += &format!(
+            "\tmov.u32 %r9, {r};\n\tst.global.u32 [%rd4+{}], %r9;\n",
+            4 * i
+        );
+    }
+    sm90_ptx(&format!(
+        r#".visible .entry cregs(.param .u64 out) {cluster}
+{{
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<5>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %ctaid.y;
+	mov.u32 %r3, %nctaid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	mul.lo.s32 %r4, %r4, 15;
+	mul.wide.u32 %rd3, %r4, 4;
+	add.s64 %rd4, %rd2, %rd3;
+{body}	mov.pred %p1, %is_explicit_cluster;
+	selp.u32 %r9, 1, 0, %p1;
+	st.global.u32 [%rd4+56], %r9;
+	ret;
+}}
+"#
+    ))
+}
+
+/// What the PTX ISA defines for CTA `(x, y)` of a grid `grid` in clusters `c`.
+fn cluster_registers_expected(grid: [u32; 2], c: [u32; 2], explicit: bool) -> Vec<u32> {
+    let mut out = Vec::new();
+    for y in 0..grid[1] {
+        for x in 0..grid[0] {
+            let (ix, iy) = (x % c[0], y % c[1]);
+            out.extend([
+                ix + c[0] * iy,
+                c[0] * c[1],
+                ix,
+                iy,
+                0,
+                c[0],
+                c[1],
+                1,
+                x / c[0],
+                y / c[1],
+                0,
+                grid[0] / c[0],
+                grid[1] / c[1],
+                1,
+                u32::from(explicit),
+            ]);
+        }
+    }
+    out
+}
+
+#[test]
+fn cluster_registers_on_both_emulators() {
+    // The PTX emulator computes the registers from the cluster shape; the SASS emulator runs
+    // ptxas's code for them, which reads SR_CgaCtaId and launch constants in bank 0 (a float
+    // factor for %clusterid: a cluster of 3 needs one that rounds the right way).
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let cases = [
+        (
+            "declared",
+            ".reqnctapercluster 2, 2, 1",
+            [4, 4],
+            None,
+            [2, 2],
+            true,
+        ),
+        ("launched", "", [6, 2], Some("[3, 1]"), [3, 1], true),
+        ("none", "", [3, 2], None, [1, 1], false),
+    ];
+    for (tag, directive, grid, launch, c, explicit) in cases {
+        let ptx = cluster_registers_kernel(directive);
+        let (dir, p, cub) = assemble(&ptxas, &ptx, &format!("sass-cluster-{tag}"), "cregs", &[]);
+        let cluster = launch.map_or(String::new(), |l| format!(r#""cluster":{l},"#));
+        let spec: LaunchSpec = serde_json::from_str(&format!(
+            r#"{{"kernel":"cregs","grid":[{},{}],"block":[32],{cluster}
+                "args":[{{"buffer":{{"type":"u32","len":{},"init":"zero"}}}}]}}"#,
+            grid[0],
+            grid[1],
+            15 * grid[0] * grid[1]
+        ))
+        .unwrap();
+        let want = cluster_registers_expected(grid, c, explicit);
+        let words = |b: &OutBuffer| -> Vec<u32> {
+            b.data
+                .chunks(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect()
+        };
+        let m =
+            warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "c.ptx").unwrap();
+        let ptx_run = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
+        assert_eq!(words(&ptx_run.buffers[0]), want, "{tag}: PTX emulator");
+        let cubin = SassProgram::from_cubin(&std::fs::read(&cub).unwrap()).unwrap();
+        let sass_run = warpsmith::sass::emu::run(&cubin, &spec, &RunOptions::default()).unwrap();
+        assert_eq!(words(&sass_run.buffers[0]), want, "{tag}: SASS emulator");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -20,6 +20,7 @@ use crate::ptx::ir::{
     Opcode, Operand, SpecialOperand, SpecialReg, StateSpace, Stmt, Type, Variable,
 };
 
+use super::cluster::ClusterSreg;
 use super::domain::{Approx, Cmp, CvtSpec, FMods, FTy, NumTy, Op, PrmtMode, Space, TestP};
 use super::float::{self, Rnd};
 use super::memory::{GlobalMem, CODE_BASE, CONST_BASE, SHARED_BASE};
@@ -77,13 +78,10 @@ pub enum Sreg {
     DynSmem,
     /// `%total_smem_size`
     TotalSmem,
-    /// A constant (`%smid` = 0, `%nsmid` = 1, `WARP_SZ` = 32, cluster registers of a one-CTA
-    /// cluster, …).
+    /// A constant (`%smid` = 0, `%nsmid` = 1, `WARP_SZ` = 32, …).
     Const(u64),
-    /// `%clusterid.{x,y,z}` = `%ctaid` (one CTA per cluster)
-    ClusterId(u8),
-    /// `%nclusterid.{x,y,z}` = `%nctaid`
-    NclusterId(u8),
+    /// A cluster register (from the launch's cluster shape).
+    Cluster(ClusterSreg),
 }
 
 impl Sreg {
@@ -886,13 +884,16 @@ fn special(s: &SpecialOperand) -> DResult<Sreg> {
         Globaltimer => Sreg::Globaltimer,
         GlobaltimerLo => Sreg::GlobaltimerLo,
         GlobaltimerHi => Sreg::GlobaltimerHi,
-        Smid | Gridid | IsExplicitCluster | ClusterCtarank => Sreg::Const(0),
-        Nsmid | ClusterNctarank => Sreg::Const(1),
+        Smid | Gridid => Sreg::Const(0),
+        Nsmid => Sreg::Const(1),
         WarpSz => Sreg::Const(32),
-        ClusterCtaid => Sreg::Const(0),
-        ClusterNctaid => Sreg::Const(u64::from(c == 0 || c == 1 || c == 2)),
-        Clusterid => Sreg::ClusterId(c),
-        Nclusterid => Sreg::NclusterId(c),
+        IsExplicitCluster => Sreg::Cluster(ClusterSreg::IsExplicit),
+        ClusterCtarank => Sreg::Cluster(ClusterSreg::CtaRank),
+        ClusterNctarank => Sreg::Cluster(ClusterSreg::NctaRank),
+        ClusterCtaid => Sreg::Cluster(ClusterSreg::Ctaid(c)),
+        ClusterNctaid => Sreg::Cluster(ClusterSreg::Nctaid(c)),
+        Clusterid => Sreg::Cluster(ClusterSreg::ClusterId(c)),
+        Nclusterid => Sreg::Cluster(ClusterSreg::NclusterId(c)),
         DynamicSmemSize => Sreg::DynSmem,
         TotalSmemSize | AggrSmemSize => Sreg::TotalSmem,
         other => {

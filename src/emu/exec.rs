@@ -42,6 +42,7 @@
 //! matrix instructions to `matrix` (and `wgmma`), and the asynchronous copies and `mbarrier`s to
 //! `async_ops` (with `mbarrier`).
 
+use super::cluster::ClusterShape;
 use super::decode::{ABase, Addr, BarOp, CallRet, DInst, Program, Src, Sreg, NO_RPC};
 use super::domain::{Domain, DomainError, MemAt, Op, Space};
 use super::error::{EmuError, EmuResult, Where};
@@ -92,6 +93,8 @@ pub struct LaunchShape {
     pub block: [u32; 3],
     /// Dynamic shared memory bytes.
     pub dynamic_smem: u64,
+    /// The clusters' shape.
+    pub cluster: ClusterShape,
 }
 
 /// Counters of a run.
@@ -217,6 +220,7 @@ struct Env<'a> {
     ctaid: [u32; 3],
     ntid: [u32; 3],
     nctaid: [u32; 3],
+    cluster: ClusterShape,
     warp: u32,
     nwarps: u32,
     clock: u64,
@@ -231,8 +235,9 @@ impl Env<'_> {
         match s {
             Sreg::Tid(c) => u64::from(self.tid[c as usize][lane]),
             Sreg::Ntid(c) => u64::from(self.ntid[c as usize]),
-            Sreg::Ctaid(c) | Sreg::ClusterId(c) => u64::from(self.ctaid[c as usize]),
-            Sreg::Nctaid(c) | Sreg::NclusterId(c) => u64::from(self.nctaid[c as usize]),
+            Sreg::Ctaid(c) => u64::from(self.ctaid[c as usize]),
+            Sreg::Nctaid(c) => u64::from(self.nctaid[c as usize]),
+            Sreg::Cluster(r) => self.cluster.value(r, self.ctaid, self.nctaid),
             Sreg::Laneid => u64::from(l),
             Sreg::Warpid => u64::from(self.warp),
             Sreg::Nwarpid => u64::from(self.nwarps),
@@ -740,6 +745,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             ctaid: cta.ctaid,
             ntid: self.shape.block,
             nctaid: self.shape.grid,
+            cluster: self.shape.cluster,
             warp: w as u32,
             nwarps,
             clock: *clock,

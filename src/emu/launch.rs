@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ptx::ir::{Function, Module, Type};
 
+use super::cluster::ClusterShape;
 use super::concrete::Concrete;
 use super::decode::{KParam, Program};
 use super::domain::Domain;
@@ -259,6 +260,11 @@ pub struct LaunchSpec {
     /// Bytes of dynamic shared memory.
     #[serde(default)]
     pub dynamic_smem: u64,
+    /// `[x, y, z]` CTAs per cluster, for a launch with a cluster dimension
+    /// (`cudaLaunchKernelEx`); a kernel's `.reqnctapercluster` gives it otherwise (docs/emulator.md,
+    /// "Clusters").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Vec<u32>>,
     /// The arguments, one per kernel parameter.
     pub args: Vec<ArgSpec>,
     /// Initial contents of module variables.
@@ -538,6 +544,14 @@ pub struct RunOutput {
 
 /// The grid and block of `spec`, checked (1 to 3 non-zero extents each, at most 1024 threads per
 /// block). Shared by the PTX and the SASS emulator.
+/// The spec's cluster shape, when it gives one.
+pub(crate) fn launch_cluster(spec: &LaunchSpec) -> EmuResult<Option<[u32; 3]>> {
+    spec.cluster
+        .as_deref()
+        .map(|c| dims(c, "cluster"))
+        .transpose()
+}
+
 pub(crate) fn grid_and_block(spec: &LaunchSpec) -> EmuResult<([u32; 3], [u32; 3])> {
     let grid = dims(&spec.grid, "grid")?;
     let block = dims(&spec.block, "block")?;
@@ -684,9 +698,15 @@ struct Prepared {
 fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared> {
     let kf = &prog.funcs[kernel as usize];
     let (grid, block) = grid_and_block(spec)?;
-    if let Some(f) = prog.function(kernel) {
-        check_launch_bounds(f, block)?;
-    }
+    let (declared, explicit) = match prog.function(kernel) {
+        Some(f) => {
+            check_launch_bounds(f, block)?;
+            declared_cluster(f)
+        }
+        None => (None, false),
+    };
+    let cluster = ClusterShape::resolve(declared, launch_cluster(spec)?, explicit, grid)
+        .map_err(EmuError::Spec)?;
     if prog.shared_static > 227 * 1024
         || (spec.dynamic_smem > 0 && prog.dyn_smem_offset + spec.dynamic_smem > 227 * 1024)
     {
@@ -777,9 +797,34 @@ fn prepare(prog: &Program, kernel: u32, spec: &LaunchSpec) -> EmuResult<Prepared
             grid,
             block,
             dynamic_smem: spec.dynamic_smem,
+            cluster,
         },
         outs,
     })
+}
+
+/// The kernel's cluster directives: the shape of `.reqnctapercluster`, and whether it is marked
+/// `.explicitcluster` (launched with a cluster shape given at launch).
+fn declared_cluster(f: &Function) -> (Option<[u32; 3]>, bool) {
+    use crate::ptx::ir::FuncDirective;
+    let mut shape = None;
+    let mut explicit = false;
+    for d in &f.directives {
+        if let FuncDirective::Other { name, args } = d {
+            match &**name {
+                "reqnctapercluster" => {
+                    let mut s = [1u32; 3];
+                    for (i, x) in args.iter().take(3).enumerate() {
+                        s[i] = *x;
+                    }
+                    shape = Some(s);
+                }
+                "explicitcluster" => explicit = true,
+                _ => {}
+            }
+        }
+    }
+    (shape, explicit)
 }
 
 fn check_scalar_type(ty: ElemType, p: &KParam, what: &str) -> EmuResult<()> {
@@ -1084,6 +1129,7 @@ pub fn spec_for(f: &Function, hints: &Hints) -> EmuResult<LaunchSpec> {
         grid: hints.grid.clone(),
         block: hints.block.clone(),
         dynamic_smem: hints.dynamic_smem,
+        cluster: None,
         args,
         globals: BTreeMap::new(),
         max_instructions: None,

@@ -14,6 +14,7 @@
 //! - [`tensor`], [`wgmma`]: fragment layouts, shared-memory matrix descriptors and the arithmetic
 //!   of the tensor-core instructions.
 //! - [`mbarrier`]: the state machine of the `mbarrier` object.
+//! - [`cluster`]: thread-block cluster shapes and their special registers (both emulators).
 //! - [`tensormap`]: the emulator's encoding of tensor maps and the boxes of tensor copies.
 //! - [`equiv`]: differential checking of two modules.
 //! - [`symbolic`]: the Z3 bit-vector domain (shuffle synthesis drives it with its own path-forking
@@ -21,6 +22,7 @@
 //!
 //! See docs/emulator.md for the design, the model's limits and the supported instructions.
 
+pub mod cluster;
 pub mod concrete;
 pub mod decode;
 pub mod domain;

@@ -540,12 +540,10 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
         match s {
             Sreg::Tid(c) => self.dom.special_symbol(TID[c as usize % 3], 32),
             Sreg::Ntid(c) => self.dom.special_symbol(NTID[c as usize % 3], 32),
-            Sreg::Ctaid(c) | Sreg::ClusterId(c) => {
-                self.dom.special_symbol(CTAID[c as usize % 3], 32)
-            }
-            Sreg::Nctaid(c) | Sreg::NclusterId(c) => {
-                self.dom.special_symbol(NCTAID[c as usize % 3], 32)
-            }
+            Sreg::Ctaid(c) => self.dom.special_symbol(CTAID[c as usize % 3], 32),
+            Sreg::Nctaid(c) => self.dom.special_symbol(NCTAID[c as usize % 3], 32),
+            // The same in every thread of the CTA; nothing else is assumed about it.
+            Sreg::Cluster(r) => self.dom.special_symbol(r.name(), 32),
             Sreg::Laneid => {
                 let t: Vec<BV<'ctx>> = TID.iter().map(|n| self.dom.special_symbol(n, 32)).collect();
                 let nx = self.dom.special_symbol(NTID[0], 32);

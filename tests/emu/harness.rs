@@ -233,6 +233,7 @@ impl Launch {
             grid: self.grid.to_vec(),
             block: self.block.to_vec(),
             dynamic_smem: self.smem,
+            cluster: None,
             args: self
                 .args
                 .iter()

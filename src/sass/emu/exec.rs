@@ -25,6 +25,7 @@
 //! comparisons), `alu_int` (integer arithmetic, logic, shifts, bit operations) and `alu_float`
 //! (f32/f64, conversions, half precision).
 
+use crate::emu::cluster::{ClusterShape, ClusterSreg};
 use std::collections::HashMap;
 
 use crate::emu::error::{EmuError, EmuResult, Where};
@@ -74,6 +75,8 @@ pub struct Shape {
     pub block: [u32; 3],
     /// Dynamic shared memory.
     pub dynamic_smem: u64,
+    /// The clusters' shape.
+    pub cluster: ClusterShape,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -704,6 +707,10 @@ impl<'a> Machine<'a> {
                 }
             }
             Special::Zero => 0,
+            Special::ClusterCtaRank => {
+                let c = &self.shape.cluster;
+                c.value(ClusterSreg::CtaRank, self.cur_cta, self.shape.grid) as u32
+            }
             Special::SwinHi => (SHARED_BASE >> 32) as u32,
             Special::WarpId => w.id,
         }

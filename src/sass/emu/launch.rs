@@ -12,17 +12,18 @@
 //! each at its `EIATTR_KPARAM_INFO` offset. A spec's `globals` fill the `__constant__` variables
 //! they name, in the bank and at the offset the cubin's symbols give.
 
+use crate::emu::cluster::ClusterShape;
 use crate::emu::error::{EmuError, EmuResult};
 use crate::emu::launch::ElemType;
 use crate::emu::launch::{
-    buffer_argument, buffer_bytes, grid_and_block, module_var_inits, output_buffers, scalar_bytes,
-    tensor_map_argument, ArgSpec, LaunchSpec, OutBuffer,
+    buffer_argument, buffer_bytes, grid_and_block, launch_cluster, module_var_inits,
+    output_buffers, scalar_bytes, tensor_map_argument, ArgSpec, LaunchSpec, OutBuffer,
 };
 use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
 use crate::emu::RunOptions;
 
 use super::exec::{Machine, Shape};
-use super::program::SassProgram;
+use super::program::{Kernel, SassProgram};
 use super::stats::SassStats;
 
 /// The result of a run.
@@ -144,6 +145,11 @@ pub(crate) fn prepare<'a>(
     put(&mut c0, 0x28, &(k.local_size as u32).to_le_bytes());
     // `%dynamic_smem_size` (ptxas reads it from c[0x0][0x2c]).
     put(&mut c0, 0x2c, &(spec.dynamic_smem as u32).to_le_bytes());
+    let cluster = ClusterShape::resolve(k.cluster, launch_cluster(spec)?, k.explicit_cluster, grid)
+        .map_err(EmuError::Spec)?;
+    if prog.sm >= 90 {
+        put_cluster_constants(k, &cluster, grid, &mut c0)?;
+    }
     let mut outs = Vec::new();
     for (i, (arg, p)) in spec.args.iter().zip(&k.params).enumerate() {
         let what = format!("argument {i}");
@@ -214,6 +220,7 @@ pub(crate) fn prepare<'a>(
             grid,
             block,
             dynamic_smem: spec.dynamic_smem,
+            cluster,
         },
         limits,
         file,
@@ -228,6 +235,59 @@ pub(crate) fn prepare<'a>(
 /// (read off ptxas 12.9: a by-value struct's field read through `cvta.param` is `LD.E
 /// [c[0x0][0x198] + offset]` on sm_90, `[c[0x0][0x40] + 0x160 + offset]` on sm_80). Triton's
 /// tensor maps reach `UTMALDG` this way. Writes into the copy are not refused.
+/// Where ptxas 12.x reads the cluster registers on sm_90 (found by compiling a kernel that
+/// reads each one and listing it): `c[0x0][0x140]` = `%is_explicit_cluster` (compared with 1),
+/// `0x144..0x150` = `%cluster_nctaid.xyz`, `0x150..0x15c` = the f32 factors that turn a CTA index
+/// into a cluster index (`%clusterid` = `F2I.TRUNC(I2F(%ctaid) · factor)`, and `%cluster_ctaid` =
+/// `%ctaid − %clusterid · %cluster_nctaid`), `0x15c..0x168` = `%nclusterid.xyz`, `0x188` =
+/// `%cluster_nctarank`; `%cluster_ctarank` is `SR_CgaCtaId`.
+const CLUSTER_EXPLICIT: usize = 0x140;
+const CLUSTER_NCTAID: usize = 0x144;
+const CLUSTER_FACTOR: usize = 0x150;
+const CLUSTER_NCLUSTERID: usize = 0x15c;
+const CLUSTER_NCTARANK: usize = 0x188;
+
+/// Writes the cluster registers' launch constants into bank 0 (sm_90). A factor no f32 value
+/// gives exactly for the grid (`ClusterShape::index_factor`) is refused if the kernel reads it.
+fn put_cluster_constants(
+    k: &Kernel,
+    cluster: &ClusterShape,
+    grid: [u32; 3],
+    c0: &mut Vec<u8>,
+) -> EmuResult<()> {
+    if (k.param_base as usize) < CLUSTER_NCTARANK + 4 {
+        return Err(EmuError::Spec(format!(
+            "kernel `{}`: parameters at c[0x0][{:#x}] overlap the cluster constants",
+            k.name, k.param_base
+        )));
+    }
+    if c0.len() < CLUSTER_NCTARANK + 4 {
+        c0.resize(CLUSTER_NCTARANK + 4, 0);
+    }
+    let mut put = |off: usize, v: u32| c0[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put(CLUSTER_EXPLICIT, u32::from(cluster.explicit));
+    put(CLUSTER_NCTARANK, cluster.ctas());
+    for (c, (&extent, &dim)) in grid.iter().zip(&cluster.dims).enumerate() {
+        put(CLUSTER_NCTAID + 4 * c, dim);
+        put(CLUSTER_NCLUSTERID + 4 * c, extent / dim);
+        let slot = CLUSTER_FACTOR + 4 * c;
+        match cluster.index_factor(c, extent) {
+            Some(f) => put(slot, f.to_bits()),
+            None => {
+                let operand = format!("c[0x0][{slot:#x}]");
+                if k.code.iter().any(|i| i.text.contains(&operand)) {
+                    return Err(EmuError::Spec(format!(
+                        "kernel `{}` reads {operand}: no f32 factor divides the {} CTAs of \
+                         dimension {c} by the cluster's {dim} exactly",
+                        k.name, extent
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn param_window(sm: u32, param_base: u32, c0: &mut [u8], global: &mut GlobalMem) {
     let (slot, start) = if sm >= 90 {
         (0x198, u64::from(param_base))

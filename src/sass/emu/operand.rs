@@ -157,6 +157,8 @@ pub enum Special {
     GlobalTimer(bool),
     /// `SR_VIRTID`, `SR_SMID`, `SR_VIRTUALSMID`, `SR_NSMID`, … (constant 0).
     Zero,
+    /// `SR_CgaCtaId`: the CTA's rank in its cluster (`%cluster_ctarank`).
+    ClusterCtaRank,
     /// `SR_SWINHI`: the high word of the shared-memory window.
     SwinHi,
     /// `SR_WARPID` (warp within the CTA).
@@ -277,8 +279,8 @@ fn special(s: &str) -> Option<Special> {
         "SR_CLOCKHI" => Special::Clock(true),
         "SR_GLOBALTIMERLO" | "SR_GLOBALTIMER" => Special::GlobalTimer(false),
         "SR_GLOBALTIMERHI" => Special::GlobalTimer(true),
-        "SR_VIRTID" | "SR_SMID" | "SR_VIRTUALSMID" | "SR_GRIDID" | "SR_CgaCtaId"
-        | "SR_CGACTAID" => Special::Zero,
+        "SR_VIRTID" | "SR_SMID" | "SR_VIRTUALSMID" | "SR_GRIDID" => Special::Zero,
+        "SR_CgaCtaId" | "SR_CGACTAID" => Special::ClusterCtaRank,
         "SR_SWINHI" => Special::SwinHi,
         "SR_WARPID" => Special::WarpId,
         _ => return None,

@@ -11,6 +11,11 @@
 use std::collections::HashMap;
 
 use crate::sass::elf::nvinfo::{Attribute, NvInfo};
+
+/// `EIATTR_CTA_PER_CLUSTER`: three words, the cluster shape.
+const ATTR_CTA_PER_CLUSTER: u8 = 0x3d;
+/// `EIATTR_EXPLICIT_CLUSTER`: a flag.
+const ATTR_EXPLICIT_CLUSTER: u8 = 0x3e;
 use crate::sass::elf::Cubin;
 use crate::sass::isa::word::Control;
 use crate::sass::nvdisasm;
@@ -64,6 +69,10 @@ pub struct Kernel {
     pub local_size: u64,
     /// Highest general register number used (+1).
     pub nregs: u32,
+    /// CTAs per cluster the kernel requires (`EIATTR_CTA_PER_CLUSTER`, `.reqnctapercluster`).
+    pub cluster: Option<[u32; 3]>,
+    /// The kernel is launched with a cluster shape (`EIATTR_EXPLICIT_CLUSTER`, `.explicitcluster`).
+    pub explicit_cluster: bool,
 }
 
 /// A module-scope variable of the cubin (a data symbol).
@@ -134,9 +143,15 @@ impl SassProgram {
             let mut params = Vec::new();
             let mut param_base = None;
             let mut param_size = 0;
+            let mut cluster = None;
+            let mut explicit_cluster = false;
             if let Some(info) = &info {
                 for r in &info.records {
                     match &r.value {
+                        Attribute::Words(w) if r.attr == ATTR_CTA_PER_CLUSTER && w.len() == 3 => {
+                            cluster = Some([w[0], w[1], w[2]]);
+                        }
+                        _ if r.attr == ATTR_EXPLICIT_CLUSTER => explicit_cluster = true,
                         Attribute::KParamInfo(k) => params.push(Param {
                             ordinal: u32::from(k.ordinal),
                             offset: u32::from(k.offset),
@@ -219,6 +234,8 @@ impl SassProgram {
                 // Calls may recurse beyond what the frame sizes say: give them 32 KiB more.
                 local_size: stack_total.div_ceil(16) * 16 + if has_call { 32 * 1024 } else { 16 },
                 nregs: nregs.min(256),
+                cluster,
+                explicit_cluster,
             });
         }
         let vars = module_vars(&cubin);

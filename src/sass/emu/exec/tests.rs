@@ -33,6 +33,8 @@ fn kernel(lines: &[&str]) -> Kernel {
         shared_static: 4096,
         local_size: 0,
         nregs: 64,
+        cluster: None,
+        explicit_cluster: false,
     }
 }
 
@@ -41,6 +43,7 @@ fn machine(k: &Kernel, threads: u32) -> (Machine<'_>, Warp) {
         grid: [1, 1, 1],
         block: [threads, 1, 1],
         dynamic_smem: 0,
+        cluster: Default::default(),
     };
     let m = Machine::new(
         k,
@@ -695,6 +698,7 @@ fn half_selected_constant_operands() {
         grid: [1, 1, 1],
         block: [32, 1, 1],
         dynamic_smem: 0,
+        cluster: Default::default(),
     };
     let mut bank = vec![0u8; 0x200];
     bank[0x178..0x17c].copy_from_slice(&(h(1.5) | h(-0.25) << 16).to_le_bytes());

@@ -588,6 +588,8 @@ mod tests {
             shared_static: 0,
             local_size: 0,
             nregs: 16,
+            cluster: None,
+            explicit_cluster: false,
         }
     }
 
@@ -607,6 +609,7 @@ mod tests {
             grid: [ctas, 1, 1],
             block: [threads, 1, 1],
             dynamic_smem: 0,
+            cluster: Default::default(),
         };
         let mut m = Machine::new(
             k,
