@@ -931,7 +931,18 @@ impl<'a> Parser<'a> {
         if self.at_punct(b'+') && matches!(self.peek_next().kind, Tok::Int | Tok::Punct(b'-')) {
             self.advance();
             let (imm, t) = self.int_literal()?;
-            return self.offset_value(imm, t);
+            let mut off = self.offset_value(imm, t)?;
+            // ptxas folds further terms (`[%rd1+8+4]`, `[%rd1+8-4]`, `[g+4+4]`; not after a
+            // negative first one): so does the parser, and the printer writes the sum.
+            while (self.at_punct(b'+') || self.at_punct(b'-')) && self.peek_next().kind == Tok::Int
+            {
+                if self.at_punct(b'+') {
+                    self.advance();
+                }
+                let (imm, t) = self.int_literal()?;
+                off = off.wrapping_add(self.offset_value(imm, t)?);
+            }
+            return Ok(off);
         }
         if self.at_punct(b'-') && self.peek_next().kind == Tok::Int {
             let (imm, t) = self.int_literal()?;
@@ -1865,6 +1876,26 @@ mod tests {
                 offset: 4
             })
         );
+    }
+
+    #[test]
+    fn address_offsets_fold_as_ptxas_does() {
+        // ptxas 12.9 accepts `[%rd1+8+4]`, `[%rd1+8-4]` and `[g+4+4]` (a constant expression
+        // after the first `+`), and refuses `[%rd1-8+16]`.
+        let src = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.global .b32 g[4];\n{}",
+            &wrap(".reg .b32 %r<4>;\n.reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\nld.global.u32 %r1, [%rd1+8+4];\nld.global.u32 %r2, [%rd1+8-4];\nst.global.u32 [g+4+0x4], %r1;\nret;")
+                [".version 8.7\n.target sm_90\n.address_size 64\n".len()..]
+        );
+        let m = parse_module(&src, "t.ptx").unwrap();
+        let b = m.function("k").unwrap().body.as_ref().unwrap();
+        let offset = |i: usize, o: usize| match &b.insts[i].operands[o] {
+            Operand::Addr(a) => a.offset,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((offset(1, 1), offset(2, 1), offset(3, 0)), (12, 4, 8));
+        let bad = wrap(".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\nld.global.u32 %r1, [%rd1-8+16];");
+        assert!(parse_module(&bad, "bad.ptx").is_err());
     }
 
     #[test]
