@@ -922,3 +922,59 @@ fn cluster_registers_on_both_emulators() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn a_cluster_ctas_shared_addresses_carry_its_rank() {
+    // Under `.reqnctapercluster` ptxas builds shared addresses as `rank << 24 | offset`
+    // (`ULEA UR4, SR_CgaCtaId, …, 0x18`); the SASS emulator must take the CTA's own rank there
+    // (it faulted at rank 1 once SR_CgaCtaId gave the rank) and both emulators must agree with
+    // the values the PTX defines.
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(
+        r#".visible .entry own(.param .u64 out) .reqntid 64 .reqnctapercluster 2, 1, 1
+{
+  .reg .b32 %r<12>; .reg .b64 %rd<8>;
+  .shared .align 4 .b32 buf[64];
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %cluster_ctarank;
+  mov.u32 %r4, buf; shl.b32 %r5, %r1, 2; add.u32 %r6, %r4, %r5;
+  mad.lo.s32 %r7, %r2, 1000, %r1; add.u32 %r7, %r7, %r3;
+  st.shared.u32 [%r6], %r7;
+  bar.sync 0;
+  xor.b32 %r8, %r1, 1; shl.b32 %r8, %r8, 2; add.u32 %r9, %r4, %r8;
+  ld.shared.u32 %r10, [%r9];
+  cvt.u64.u32 %rd5, %r9; cvta.shared.u64 %rd4, %rd5; ld.u32 %r11, [%rd4]; add.u32 %r10, %r10, %r11;
+  mad.lo.s32 %r5, %r2, 64, %r1; mul.wide.u32 %rd2, %r5, 4; add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r10;
+  ret;
+}
+"#,
+    );
+    let (dir, p, cub) = assemble(&ptxas, &ptx, "sass-cluster-own", "own", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"own","grid":[4],"block":[64],
+            "args":[{"buffer":{"type":"u32","len":256,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let mut want = Vec::new();
+    for cta in 0..4u32 {
+        for t in 0..64u32 {
+            want.push(2 * (cta * 1000 + (t ^ 1) + cta % 2));
+        }
+    }
+    let words = |b: &OutBuffer| -> Vec<u32> {
+        b.data
+            .chunks(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect()
+    };
+    let m = warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "own.ptx").unwrap();
+    let ptx_run = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
+    assert_eq!(words(&ptx_run.buffers[0]), want, "PTX emulator");
+    let cubin = SassProgram::from_cubin(&std::fs::read(&cub).unwrap()).unwrap();
+    let sass_run = warpsmith::sass::emu::run(&cubin, &spec, &RunOptions::default()).unwrap();
+    assert_eq!(words(&sass_run.buffers[0]), want, "SASS emulator");
+    let _ = std::fs::remove_dir_all(&dir);
+}

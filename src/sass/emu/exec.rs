@@ -92,6 +92,9 @@ enum St {
     Bar(u8),
 }
 
+/// Where a shared address holds the rank of the CTA whose shared memory it names (sm_90).
+const CLUSTER_RANK_SHIFT: u32 = 24;
+
 /// One warp's state.
 pub(crate) struct Warp {
     id: u32,
@@ -1169,6 +1172,29 @@ impl<'a> Machine<'a> {
 
     /// Resolves an address of `space` for lane `l` to (space, offset) with generic addresses
     /// classified by window; checks bounds and alignment.
+    /// A shared-memory address of this CTA: on sm_90 ptxas builds the addresses of a cluster
+    /// kernel's shared variables as `rank << 24 | offset` (`LEA R, SR_CgaCtaId, offset, 0x18`;
+    /// `mapa` replaces the rank byte), so the CTA's own rank in bits [24:32) is dropped. Another
+    /// CTA's shared memory is not emulated (the CTAs of a cluster run one at a time).
+    fn own_shared(&self, a: u64) -> Result<u64, String> {
+        let rank = a >> CLUSTER_RANK_SHIFT;
+        if rank == 0 {
+            return Ok(a);
+        }
+        let own = self
+            .shape
+            .cluster
+            .value(ClusterSreg::CtaRank, self.cur_cta, self.shape.grid);
+        if rank == own {
+            Ok(a & ((1 << CLUSTER_RANK_SHIFT) - 1))
+        } else {
+            Err(format!(
+                "shared access at {a:#x}: the shared memory of CTA rank {rank} of the cluster \
+                 (distributed shared memory is not emulated)"
+            ))
+        }
+    }
+
     fn locate(
         &self,
         w: &Warp,
@@ -1190,6 +1216,10 @@ impl<'a> Machine<'a> {
             }
             Space::Shared | Space::Local => (space, addr & 0xffff_ffff),
             Space::Global => (Space::Global, addr),
+        };
+        let a = match sp {
+            Space::Shared => self.own_shared(a)?,
+            _ => a,
         };
         if a % u64::from(bytes) != 0 {
             return Err(format!(
