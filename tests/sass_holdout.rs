@@ -13,6 +13,8 @@
 //!   them (per kernel; the test command's `triton` step);
 //! - global loads and stores with an L2 cache-policy operand (`tests/data/sass_cache_hints.ptx`)
 //!   for sm_80/86/89/90;
+//! - the feature probes (`tests/data/sass-features`, learning inputs of seven keys: see
+//!   `feature_probe_forms_stay_known`);
 //! - the ZLUDA PTX corpus (`../shared/corpus/zluda-ptx`) for sm_80 and sm_90 (sm_86/89 too with
 //!   `WARPSMITH_HOLDOUT_FULL=1`), where ptxas accepts the file. To keep the run short, a ZLUDA
 //!   cubin is checked when it has an
@@ -367,6 +369,38 @@ fn holdout_cache_hints() {
         .collect();
     let cubins = assemble_all(&ptxas_path, jobs);
     let failures = check_all("cache-hints", &cubins);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The feature probes the tables' seven newest keys were learned from (docs/sass.md, "Seven keys
+/// learned from the feature probes"; `bench/features/probe.py --n 4`): 16-bit atomics ptxas
+/// emulates with a CAS loop (sm_80/86/89), programmatic dependent launch, cluster barriers and
+/// `st.async` (sm_90). Not a holdout — they are learning inputs —, but the forms a full
+/// relearning without them would lose again, so the record (`features.txt`) names none.
+#[test]
+fn feature_probe_forms_stay_known() {
+    let test = "feature_probe_forms_stay_known";
+    let Some(ptxas_path) = tools_for(test) else {
+        return;
+    };
+    let dir = scratch(test);
+    let data = repo_root().join("tests/data/sass-features");
+    let mut jobs = Vec::new();
+    for (probe, archs) in [
+        ("atom_f16", &["sm_80", "sm_86", "sm_89"][..]),
+        ("cas_b16", &["sm_80", "sm_86", "sm_89"][..]),
+        ("pdl", &["sm_90"][..]),
+        ("cluster_dsmem", &["sm_90"][..]),
+        ("st_async", &["sm_90"][..]),
+    ] {
+        for a in archs {
+            let out = dir.join(format!("{probe}.{a}.cubin"));
+            jobs.push((a.to_string(), data.join(format!("{probe}.ptx")), out));
+        }
+    }
+    let cubins = assemble_all(&ptxas_path, jobs);
+    let failures = check_all("features", &cubins);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -164,9 +164,9 @@ pub fn classify(inst: &Instruction) -> Option<Access> {
         "ST" => (Space::Generic, false, true),
         "ATOM" => (Space::Generic, true, true),
         // Two spaces at once (LDGSTS), surfaces, bulk copies: not told apart.
-        "LDGSTS" | "SULD" | "SUST" | "SUATOM" | "SURED" | "UBLKCP" | "UTMALDG" | "UTMASTG" => {
-            (Space::Unknown, true, true)
-        }
+        // `STAS` (`st.async`) writes another CTA's shared memory.
+        "LDGSTS" | "SULD" | "SUST" | "SUATOM" | "SURED" | "UBLKCP" | "UTMALDG" | "UTMASTG"
+        | "STAS" => (Space::Unknown, true, true),
         _ => return None,
     };
     Some(Access {
@@ -267,6 +267,9 @@ const CONTROL_OPCODES: &[&str] = &[
     "UBLKRED",
     "UBLKPF",
     "ACQBULK",
+    "PREEXIT",
+    "UCGABAR_ARV",
+    "UCGABAR_WAIT",
     "ELECT",
     "ENDCOLLECTIVE",
     "PMTRIG",
