@@ -5,7 +5,7 @@ our corpora rarely have (a development check, not in the test command; docs/benc
 
 Each probe is one register-heavy body — N f32 values loaded, mixed in a loop bounded by a
 parameter, stored — plus one feature: half-precision atomics ptxas emulates with a CAS loop,
-`printf`, system-scope atomics with a volatile load and `membar.sys`, 64-bit CAS, a conditional
+16-bit compare-and-swap (also emulated), per-lane half-precision atomics, `st.async` into the neighbour CTA of a cluster (sm_90), `printf`, system-scope atomics with a volatile load and `membar.sys`, 64-bit CAS, a conditional
 `trap`, programmatic dependent launch (`griddepcontrol`, sm_90), a two-CTA cluster reading its
 neighbour's shared memory (sm_90), a spin wait with `nanosleep`, `alloca`, `redux.sync` with
 `match.any.sync`, and block ids split with `/` and `%` into 64-bit offsets. Every feature's memory
@@ -32,7 +32,41 @@ PROBES = {
     "atom_f16": ("sm_80", "", "", """
   cvt.rn.f16.f32 %h1, %f0;
   atom.global.add.noftz.f16 %h2, [%rd2+FLAG], %h1;
-  cvt.f32.f16 %f1, %h2;""", ""),
+  mov.b16 %h4, 0x3c00;
+  atom.global.add.noftz.f16 %h5, [%rd2+FLAG2], %h4;
+  cvt.f32.f16 %f1, %h2;
+  st.global.b16 [%rd2+FLAG2+2], %h5;""", ""),
+    "atom_f16_lanes": ("sm_80", "", "", """
+  mul.wide.u32 %rd30, %r2, 2;
+  add.s64 %rd31, %rd2, %rd30;
+  mov.b16 %h4, 0x3c00;
+  atom.global.add.noftz.f16 %h5, [%rd31+FLAG3], %h4;""", ""),
+    "st_async": ("sm_90", "", """
+  .shared .align 4 .b32 buf[128];
+  .shared .align 8 .b64 bar;""", """
+  mov.u32 %r30, buf;
+  mov.u32 %r38, bar;
+  setp.eq.u32 %p5, %r2, 0;
+  @%p5 mbarrier.init.shared.b64 [bar], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  mov.u32 %r31, %cluster_ctarank;
+  xor.b32 %r32, %r31, 1;
+  shl.b32 %r33, %r2, 2;
+  add.u32 %r34, %r30, %r33;
+  mapa.shared::cluster.u32 %r36, %r34, %r32;
+  mapa.shared::cluster.u32 %r39, %r38, %r32;
+  mov.b32 %r35, %f0;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r36], %r35, [%r39];
+  barrier.cluster.arrive;
+  barrier.cluster.wait;""", " .explicitcluster .reqnctapercluster 2, 1, 1"),
+    "cas_b16": ("sm_80", "", "", """
+  cvt.rn.f16.f32 %h1, %f0;
+  atom.global.cas.b16 %h3, [%rd2+FLAG], %h1, %h1;
+  mul.wide.u32 %rd30, %r2, 2;
+  add.s64 %rd31, %rd2, %rd30;
+  mov.b16 %h4, 0x3c00;
+  atom.global.cas.b16 %h5, [%rd31+FLAG3], %h4, %h1;""", ""),
     "printf": ("sm_80", """
 .extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
 .global .align 1 .b8 $str[4] = {37, 102, 10, 0};""", """
@@ -130,7 +164,8 @@ def kernel_ptx(name, n):
     """The probe's PTX: loads, a mixing loop, the feature, stores (element stride 256 words)."""
     arch, module, decls, feature, directives = PROBES[name]
     flag = 4 * (256 * n + 8)  # past every thread's outputs
-    feature = feature.replace("FLAG2", str(flag + 4)).replace("FLAG", str(flag))
+    feature = (feature.replace("FLAG3", str(flag + 64)).replace("FLAG2", str(flag + 8))
+               .replace("FLAG", str(flag)))
     lines = [".version 8.1", f".target {arch}", ".address_size 64", module,
              f".visible .entry k(.param .u64 pa, .param .u64 pout, .param .u32 n) .reqntid 128{directives}",
              "{",
@@ -154,7 +189,7 @@ def kernel_ptx(name, n):
 
 def spec(name, n):
     grid = [2, 4] if name == "div_mod_ids" else [2, 1]
-    words = 256 * n + 16
+    words = 256 * n + 128
     return {"kernel": "k", "grid": grid, "block": [128], "args": [
         {"buffer": {"type": "f32", "len": words, "init": "random"}},
         {"buffer": {"type": "f32", "len": words, "init": "zero"}},
