@@ -978,3 +978,80 @@ fn a_cluster_ctas_shared_addresses_carry_its_rank() {
     assert_eq!(words(&sass_run.buffers[0]), want, "SASS emulator");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A two-CTA cluster exchanging values through distributed shared memory: `barrier.cluster`,
+/// `mapa` and `getctarank` on `.shared::cluster` and generic addresses.
+const DSMEM_KERNEL: &str = r#".visible .entry dsm(.param .u64 out) .reqntid 32 .reqnctapercluster 2, 1, 1
+{
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<10>;
+	.shared .align 4 .b32 buf[32];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %cluster_ctarank;
+	mov.u32 %r4, buf;
+	shl.b32 %r5, %r1, 2;
+	add.u32 %r6, %r4, %r5;
+	mad.lo.s32 %r7, %r2, 100, %r1;
+	st.shared.u32 [%r6], %r7;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	xor.b32 %r8, %r3, 1;
+	mapa.shared::cluster.u32 %r9, %r6, %r8;
+	ld.shared::cluster.u32 %r10, [%r9];
+	getctarank.shared::cluster.u32 %r11, %r9;
+	cvt.u64.u32 %rd3, %r6;
+	cvta.shared.u64 %rd4, %rd3;
+	mapa.u64 %rd5, %rd4, %r8;
+	ld.u32 %r12, [%rd5];
+	getctarank.u64 %r13, %rd5;
+	barrier.cluster.arrive.aligned;
+	barrier.cluster.wait.aligned;
+	shl.b32 %r14, %r2, 5;
+	add.u32 %r14, %r14, %r1;
+	mul.wide.u32 %rd6, %r14, 16;
+	add.s64 %rd7, %rd1, %rd6;
+	st.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r13};
+	ret;
+}
+"#;
+
+#[test]
+fn a_cluster_exchanges_values_through_distributed_shared_memory() {
+    // The PTX emulator runs the CTAs of a cluster together; each thread reads the value its
+    // neighbour CTA stored for the same thread. (The SASS emulator does not run cluster
+    // barriers: it must say so rather than compute something.)
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(DSMEM_KERNEL);
+    let (dir, p, cub) = assemble(&ptxas, &ptx, "sass-dsmem", "dsm", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"dsm","grid":[4],"block":[32],
+            "args":[{"buffer":{"type":"u32","len":512,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let mut want = Vec::new();
+    for cta in 0..4u32 {
+        for t in 0..32u32 {
+            let other = (cta ^ 1) * 100 + t;
+            want.extend([other, (cta % 2) ^ 1, other, (cta % 2) ^ 1]);
+        }
+    }
+    let m = warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "dsm.ptx").unwrap();
+    let got = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
+    let words: Vec<u32> = got.buffers[0]
+        .data
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    assert_eq!(words, want);
+    let cubin = SassProgram::from_cubin(&std::fs::read(&cub).unwrap()).unwrap();
+    let why = warpsmith::sass::emu::run(&cubin, &spec, &RunOptions::default())
+        .expect_err("the SASS emulator has no cluster barrier")
+        .to_string();
+    assert!(why.contains("UCGABAR"), "{why}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

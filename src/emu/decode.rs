@@ -424,6 +424,19 @@ pub enum DInst {
     /// `alloca`: `size` bytes (per lane; the warp takes the largest) on the thread's local
     /// stack, aligned to `align` bytes; `d` gets their local address.
     Alloca { d: u32, size: Src, align: u64 },
+    /// `barrier.cluster.arrive` (`wait` false) or `.wait` (`.relaxed`, `.aligned` accepted): the
+    /// barrier of all threads of the cluster.
+    ClusterBar { wait: bool },
+    /// `mapa`: the address of the same shared-memory location in CTA `rank` of the cluster
+    /// (a `.shared::cluster` address, or a generic one when `generic`).
+    Mapa {
+        d: u32,
+        a: Src,
+        rank: Src,
+        generic: bool,
+    },
+    /// `getctarank`: the rank of the CTA whose shared memory address `a` names.
+    Getctarank { d: u32, a: Src, generic: bool },
     /// `stacksave`: `d` gets the local stack pointer.
     StackSave { d: u32 },
     /// `stackrestore`: the local stack pointer becomes `a` (a value `stacksave` gave).
@@ -971,6 +984,28 @@ fn inst_space(inst: &InstData) -> DResult<Space> {
     }
 }
 
+/// `mapa{.shared::cluster}.type d, a, rank` and `getctarank{.shared::cluster}.type d, a` (PTX ISA
+/// 7.8): without a state space the addresses are generic.
+fn decode_cluster_address(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
+    let t = need_ty(inst)?;
+    let generic = match inst.space() {
+        None => true,
+        Some(StateSpace::SharedCluster) => false,
+        Some(s) => return Err(format!("`{}` in state space .{s}", inst.opcode.as_str())),
+    };
+    let d = ctx.reg(operand(inst, 0)?)?;
+    let a = ctx.src(operand(inst, 1)?, t)?;
+    Ok(match inst.opcode {
+        Opcode::Mapa => DInst::Mapa {
+            d,
+            a,
+            rank: ctx.src(operand(inst, 2)?, Type::U32)?,
+            generic,
+        },
+        _ => DInst::Getctarank { d, a, generic },
+    })
+}
+
 /// The minimum alignment `alloca` guarantees (PTX ISA, "alloca": 8 bytes).
 const ALLOCA_MIN_ALIGN: u64 = 8;
 
@@ -1048,6 +1083,7 @@ fn decode_inst(
         Createpolicy => matrix::decode_createpolicy(ctx, inst),
         Mbarrier => mbarrier::decode_mbarrier(ctx, inst),
         Alloca | Stacksave | Stackrestore => decode_stack(ctx, inst),
+        Mapa | Getctarank => decode_cluster_address(ctx, inst),
         other => Err(format!("`{}` is not implemented", other.as_str())),
     }
 }
@@ -2205,7 +2241,11 @@ fn decode_bar(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         });
     }
     if inst.has_word("cluster") {
-        return Err("barrier.cluster is not supported".into());
+        return match (inst.has_word("arrive"), inst.has_word("wait")) {
+            (true, false) => Ok(DInst::ClusterBar { wait: false }),
+            (false, true) => Ok(DInst::ClusterBar { wait: true }),
+            _ => Err("barrier.cluster needs .arrive or .wait".into()),
+        };
     }
     if inst.has_word("red") {
         let op = if inst.has_word("popc") {

@@ -3,7 +3,8 @@
 //!
 //! # Execution model (PTX ISA §2–§4, §9.7.8 control flow, §9.7.13 synchronisation)
 //!
-//! - CTAs run one after another in linear `%ctaid` order (x fastest). Within a CTA the warps run
+//! - CTAs run one after another in linear `%ctaid` order (x fastest); the CTAs of a cluster of
+//!   more than one run together, round by round in rank order ([`cluster`]). Within a CTA the warps run
 //!   round-robin in warp order, each for up to [`Limits::quantum`] warp-instructions or until it
 //!   blocks at a barrier or finishes. The order is fixed, so every run is deterministic: atomics
 //!   and racing stores resolve in this order, lanes of one warp-instruction in increasing lane
@@ -53,6 +54,7 @@ mod arith;
 mod async_ops;
 mod barrier;
 mod call;
+mod cluster;
 mod collective;
 mod matrix;
 mod mbarrier;
@@ -151,6 +153,8 @@ struct Warp<V> {
     wait_at: (u32, u32),
     /// `cp.async` copies in flight.
     async_copies: matrix::AsyncCopies,
+    /// Each lane's pending `barrier.cluster.arrive`: the phase, or [`cluster::NOT_ARRIVED`].
+    cluster_phase: [u64; 32],
 }
 
 #[derive(Clone, Debug, Default)]
@@ -194,6 +198,13 @@ pub struct Machine<'p, 'm, D: Domain> {
     /// whose warps all spin on `mbarrier` waits without one for [`MBAR_SPIN_ROUNDS`] rounds is
     /// deadlocked.
     mbar_changes: u64,
+    /// The shared memory of the other CTAs of the running cluster, by rank (the running CTA's
+    /// slot is empty: its memory is its own `Cta::shared`).
+    peers: Vec<Vec<u8>>,
+    /// The running CTA's rank in its cluster.
+    rank: u32,
+    /// The running cluster's barrier.
+    cluster_bar: cluster::ClusterBarrier,
 }
 
 /// Rounds of a CTA in which every running warp ended its turn at an incomplete `mbarrier` wait
@@ -309,6 +320,7 @@ fn rd<D: Domain>(
 }
 
 /// An internal signal: the current instruction failed with a fault for `lane`.
+#[derive(Debug)]
 enum Stop {
     Domain(DomainError, Option<usize>),
     Fault(String, Option<usize>),
@@ -360,20 +372,41 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             scratch: Vec::new(),
             yield_warp: false,
             mbar_changes: 0,
+            peers: Vec::new(),
+            rank: 0,
+            cluster_bar: cluster::ClusterBarrier::default(),
         }
     }
 
     /// Runs the whole grid.
     pub fn run(&mut self) -> EmuResult<()> {
         let [gx, gy, gz] = self.shape.grid;
-        for z in 0..gz {
-            for y in 0..gy {
-                for x in 0..gx {
-                    self.run_cta([x, y, z])?;
+        let [cx, cy, cz] = self.shape.cluster.dims;
+        for z in (0..gz).step_by(cz as usize) {
+            for y in (0..gy).step_by(cy as usize) {
+                for x in (0..gx).step_by(cx as usize) {
+                    self.run_cluster([x, y, z])?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Runs the cluster whose first CTA is `first`: its CTAs in rank order (x fastest), together.
+    fn run_cluster(&mut self, [x0, y0, z0]: [u32; 3]) -> EmuResult<()> {
+        let [cx, cy, cz] = self.shape.cluster.dims;
+        let mut ctas = Vec::new();
+        for z in z0..z0 + cz {
+            for y in y0..y0 + cy {
+                for x in x0..x0 + cx {
+                    ctas.push(self.new_cta([x, y, z]));
+                }
+            }
+        }
+        let threads = ctas.iter().map(Self::live_threads).sum();
+        self.cluster_bar = cluster::ClusterBarrier::new(threads);
+        self.peers = vec![Vec::new(); ctas.len()];
+        self.run_ctas(&mut ctas)
     }
 
     fn new_cta(&mut self, ctaid: [u32; 3]) -> Cta<D::Val> {
@@ -422,6 +455,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 pending_red: Vec::new(),
                 wait_at: (self.kernel, 0),
                 async_copies: matrix::AsyncCopies::default(),
+                cluster_phase: [cluster::NOT_ARRIVED; 32],
             });
         }
         let smem = self.prog.dyn_smem_offset + self.shape.dynamic_smem;
@@ -438,22 +472,20 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         }
     }
 
-    fn run_cta(&mut self, ctaid: [u32; 3]) -> EmuResult<()> {
-        let mut cta = self.new_cta(ctaid);
+    /// Runs the CTAs of one cluster (one CTA without clusters) to completion, each round giving
+    /// every ready warp of every CTA a turn.
+    fn run_ctas(&mut self, ctas: &mut [Cta<D::Val>]) -> EmuResult<()> {
         let mut spin_rounds = 0u32;
         loop {
             let mut progressed = false;
             let mut all_done = true;
             let mut all_spin = true;
             let changes = self.mbar_changes;
-            for w in 0..cta.warps.len() {
-                if cta.warps[w].state == WState::Ready {
-                    all_spin &= self.run_warp(&mut cta, w)?;
-                    progressed = true;
-                }
-                if cta.warps[w].state != WState::Done {
-                    all_done = false;
-                }
+            for i in 0..ctas.len() {
+                let (p, d, s) = self.run_round(ctas, i)?;
+                progressed |= p;
+                all_done &= d;
+                all_spin &= s;
             }
             if all_done {
                 return Ok(());
@@ -461,18 +493,62 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             if progressed && all_spin && changes == self.mbar_changes {
                 spin_rounds += 1;
                 if spin_rounds > MBAR_SPIN_ROUNDS {
-                    return Err(self.mbar_deadlock(&cta));
+                    return Err(self.mbar_deadlock(&ctas[0]));
                 }
             } else {
                 spin_rounds = 0;
             }
             if !progressed {
                 // Everyone waits: a barrier may complete because threads exited meanwhile.
-                if !self.release_ready_barriers(&mut cta)? {
-                    return Err(self.deadlock(&cta));
+                let mut released = false;
+                for cta in ctas.iter_mut() {
+                    released |= self.release_ready_barriers(cta)?;
+                }
+                if !released {
+                    return Err(self.deadlock(&ctas[0]));
                 }
             }
         }
+    }
+
+    /// One round of CTA `i` of the cluster, with the other CTAs' shared memory lent to
+    /// [`Machine::peers`] meanwhile: (whether a warp ran, whether all are done, whether every
+    /// warp that ran ended its turn at an incomplete wait).
+    fn run_round(&mut self, ctas: &mut [Cta<D::Val>], i: usize) -> EmuResult<(bool, bool, bool)> {
+        let lend = |peers: &mut Vec<Vec<u8>>, ctas: &mut [Cta<D::Val>]| {
+            for (j, cta) in ctas.iter_mut().enumerate() {
+                if j != i {
+                    std::mem::swap(&mut peers[j], &mut cta.shared);
+                }
+            }
+        };
+        lend(&mut self.peers, ctas);
+        self.rank = i as u32;
+        let cta = &mut ctas[i];
+        let mut result = Ok((false, true, true));
+        for w in 0..cta.warps.len() {
+            if cta.warps[w].state == WState::Ready {
+                match self.run_warp(cta, w) {
+                    Ok(spin) => {
+                        if let Ok((p, _, s)) = &mut result {
+                            *p = true;
+                            *s &= spin;
+                        }
+                    }
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            if cta.warps[w].state != WState::Done {
+                if let Ok((_, d, _)) = &mut result {
+                    *d = false;
+                }
+            }
+        }
+        lend(&mut self.peers, ctas);
+        result
     }
 
     fn live_threads(cta: &Cta<D::Val>) -> u32 {
@@ -737,6 +813,7 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             pending_red,
             wait_at,
             async_copies,
+            cluster_phase,
             ..
         } = warp;
         let frame = frames.last_mut().expect("frame checked above");
@@ -768,6 +845,8 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
                 access::MemView {
                     global: &mut self.global,
                     shared: &mut cta.shared,
+                    peers: &mut self.peers,
+                    rank: self.rank,
                     local,
                     local_top: *local_top,
                     const_bank: &mut self.const_bank,
@@ -996,6 +1075,30 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Redux { .. }
             | DInst::Activemask { .. }
             | DInst::Elect { .. }) => collective::exec(lanes!(), kind)?,
+            DInst::ClusterBar { wait: false } => {
+                if self.cluster_bar.arrive(cluster_phase, active)? {
+                    self.mbar_changes += 1;
+                }
+            }
+            DInst::ClusterBar { wait: true } => {
+                if !self.cluster_bar.wait(cluster_phase, active)? {
+                    // Try again at the next turn.
+                    self.yield_warp = true;
+                    return Ok(());
+                }
+            }
+            DInst::Mapa {
+                d,
+                a,
+                rank,
+                generic,
+            } => {
+                let ctas = self.shape.cluster.ctas();
+                cluster::mapa(lanes!(), (*d, *a, *rank, *generic), ctas)?
+            }
+            DInst::Getctarank { d, a, generic } => {
+                cluster::getctarank(lanes!(), (*d, *a, *generic), self.rank)?
+            }
             kind
             @ (DInst::Alloca { .. } | DInst::StackSave { .. } | DInst::StackRestore { .. }) => {
                 let view = stack::StackView {
@@ -1038,6 +1141,10 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
 
     fn do_exit(&mut self, cta: &mut Cta<D::Val>, w: usize, mask: u32) {
         let warp = &mut cta.warps[w];
+        let leaving = mask & warp.exists & !warp.exited;
+        if self.cluster_bar.exit(&warp.cluster_phase, leaving) {
+            self.mbar_changes += 1;
+        }
         warp.exited |= mask;
         let n = warp.frames.len();
         for (i, f) in warp.frames.iter_mut().enumerate() {

@@ -56,6 +56,8 @@ pub enum Region {
     Global(u32),
     /// The CTA's shared memory.
     Shared,
+    /// The shared memory of CTA rank `n` of the cluster (another CTA's).
+    PeerShared(u8),
     /// The local stack of lane `n` of the warp.
     Local(u8),
     /// The constant bank.
@@ -137,6 +139,25 @@ pub fn space_name(s: Space) -> &'static str {
         Space::Local => "local",
         Space::Const => "const",
         Space::Param => "param",
+    }
+}
+
+/// Where a `.shared::cluster` address holds its CTA: address `(rank + 1) << 24 | offset` names
+/// `offset` in the shared memory of CTA `rank` of the cluster; an address below `1 << 24` is the
+/// executing CTA's own (a `.shared::cta` address is a valid `.shared::cluster` one). Shared memory
+/// is at most 227 KiB, so the offsets fit.
+pub const CLUSTER_RANK_SHIFT: u32 = 24;
+
+/// The `.shared::cluster` address of `offset` in CTA `rank`'s shared memory (`mapa`).
+pub fn cluster_shared_addr(rank: u32, offset: u64) -> u64 {
+    (u64::from(rank) + 1) << CLUSTER_RANK_SHIFT | (offset & ((1 << CLUSTER_RANK_SHIFT) - 1))
+}
+
+/// The CTA rank a shared address names (`None`: the executing CTA's own) and its offset.
+pub fn split_cluster_shared(addr: u64) -> (Option<u32>, u64) {
+    match addr >> CLUSTER_RANK_SHIFT {
+        0 => (None, addr),
+        r => (Some((r - 1) as u32), addr & ((1 << CLUSTER_RANK_SHIFT) - 1)),
     }
 }
 

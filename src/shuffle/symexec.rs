@@ -193,6 +193,7 @@ fn clobbers_memory(di: &crate::emu::decode::DecodedInst, body: &Body) -> bool {
         | DInst::BulkCopy { .. }
         | DInst::TensorCopy(_)
         | DInst::StackRestore { .. }
+        | DInst::ClusterBar { .. }
         | DInst::Unsupported { .. } => true,
         DInst::Nop => is_fence(body, di.inst),
         DInst::Ld { .. } => is_strong_load(body, di.inst),
@@ -1346,6 +1347,13 @@ impl<'a, 'ctx> Engine<'a, 'ctx> {
                     let v = self.opaque("atom", 64, &[]);
                     self.set(st, *d, v);
                 }
+            }
+            // Other CTAs of the cluster may have written any shared or global memory.
+            DInst::ClusterBar { .. } => Self::clobber_all(st),
+            // Addresses in other CTAs' shared memory: values of the thread, nothing more.
+            DInst::Mapa { d, .. } | DInst::Getctarank { d, .. } => {
+                let v = self.opaque("cluster", 64, &[]);
+                self.set(st, *d, v);
             }
             DInst::Bar { d, .. } => {
                 Self::clobber_all(st);

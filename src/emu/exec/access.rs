@@ -9,12 +9,18 @@ use super::misrouted;
 use super::{addr_value, check_writable, lanes, rd, Lanes, Step, Stop};
 use crate::emu::decode::{ABase, Addr, AtomKind, DInst, Src};
 use crate::emu::domain::{Cmp, Domain, MemAt, Op, Space};
-use crate::emu::memory::{check_range, classify_generic, Fault, GlobalMem, Region, WINDOW_SHIFT};
+use crate::emu::memory::{
+    check_range, classify_generic, split_cluster_shared, Fault, GlobalMem, Region, WINDOW_SHIFT,
+};
 
 /// The memory a warp-instruction can reach, borrowed from the machine, the CTA and the frame.
 pub(super) struct MemView<'a> {
     pub global: &'a mut GlobalMem,
     pub shared: &'a mut [u8],
+    /// The shared memory of the cluster's CTAs by rank (the executing CTA's own slot is empty).
+    pub peers: &'a mut [Vec<u8>],
+    /// The executing CTA's rank in its cluster.
+    pub rank: u32,
     pub local: &'a mut [Vec<u8>],
     pub local_top: u64,
     pub const_bank: &'a mut [u8],
@@ -75,10 +81,17 @@ impl MemView<'_> {
                 let (i, off) = self.global.locate(a, size)?;
                 Ok((Region::Global(i), off))
             }
-            Space::Shared => {
-                check_range(space, a, a, size, self.shared.len() as u64)?;
-                Ok((Region::Shared, a))
-            }
+            Space::Shared => match split_cluster_shared(a) {
+                (Some(r), off) if r != self.rank => {
+                    let len = self.peers.get(r as usize).map_or(0, |p| p.len());
+                    check_range(space, a, off, size, len as u64)?;
+                    Ok((Region::PeerShared(r as u8), off))
+                }
+                (_, off) => {
+                    check_range(space, a, off, size, self.shared.len() as u64)?;
+                    Ok((Region::Shared, off))
+                }
+            },
             Space::Local => {
                 let len = self.local.get(lane).map_or(0, |v| v.len()) as u64;
                 check_range(space, a, a, size, len.min(self.local_top))?;
@@ -101,6 +114,7 @@ impl MemView<'_> {
         match region {
             Region::Global(i) => &mut self.global.allocs[i as usize].data[o..o + n],
             Region::Shared => &mut self.shared[o..o + n],
+            Region::PeerShared(r) => &mut self.peers[r as usize][o..o + n],
             Region::Local(l) => &mut self.local[l as usize][o..o + n],
             Region::Const => &mut self.const_bank[o..o + n],
             Region::KernelParam => &mut self.kparams[o..o + n],
