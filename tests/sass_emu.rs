@@ -1055,3 +1055,72 @@ fn a_cluster_exchanges_values_through_distributed_shared_memory() {
     assert!(why.contains("UCGABAR"), "{why}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `st.async` into the neighbour CTA, completing the bytes on the neighbour's mbarrier, which
+/// each CTA waits on before reading what it received.
+const ST_ASYNC_KERNEL: &str = r#".visible .entry sta(.param .u64 out) .reqntid 32 .reqnctapercluster 2, 1, 1
+{
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<8>;
+	.reg .pred %p<4>;
+	.shared .align 8 .b64 bar;
+	.shared .align 4 .b32 inbox[32];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %cluster_ctarank;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 mbarrier.init.shared.b64 [bar], 1;
+	@%p1 mbarrier.arrive.expect_tx.shared.b64 %rd2, [bar], 128;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	xor.b32 %r4, %r3, 1;
+	mov.u32 %r5, inbox;
+	shl.b32 %r6, %r1, 2;
+	add.u32 %r7, %r5, %r6;
+	mapa.shared::cluster.u32 %r8, %r7, %r4;
+	mov.u32 %r9, bar;
+	mapa.shared::cluster.u32 %r10, %r9, %r4;
+	mad.lo.s32 %r11, %r2, 100, %r1;
+	st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r8], %r11, [%r10];
+WAIT:
+	mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+	@!%p2 bra WAIT;
+	ld.shared.u32 %r12, [%r7];
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	shl.b32 %r13, %r2, 5;
+	add.u32 %r13, %r13, %r1;
+	mul.wide.u32 %rd3, %r13, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	st.global.u32 [%rd4], %r12;
+	ret;
+}
+"#;
+
+#[test]
+fn st_async_completes_on_the_neighbours_mbarrier() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(ST_ASYNC_KERNEL).replace(".version 8.0", ".version 8.1");
+    let (dir, p, _cub) = assemble(&ptxas, &ptx, "sass-st-async", "sta", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"sta","grid":[4],"block":[32],
+            "args":[{"buffer":{"type":"u32","len":128,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let want: Vec<u32> = (0..4u32)
+        .flat_map(|cta| (0..32).map(move |t| (cta ^ 1) * 100 + t))
+        .collect();
+    let m = warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "sta.ptx").unwrap();
+    let got = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
+    let words: Vec<u32> = got.buffers[0]
+        .data
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    assert_eq!(words, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -327,6 +327,9 @@ pub enum DInst {
         size: u32,
         srcs: Vec<Src>,
         addr: Addr,
+        /// `st.async`: the mbarrier (in the destination CTA) whose transaction count the
+        /// stored bytes complete.
+        mbar: Option<Addr>,
     },
     /// `atom`/`red`.
     Atom {
@@ -1860,10 +1863,23 @@ fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
                 Operand::Vector(v) => v.iter().map(|o| ctx.src(o, t)).collect::<DResult<_>>()?,
                 other => vec![ctx.src(other, t)?],
             };
+            // `st.async.shared::cluster.mbarrier::complete_tx::bytes`: a store into a CTA of the
+            // cluster that completes its bytes on an mbarrier there (PTX ISA 8.1).
+            let mbar = if inst.has_word("async") {
+                if !inst.has_word("mbarrier::complete_tx::bytes")
+                    || inst.space() != Some(StateSpace::SharedCluster)
+                {
+                    return Err("st.async other than .shared::cluster.mbarrier::complete_tx::bytes is not supported".into());
+                }
+                Some(ctx.addr(op(2)?, Space::Shared)?)
+            } else {
+                None
+            };
             DInst::St {
                 size: t.bytes(),
                 srcs,
                 addr: ctx.addr(op(0)?, space)?,
+                mbar,
             }
         }
         Atom | Red => decode_atom(ctx, inst)?,
@@ -2163,6 +2179,11 @@ fn decode_cvt_fp8(
 
 fn decode_atom(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
     let t = inst.ty().ok_or("missing type")?;
+    if inst.has_word("async") {
+        return Err(
+            "red.async (a reduction that completes on an mbarrier) is not supported".into(),
+        );
+    }
     if inst.vec_width().is_some() {
         return Err("vector atomics are not supported".into());
     }

@@ -5,6 +5,7 @@
 //! whole vector's alignment) and `atom`/`red` (§9.7.13.5–6) — one lane after another in
 //! increasing lane order, which is how racing stores and atomics of one warp-instruction resolve.
 
+use super::mbarrier::complete_tx;
 use super::misrouted;
 use super::{addr_value, check_writable, lanes, rd, Lanes, Step, Stop};
 use crate::emu::decode::{ABase, Addr, AtomKind, DInst, Src};
@@ -169,7 +170,12 @@ pub(super) fn exec<D: Domain>(l: Lanes<'_, '_, D>, mem: &mut MemView, kind: &DIn
             dsts,
             addr,
         } => load(l, mem, (size, ext), dsts, addr),
-        DInst::St { size, srcs, addr } => store(l, mem, size, srcs, addr).map(|()| 0),
+        DInst::St {
+            size,
+            srcs,
+            addr,
+            mbar,
+        } => store(l, mem, size, srcs, (addr, mbar.as_ref())).map(|()| 0),
         DInst::Atom {
             kind,
             size,
@@ -222,12 +228,13 @@ fn load<D: Domain>(
 }
 
 /// `st`: each lane's `srcs.len()` elements of `size` bytes.
+/// `st` (and `st.async`, whose bytes then complete on its mbarrier, lane by lane).
 fn store<D: Domain>(
     l: Lanes<'_, '_, D>,
     mem: &mut MemView,
     size: &u32,
     srcs: &[Src],
-    addr: &Addr,
+    (addr, mbar): (&Addr, Option<&Addr>),
 ) -> Step<()> {
     let Lanes {
         dom,
@@ -246,6 +253,9 @@ fn store<D: Domain>(
             let (region, off) = mem.locate(addr, at, *size, align, lane)?;
             check_writable(region, at, lane)?;
             mem.store(dom, region, off, &v, *size, lane)?;
+        }
+        if let Some(m) = mbar {
+            complete_tx(dom, regs, mem, env, m, lane, u64::from(size * n))?;
         }
     }
     Ok(())

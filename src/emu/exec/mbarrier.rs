@@ -30,7 +30,8 @@ fn object<D: Domain>(
 ) -> Step<(Region, u64)> {
     let at = addr_value(dom, regs, addr, lane, env)?;
     let (region, off) = mem.locate(addr, at, 8, 8, lane)?;
-    if region != Region::Shared {
+    // Another CTA's object: the arrivals and transactions of `.shared::cluster` forms.
+    if !matches!(region, Region::Shared | Region::PeerShared(_)) {
         return Err(Stop::Fault(
             format!("mbarrier object at {at:#x} is not in shared memory"),
             Some(lane),
