@@ -5,6 +5,7 @@ Development tool, not needed to build or test warpsmith; docs/sass.md explains w
 
     learn_tables.py --nvdisasm PATH --out DIR CUBIN...
     learn_tables.py --self-test        # checks of the selector search (tests/sass_lea.rs)
+    learn_tables.py ... --new-keys-only CUBIN...   # add only the keys DIR's tables lack
 
 Method (sass-and-cubin-format.md §9, technique 2 — nv_isa_solver's bit-level probing):
  1. Every instruction of the given cubins is listed with `nvdisasm -c -hex -lrm narrow`; the
