@@ -362,6 +362,12 @@ def run_gpu(ptx_path, spec):
     f = cuda.function(mod, spec["kernel"])
     for name, data in globals_bytes(spec):
         cuda.set_global(mod, name, data)
+    if "cluster" in spec:
+        # A kernel's own .reqnctapercluster reaches cuLaunchKernel through the cubin; a shape
+        # given at launch needs cuLaunchKernelEx, which this script does not call: refuse rather
+        # than launch without it.
+        raise ValueError("the spec's `cluster` (a cluster shape given at launch) is not "
+                         "supported here yet (the GPU side needs cuLaunchKernelEx)")
     blobs, buffers = [], []
     for i, a in enumerate(spec["args"]):
         if "buffer" in a:
