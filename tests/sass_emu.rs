@@ -735,12 +735,7 @@ fn a_sample_of_ctas_runs_in_the_whole_grid() {
     let opts = RunOptions::default();
     let got = warpsmith::sass::emu::launch::run_ctas(&cubin, &spec, &opts, &[[3, 0, 0], [1, 0, 0]])
         .unwrap();
-    let words: Vec<u32> = got.buffers[0]
-        .data
-        .chunks(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect();
-    assert_eq!(words, [0, 401, 0, 403]);
+    assert_eq!(u32_words(&got.buffers[0]), [0, 401, 0, 403]);
     let all = warpsmith::sass::emu::run(&cubin, &spec, &opts).unwrap();
     assert_eq!(all.stats.warp_insts, 2 * got.stats.warp_insts);
     let outside = warpsmith::sass::emu::launch::run_ctas(&cubin, &spec, &opts, &[[4, 0, 0]]);
@@ -758,6 +753,34 @@ fn ptxas_and_nvdisasm() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// A buffer's bytes as little-endian 32-bit words.
+fn u32_words(b: &OutBuffer) -> Vec<u32> {
+    b.data
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
+}
+
+/// The first buffer, as 32-bit words, after the PTX emulator runs the PTX file `ptx` on `spec`.
+fn ptx_run_words(ptx: &Path, spec: &LaunchSpec) -> Vec<u32> {
+    let text = std::fs::read_to_string(ptx).unwrap();
+    let m = warpsmith::ptx::parse_module(&text, &ptx.display().to_string()).unwrap();
+    u32_words(
+        &warpsmith::emu::run(&m, spec, &RunOptions::default())
+            .unwrap()
+            .buffers[0],
+    )
+}
+
+/// The SASS emulator's run of the cubin file `cubin` on `spec`.
+fn cubin_run(
+    cubin: &Path,
+    spec: &LaunchSpec,
+) -> Result<warpsmith::sass::emu::SassRunOutput, EmuError> {
+    let prog = SassProgram::from_cubin(&std::fs::read(cubin).unwrap()).unwrap();
+    warpsmith::sass::emu::run(&prog, spec, &RunOptions::default())
 }
 
 /// A PTX module for sm_90 (version 8.0, 64-bit addresses) holding `items`.
@@ -906,19 +929,13 @@ fn cluster_registers_on_both_emulators() {
         ))
         .unwrap();
         let want = cluster_registers_expected(grid, c, explicit);
-        let words = |b: &OutBuffer| -> Vec<u32> {
-            b.data
-                .chunks(4)
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                .collect()
-        };
-        let m =
-            warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "c.ptx").unwrap();
-        let ptx_run = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
-        assert_eq!(words(&ptx_run.buffers[0]), want, "{tag}: PTX emulator");
-        let cubin = SassProgram::from_cubin(&std::fs::read(&cub).unwrap()).unwrap();
-        let sass_run = warpsmith::sass::emu::run(&cubin, &spec, &RunOptions::default()).unwrap();
-        assert_eq!(words(&sass_run.buffers[0]), want, "{tag}: SASS emulator");
+        assert_eq!(ptx_run_words(&p, &spec), want, "{tag}: PTX emulator");
+        let sass_run = cubin_run(&cub, &spec).unwrap();
+        assert_eq!(
+            u32_words(&sass_run.buffers[0]),
+            want,
+            "{tag}: SASS emulator"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
@@ -964,18 +981,9 @@ fn a_cluster_ctas_shared_addresses_carry_its_rank() {
             want.push(2 * (cta * 1000 + (t ^ 1) + cta % 2));
         }
     }
-    let words = |b: &OutBuffer| -> Vec<u32> {
-        b.data
-            .chunks(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect()
-    };
-    let m = warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "own.ptx").unwrap();
-    let ptx_run = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
-    assert_eq!(words(&ptx_run.buffers[0]), want, "PTX emulator");
-    let cubin = SassProgram::from_cubin(&std::fs::read(&cub).unwrap()).unwrap();
-    let sass_run = warpsmith::sass::emu::run(&cubin, &spec, &RunOptions::default()).unwrap();
-    assert_eq!(words(&sass_run.buffers[0]), want, "SASS emulator");
+    assert_eq!(ptx_run_words(&p, &spec), want, "PTX emulator");
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    assert_eq!(u32_words(&sass_run.buffers[0]), want, "SASS emulator");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1040,16 +1048,8 @@ fn a_cluster_exchanges_values_through_distributed_shared_memory() {
             want.extend([other, (cta % 2) ^ 1, other, (cta % 2) ^ 1]);
         }
     }
-    let m = warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "dsm.ptx").unwrap();
-    let got = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
-    let words: Vec<u32> = got.buffers[0]
-        .data
-        .chunks(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect();
-    assert_eq!(words, want);
-    let cubin = SassProgram::from_cubin(&std::fs::read(&cub).unwrap()).unwrap();
-    let why = warpsmith::sass::emu::run(&cubin, &spec, &RunOptions::default())
+    assert_eq!(ptx_run_words(&p, &spec), want);
+    let why = cubin_run(&cub, &spec)
         .expect_err("the SASS emulator has no cluster barrier")
         .to_string();
     assert!(why.contains("UCGABAR"), "{why}");
@@ -1114,13 +1114,6 @@ fn st_async_completes_on_the_neighbours_mbarrier() {
     let want: Vec<u32> = (0..4u32)
         .flat_map(|cta| (0..32).map(move |t| (cta ^ 1) * 100 + t))
         .collect();
-    let m = warpsmith::ptx::parse_module(&std::fs::read_to_string(&p).unwrap(), "sta.ptx").unwrap();
-    let got = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
-    let words: Vec<u32> = got.buffers[0]
-        .data
-        .chunks(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect();
-    assert_eq!(words, want);
+    assert_eq!(ptx_run_words(&p, &spec), want);
     let _ = std::fs::remove_dir_all(&dir);
 }

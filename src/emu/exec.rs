@@ -524,31 +524,23 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
         };
         lend(&mut self.peers, ctas);
         self.rank = i as u32;
-        let cta = &mut ctas[i];
-        let mut result = Ok((false, true, true));
-        for w in 0..cta.warps.len() {
-            if cta.warps[w].state == WState::Ready {
-                match self.run_warp(cta, w) {
-                    Ok(spin) => {
-                        if let Ok((p, _, s)) = &mut result {
-                            *p = true;
-                            *s &= spin;
-                        }
-                    }
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-            if cta.warps[w].state != WState::Done {
-                if let Ok((_, d, _)) = &mut result {
-                    *d = false;
-                }
-            }
-        }
+        let result = self.run_warps(&mut ctas[i]);
         lend(&mut self.peers, ctas);
         result
+    }
+
+    /// One turn of every ready warp of `cta`: (whether a warp ran, whether all are done,
+    /// whether every warp that ran ended its turn at an incomplete wait).
+    fn run_warps(&mut self, cta: &mut Cta<D::Val>) -> EmuResult<(bool, bool, bool)> {
+        let (mut progressed, mut all_done, mut all_spin) = (false, true, true);
+        for w in 0..cta.warps.len() {
+            if cta.warps[w].state == WState::Ready {
+                all_spin &= self.run_warp(cta, w)?;
+                progressed = true;
+            }
+            all_done &= cta.warps[w].state == WState::Done;
+        }
+        Ok((progressed, all_done, all_spin))
     }
 
     fn live_threads(cta: &Cta<D::Val>) -> u32 {

@@ -11,7 +11,8 @@
 //! incomplete `mbarrier` wait.
 
 use super::{concrete, lanes, rd, Lanes, Step, Stop};
-use crate::emu::domain::Space;
+use crate::emu::decode::Src;
+use crate::emu::domain::{Domain, Space};
 use crate::emu::memory::{
     classify_generic, cluster_shared_addr, split_cluster_shared, SHARED_BASE,
 };
@@ -114,9 +115,9 @@ fn shared_address(generic: bool, a: u64, lane: usize) -> Step<u64> {
 }
 
 /// `mapa`: the address of the location `a` names in CTA `rank` of a cluster of `ctas`.
-pub(super) fn mapa<D: crate::emu::domain::Domain>(
+pub(super) fn mapa<D: Domain>(
     l: Lanes<'_, '_, D>,
-    (d, a, rank, generic): (u32, crate::emu::decode::Src, crate::emu::decode::Src, bool),
+    (d, a, rank, generic): (u32, Src, Src, bool),
     ctas: u32,
 ) -> Step<()> {
     for lane in lanes(l.active) {
@@ -138,9 +139,9 @@ pub(super) fn mapa<D: crate::emu::domain::Domain>(
 }
 
 /// `getctarank`: the rank of the CTA whose shared memory `a` names (`own` for its own).
-pub(super) fn getctarank<D: crate::emu::domain::Domain>(
+pub(super) fn getctarank<D: Domain>(
     l: Lanes<'_, '_, D>,
-    (d, a, generic): (u32, crate::emu::decode::Src, bool),
+    (d, a, generic): (u32, Src, bool),
     own: u32,
 ) -> Step<()> {
     for lane in lanes(l.active) {

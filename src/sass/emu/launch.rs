@@ -132,19 +132,16 @@ pub(crate) fn prepare<'a>(
     if c0.len() < need.max(0x30) {
         c0.resize(need.max(0x30), 0);
     }
-    let put = |c0: &mut Vec<u8>, off: usize, b: &[u8]| {
-        c0[off..off + b.len()].copy_from_slice(b);
-    };
     for (i, v) in block.iter().chain(grid.iter()).enumerate() {
-        put(&mut c0, 4 * i, &v.to_le_bytes());
+        put_bytes(&mut c0, 4 * i, &v.to_le_bytes());
     }
     // sm_80-89 read the generic base of the shared window from c[0x0][0x18] (sm_90 from
     // `SR_SWINHI`); both give the PTX emulator's shared window.
-    put(&mut c0, 0x18, &SHARED_BASE.to_le_bytes());
-    put(&mut c0, 0x20, &LOCAL_BASE.to_le_bytes());
-    put(&mut c0, 0x28, &(k.local_size as u32).to_le_bytes());
+    put_bytes(&mut c0, 0x18, &SHARED_BASE.to_le_bytes());
+    put_bytes(&mut c0, 0x20, &LOCAL_BASE.to_le_bytes());
+    put_bytes(&mut c0, 0x28, &(k.local_size as u32).to_le_bytes());
     // `%dynamic_smem_size` (ptxas reads it from c[0x0][0x2c]).
-    put(&mut c0, 0x2c, &(spec.dynamic_smem as u32).to_le_bytes());
+    put_bytes(&mut c0, 0x2c, &(spec.dynamic_smem as u32).to_le_bytes());
     let cluster = ClusterShape::resolve(k.cluster, launch_cluster(spec)?, k.explicit_cluster, grid)
         .map_err(EmuError::Spec)?;
     if prog.sm >= 90 {
@@ -190,7 +187,7 @@ pub(crate) fn prepare<'a>(
                 data
             }
         };
-        put(&mut c0, (k.param_base + p.offset) as usize, &bytes);
+        put_bytes(&mut c0, (k.param_base + p.offset) as usize, &bytes);
     }
     param_window(prog.sm, k.param_base, &mut c0, &mut global);
     let mut limits = opts.limits;
@@ -235,6 +232,11 @@ pub(crate) fn prepare<'a>(
 /// (read off ptxas 12.9: a by-value struct's field read through `cvta.param` is `LD.E
 /// [c[0x0][0x198] + offset]` on sm_90, `[c[0x0][0x40] + 0x160 + offset]` on sm_80). Triton's
 /// tensor maps reach `UTMALDG` this way. Writes into the copy are not refused.
+/// Writes `b` into bank 0 at `off` (the bank is already large enough).
+fn put_bytes(c0: &mut [u8], off: usize, b: &[u8]) {
+    c0[off..off + b.len()].copy_from_slice(b);
+}
+
 /// Where ptxas 12.x reads the cluster registers on sm_90 (found by compiling a kernel that
 /// reads each one and listing it): `c[0x0][0x140]` = `%is_explicit_cluster` (compared with 1),
 /// `0x144..0x150` = `%cluster_nctaid.xyz`, `0x150..0x15c` = the f32 factors that turn a CTA index
@@ -264,7 +266,7 @@ fn put_cluster_constants(
     if c0.len() < CLUSTER_NCTARANK + 4 {
         c0.resize(CLUSTER_NCTARANK + 4, 0);
     }
-    let mut put = |off: usize, v: u32| c0[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    let mut put = |off: usize, v: u32| put_bytes(c0, off, &v.to_le_bytes());
     put(CLUSTER_EXPLICIT, u32::from(cluster.explicit));
     put(CLUSTER_NCTARANK, cluster.ctas());
     for (c, (&extent, &dim)) in grid.iter().zip(&cluster.dims).enumerate() {
