@@ -1,14 +1,21 @@
-//! Thread-block clusters (sm_90, PTX ISA 7.8): the shape of a launch's clusters and the special
-//! registers that follow from it, for both emulators (the PTX emulator's `%cluster_*`,
-//! `%clusterid`, `%nclusterid`, `%is_explicit_cluster`; the SASS emulator's `SR_CgaCtaId` and the
-//! launch constants ptxas reads for them).
+//! Thread-block clusters (sm_90, PTX ISA 7.8): the shape of a launch's clusters, the special
+//! registers that follow from it, and the cluster barrier, for both emulators (the PTX
+//! emulator's `%cluster_*`, `%clusterid`, `%nclusterid`, `%is_explicit_cluster` and
+//! `barrier.cluster`; the SASS emulator's `SR_CgaCtaId`, the launch constants ptxas reads for
+//! them, and `UCGABAR_ARV`/`UCGABAR_WAIT`).
 //!
 //! The shape comes from the kernel (`.reqnctapercluster`, or the cubin's `EIATTR_CTA_PER_CLUSTER`)
 //! or from the launch spec's `cluster` (a launch with `cudaLaunchKernelEx`'s cluster dimension);
-//! without either, every CTA is a cluster of one. Both emulators run the CTAs of a grid one at a
-//! time, so what needs the CTAs of a cluster to run together — `barrier.cluster`, another CTA's
-//! shared memory — is unsupported in clusters of more than one CTA; the special registers are
-//! exact for every shape.
+//! without either, every CTA is a cluster of one. Both emulators run the CTAs of one cluster
+//! together (in turns, with the other CTAs' shared memory reachable) and the clusters of a grid
+//! one after another.
+//!
+//! The barrier ([`ClusterBarrier`]): every thread of the cluster that has not exited must arrive
+//! before any waits past it. Each lane records the phase it arrived in; an arrival completes the
+//! phase when the arrivals equal the threads still running, and so does an exit of the last
+//! missing threads (an exited thread is not waited for, and its arrival no longer counts). A
+//! wait passes for a lane whose phase has completed; otherwise its warp waits and tries again,
+//! as on an incomplete `mbarrier` wait.
 
 /// A cluster special register (PTX ISA, "Special Registers").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -152,6 +159,102 @@ impl ClusterShape {
     }
 }
 
+/// No arrival pending (a lane's entry in [`ClusterBarrier`]'s per-lane phases).
+pub const NOT_ARRIVED: u64 = u64::MAX;
+
+/// A cluster barrier used out of order by one lane (a fault of the program).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierMisuse {
+    /// What the lane did.
+    pub what: &'static str,
+    /// The lane.
+    pub lane: usize,
+}
+
+/// The cluster barrier's state.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterBarrier {
+    /// The current phase.
+    phase: u64,
+    /// Threads still running that arrived in the current phase.
+    arrived: u32,
+    /// Threads of the cluster still running.
+    running: u32,
+}
+
+impl ClusterBarrier {
+    /// A barrier for a cluster of `threads` threads.
+    pub fn new(threads: u32) -> Self {
+        ClusterBarrier {
+            phase: 0,
+            arrived: 0,
+            running: threads,
+        }
+    }
+
+    /// `barrier.cluster.arrive` by `mask`'s lanes (`phases`: each lane's pending arrival);
+    /// true when it completed the phase.
+    pub fn arrive(&mut self, phases: &mut [u64; 32], mask: u32) -> Result<bool, BarrierMisuse> {
+        for l in lanes(mask) {
+            if phases[l] != NOT_ARRIVED {
+                return Err(BarrierMisuse {
+                    what: "a cluster barrier arrival twice without a wait between",
+                    lane: l,
+                });
+            }
+            phases[l] = self.phase;
+            self.arrived += 1;
+        }
+        Ok(self.complete())
+    }
+
+    /// `barrier.cluster.wait` by `mask`'s lanes: true when all may pass (their pending
+    /// arrivals are then cleared), false when the warp must wait.
+    pub fn wait(&self, phases: &mut [u64; 32], mask: u32) -> Result<bool, BarrierMisuse> {
+        for l in lanes(mask) {
+            if phases[l] == NOT_ARRIVED {
+                return Err(BarrierMisuse {
+                    what: "a cluster barrier wait without an arrival before it",
+                    lane: l,
+                });
+            }
+            if phases[l] == self.phase {
+                return Ok(false);
+            }
+        }
+        for l in lanes(mask) {
+            phases[l] = NOT_ARRIVED;
+        }
+        Ok(true)
+    }
+
+    /// `mask`'s lanes exit; true when that completed the phase.
+    pub fn exit(&mut self, phases: &[u64; 32], mask: u32) -> bool {
+        for l in lanes(mask) {
+            self.running -= 1;
+            if phases[l] == self.phase {
+                self.arrived -= 1;
+            }
+        }
+        self.complete()
+    }
+
+    fn complete(&mut self) -> bool {
+        if self.running > 0 && self.arrived == self.running {
+            self.phase += 1;
+            self.arrived = 0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The lanes of a mask, in increasing order.
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |l| mask >> l & 1 == 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +304,33 @@ mod tests {
                 assert_eq!(((i as f32) * f) as u32, i / d, "d {d} i {i}");
             }
         }
+    }
+
+    #[test]
+    fn a_phase_completes_when_every_running_thread_arrived() {
+        let mut b = ClusterBarrier::new(64);
+        let (mut w0, mut w1) = ([NOT_ARRIVED; 32], [NOT_ARRIVED; 32]);
+        assert!(!b.arrive(&mut w0, u32::MAX).unwrap());
+        assert!(!b.wait(&mut w0, u32::MAX).unwrap());
+        assert!(b.arrive(&mut w1, u32::MAX).unwrap());
+        assert!(b.wait(&mut w0, u32::MAX).unwrap());
+        assert!(b.wait(&mut w1, u32::MAX).unwrap());
+        assert!(b.wait(&mut w1, 1).is_err(), "a wait needs an arrival");
+    }
+
+    #[test]
+    fn exited_threads_are_not_waited_for() {
+        let mut b = ClusterBarrier::new(64);
+        let (mut w0, w1) = ([NOT_ARRIVED; 32], [NOT_ARRIVED; 32]);
+        assert!(!b.arrive(&mut w0, u32::MAX).unwrap());
+        assert!(!b.exit(&w1, 0xffff));
+        assert!(b.exit(&w1, 0xffff_0000));
+        assert!(b.wait(&mut w0, u32::MAX).unwrap());
+        // An arrival of an exiting thread no longer counts.
+        let mut b = ClusterBarrier::new(3);
+        let mut w = [NOT_ARRIVED; 32];
+        assert!(!b.arrive(&mut w, 0b11).unwrap());
+        assert!(!b.exit(&w, 0b10));
+        assert!(b.arrive(&mut w, 0b100).unwrap());
     }
 }

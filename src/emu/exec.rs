@@ -1068,12 +1068,20 @@ impl<'p, 'm, D: Domain> Machine<'p, 'm, D> {
             | DInst::Activemask { .. }
             | DInst::Elect { .. }) => collective::exec(lanes!(), kind)?,
             DInst::ClusterBar { wait: false } => {
-                if self.cluster_bar.arrive(cluster_phase, active)? {
+                if self
+                    .cluster_bar
+                    .arrive(cluster_phase, active)
+                    .map_err(cluster::misuse)?
+                {
                     self.mbar_changes += 1;
                 }
             }
             DInst::ClusterBar { wait: true } => {
-                if !self.cluster_bar.wait(cluster_phase, active)? {
+                if !self
+                    .cluster_bar
+                    .wait(cluster_phase, active)
+                    .map_err(cluster::misuse)?
+                {
                     // Try again at the next turn.
                     self.yield_warp = true;
                     return Ok(());
