@@ -1028,9 +1028,9 @@ const DSMEM_KERNEL: &str = r#".visible .entry dsm(.param .u64 out) .reqntid 32 .
 
 #[test]
 fn a_cluster_exchanges_values_through_distributed_shared_memory() {
-    // The PTX emulator runs the CTAs of a cluster together; each thread reads the value its
-    // neighbour CTA stored for the same thread. (The SASS emulator does not run cluster
-    // barriers: it must say so rather than compute something.)
+    // Both emulators run the CTAs of a cluster together; each thread reads the value its
+    // neighbour CTA stored for the same thread (ptxas: `UCGABAR_ARV`/`UCGABAR_WAIT`, generic
+    // `LD` at `SR_SWINHI:rank << 24 | offset`).
     let Some(ptxas) = ptxas_and_nvdisasm() else {
         return;
     };
@@ -1048,11 +1048,9 @@ fn a_cluster_exchanges_values_through_distributed_shared_memory() {
             want.extend([other, (cta % 2) ^ 1, other, (cta % 2) ^ 1]);
         }
     }
-    assert_eq!(ptx_run_words(&p, &spec), want);
-    let why = cubin_run(&cub, &spec)
-        .expect_err("the SASS emulator has no cluster barrier")
-        .to_string();
-    assert!(why.contains("UCGABAR"), "{why}");
+    assert_eq!(ptx_run_words(&p, &spec), want, "PTX emulator");
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    assert_eq!(u32_words(&sass_run.buffers[0]), want, "SASS emulator");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1105,7 +1103,7 @@ fn st_async_completes_on_the_neighbours_mbarrier() {
         return;
     };
     let ptx = sm90_ptx(ST_ASYNC_KERNEL).replace(".version 8.0", ".version 8.1");
-    let (dir, p, _cub) = assemble(&ptxas, &ptx, "sass-st-async", "sta", &[]);
+    let (dir, p, cub) = assemble(&ptxas, &ptx, "sass-st-async", "sta", &[]);
     let spec: LaunchSpec = serde_json::from_str(
         r#"{"kernel":"sta","grid":[4],"block":[32],
             "args":[{"buffer":{"type":"u32","len":128,"init":"zero"}}]}"#,
@@ -1114,6 +1112,153 @@ fn st_async_completes_on_the_neighbours_mbarrier() {
     let want: Vec<u32> = (0..4u32)
         .flat_map(|cta| (0..32).map(move |t| (cta ^ 1) * 100 + t))
         .collect();
-    assert_eq!(ptx_run_words(&p, &spec), want);
+    assert_eq!(ptx_run_words(&p, &spec), want, "PTX emulator");
+    // ptxas: `STAS [Ra.64], Rb` with the destination in `Ra` and the mbarrier in `Ra+1`.
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    assert_eq!(u32_words(&sass_run.buffers[0]), want, "SASS emulator");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every way ptxas 12.9 reaches another CTA's shared memory: generic `ATOM`, `RED`, `ST`, a
+/// vector `LD` and `STAS` of 4, 8 and 16 bytes (`.b32`, `.b64`, `.v2.b32`, `.v4.b32`), all
+/// completing on the neighbour's mbarrier.
+const PEER_ACCESS_KERNEL: &str = r#".visible .entry peer(.param .u64 out) .reqntid 32 .reqnctapercluster 2, 1, 1
+{
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<10>;
+	.reg .pred %p<4>;
+	.shared .align 16 .b32 buf[256];
+	.shared .align 16 .b32 cnt[64];
+	.shared .align 8 .b64 bar;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %cluster_ctarank;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 mbarrier.init.shared.b64 [bar], 1;
+	@%p1 mbarrier.arrive.expect_tx.shared.b64 %rd2, [bar], 640;
+	shl.b32 %r4, %r1, 3;
+	mov.u32 %r5, cnt;
+	add.u32 %r6, %r5, %r4;
+	st.shared.v2.u32 [%r6], {%r1, %r2};
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	xor.b32 %r7, %r3, 1;
+	mapa.shared::cluster.u32 %r8, %r6, %r7;
+	atom.shared::cluster.add.u32 %r9, [%r8], 1000;
+	red.shared::cluster.add.u32 [%r8+4], %r2;
+	mov.u32 %r10, buf;
+	shl.b32 %r11, %r1, 5;
+	add.u32 %r12, %r10, %r11;
+	mapa.shared::cluster.u32 %r13, %r12, %r7;
+	mov.u32 %r14, bar;
+	mapa.shared::cluster.u32 %r15, %r14, %r7;
+	mad.lo.s32 %r16, %r2, 100, %r1;
+	st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r13], %r16, [%r15];
+	mov.b64 %rd3, {%r16, %r3};
+	st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%r13+8], %rd3, [%r15];
+	add.u32 %r17, %r16, 7;
+	st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r13+16], {%r17, %r9}, [%r15];
+WAIT:
+	mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+	@!%p2 bra WAIT;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [%r12];
+	ld.shared.v2.u32 {%r24, %r25}, [%r12+16];
+	ld.shared::cluster.v2.u32 {%r26, %r27}, [%r8];
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	shl.b32 %r30, %r2, 5;
+	add.u32 %r30, %r30, %r1;
+	mul.wide.u32 %rd4, %r30, 32;
+	add.s64 %rd5, %rd1, %rd4;
+	st.global.v4.u32 [%rd5], {%r20, %r21, %r22, %r23};
+	st.global.v4.u32 [%rd5+16], {%r24, %r25, %r26, %r27};
+	ret;
+}
+"#;
+
+#[test]
+fn peer_atomics_stores_and_wide_st_async_agree_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(PEER_ACCESS_KERNEL).replace(".version 8.0", ".version 8.1");
+    let (dir, p, cub) = assemble(&ptxas, &ptx, "sass-peer", "peer", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"peer","grid":[4],"block":[32],
+            "args":[{"buffer":{"type":"u32","len":1024,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let ptx_words = ptx_run_words(&p, &spec);
+    for cta in 0..4u32 {
+        let other = cta ^ 1;
+        for t in 0..32u32 {
+            let i = (32 * cta + t) as usize;
+            // The neighbour's `st.async`s into this CTA's `buf`: its value at word 0, (value,
+            // its rank) at words 2–3, (value + 7, what its atomic read: t) at words 4–5; then
+            // the neighbour's `cnt[t]` after this CTA's atomic and reduction on it.
+            let v = other * 100 + t;
+            let want = [v, 0, v, other % 2, v + 7, t, t + 1000, other + cta];
+            assert_eq!(ptx_words[8 * i..8 * i + 8], want, "CTA {cta} thread {t}");
+        }
+    }
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    let sass_words = u32_words(&sass_run.buffers[0]);
+    assert_eq!(
+        sass_words, ptx_words,
+        "SASS emulator against the PTX emulator"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One warp of each CTA waits at the cluster barrier while the other waits at a CTA barrier the
+/// first never reaches: both emulators must report the deadlock.
+const CLUSTER_DEADLOCK_KERNEL: &str = r#".visible .entry stuck(.param .u64 out) .reqntid 64 .reqnctapercluster 2, 1, 1
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	setp.ge.u32 %p1, %r1, 32;
+	@%p1 bra ALONE;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	bra DONE;
+ALONE:
+	bar.sync 1;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;
+}
+"#;
+
+#[test]
+fn a_cluster_barrier_that_cannot_complete_is_a_deadlock_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(CLUSTER_DEADLOCK_KERNEL);
+    let (dir, p, cub) = assemble(&ptxas, &ptx, "sass-cluster-stuck", "stuck", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"stuck","grid":[2],"block":[64],
+            "args":[{"buffer":{"type":"u32","len":1,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let m = warpsmith::ptx::parse_module(&text, "stuck.ptx").unwrap();
+    let e = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap_err();
+    assert!(e.is_kernel_misbehaviour(), "PTX emulator: {e}");
+    let e = cubin_run(&cub, &spec).unwrap_err();
+    assert!(
+        matches!(e, warpsmith::emu::EmuError::Deadlock { .. }),
+        "SASS emulator: {e}"
+    );
+    assert!(e.to_string().contains("cluster barrier"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -540,6 +540,19 @@ pub enum Kind {
         /// Global → shared (else shared → global).
         load: bool,
     },
+    /// `UCGABAR_ARV`: the executing threads arrive at the cluster barrier
+    /// (`barrier.cluster.arrive`, every form).
+    ClusterArrive,
+    /// `UCGABAR_WAIT`: waits until the phase the executing threads arrived in has completed
+    /// (`barrier.cluster.wait`).
+    ClusterWait,
+    /// `STAS[.64|.128] [Ra.64], Rb`: `st.async.shared::cluster.mbarrier::complete_tx::bytes` of
+    /// 4, 8 or 16 bytes at the cluster shared address in `Ra`, completing them on the mbarrier
+    /// at the one in `Ra+1`.
+    StAsync {
+        /// Bytes stored.
+        bytes: u32,
+    },
     /// Instructions without architectural effect here (`NOP`, `YIELD`, `MEMBAR`, `ERRBAR`,
     /// `CCTL`, `DEPBAR` on scoreboards other than SB0, `FENCE`, …).
     Nop,
@@ -1255,9 +1268,11 @@ fn decode_tensor(p: &Parsed) -> Decoded {
     }))
 }
 
-/// TMA and mbarrier instructions of sm_90 (forms read off ptxas 12.9 for every `mbarrier` and
-/// `cp.async.bulk.tensor` tile form Triton's kernels use; any other modifier is refused):
+/// TMA, mbarrier and cluster instructions of sm_90 (forms read off ptxas 12.9 for every
+/// `mbarrier` and `cp.async.bulk.tensor` tile form Triton's kernels use, every `barrier.cluster`
+/// form and `st.async` of every width; any other modifier is refused):
 /// `ELECT`, `SYNCS.EXCH.64`, `SYNCS.ARRIVE.TRANS64`, `SYNCS.PHASECHK.TRANS64`, `SYNCS.CCTL.IV`,
+/// `UCGABAR_ARV`, `UCGABAR_WAIT`, `STAS`,
 /// `UTMALDG`/`UTMASTG` and `UTMACMDFLUSH` (`cp.async.bulk.commit_group`: the copies complete
 /// when issued).
 fn decode_tma(p: &Parsed) -> Decoded {
@@ -1294,6 +1309,17 @@ fn decode_tma(p: &Parsed) -> Decoded {
             ["CCTL", "IV"] => Kind::MbarInval,
             _ => return bad(),
         },
+        "STAS" => Kind::StAsync {
+            bytes: match mods[..] {
+                [] => 4,
+                ["64"] => 8,
+                ["128"] => 16,
+                _ => return bad(),
+            },
+        },
+        "UCGABAR_ARV" if mods.is_empty() => Kind::ClusterArrive,
+        "UCGABAR_WAIT" if mods.is_empty() => Kind::ClusterWait,
+        "UCGABAR_ARV" | "UCGABAR_WAIT" => return bad(),
         "UTMALDG" | "UTMASTG" => {
             let rank = match mods[..] {
                 ["1D"] => 1,
@@ -1582,9 +1608,12 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         Kind::Ldsm { .. } | Kind::Stsm { .. } => Class::Shared,
         Kind::Ldgsts { .. } => Class::Global,
         Kind::Ldgdepbar | Kind::DepbarLdgsts => Class::Control,
-        Kind::MbarInit | Kind::MbarArrive { .. } | Kind::MbarTest | Kind::MbarInval => {
-            Class::Shared
-        }
+        Kind::MbarInit
+        | Kind::MbarArrive { .. }
+        | Kind::MbarTest
+        | Kind::MbarInval
+        | Kind::StAsync { .. } => Class::Shared,
+        Kind::ClusterArrive | Kind::ClusterWait => Class::Control,
         Kind::Tma { .. } => Class::Global,
         Kind::Elect => Class::Warp,
         Kind::Nop | Kind::Unsupported(_) => Class::Misc,

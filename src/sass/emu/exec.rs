@@ -17,8 +17,12 @@
 //! `SR_SWINHI` gives, local at `0x0300_0000_0000` = `c[0x0][0x20]`). Every access is bounds- and
 //! alignment-checked and a violation stops the run with a fault naming the instruction.
 //!
-//! **Layout.** This file holds the scheduler (`run_cta`, `step`), the dispatch of one instruction
-//! (`exec`, `alu`), operand access, memory and warp collectives; the rest is by instruction class:
+//! **Clusters** (sm_90): the CTAs of one cluster run together, in turns, and the clusters of a
+//! grid one after another (`cluster`: `UCGABAR`, `STAS`, another CTA's shared memory).
+//!
+//! **Layout.** This file holds a CTA's turn (`warps_turn`, `step`), the dispatch of one
+//! instruction (`exec`, `alu`), operand access, memory and warp collectives; the rest is by
+//! instruction class: `cluster` (the grid's clusters and what crosses between their CTAs),
 //! `control` (branches, calls, `EXIT`, convergence and CTA barriers), `tensor` (`HMMA`, `IMMA`,
 //! `LDSM`), `async_copy` (`LDGSTS` and its groups), `tma` (sm_90's mbarriers and tensor
 //! copies), and the lane-by-lane datapath in `alu_move` (moves, special registers, constants,
@@ -43,6 +47,7 @@ mod alu_float;
 mod alu_int;
 mod alu_move;
 mod async_copy;
+mod cluster;
 mod control;
 mod gmma;
 pub(crate) mod resident;
@@ -114,6 +119,9 @@ pub(crate) struct Warp {
     converged: bool,
     /// `LDGSTS` copies in flight.
     copies: async_copy::Queue,
+    /// Each lane's pending cluster-barrier arrival: the phase, or
+    /// [`crate::emu::cluster::NOT_ARRIVED`].
+    cluster_phase: [u64; 32],
 }
 
 impl Warp {
@@ -137,6 +145,7 @@ impl Warp {
             insts: 0,
             converged: false,
             copies: async_copy::Queue::default(),
+            cluster_phase: [crate::emu::cluster::NOT_ARRIVED; 32],
         };
         for l in 0..32 {
             let t = wi as usize * 32 + l;
@@ -164,6 +173,8 @@ pub struct Machine<'a> {
     file: String,
     local_size: usize,
     cur_cta: [u32; 3],
+    /// The running CTA's cluster: its barrier and the other CTAs' shared memory.
+    cluster: cluster::ClusterRun,
     /// Trace logging is on (read once per run).
     trace: bool,
     /// The timing mode's view of the last instruction's memory accesses (`None`: not recorded,
@@ -245,6 +256,7 @@ impl<'a> Machine<'a> {
             file: file.to_string(),
             local_size: k.local_size as usize,
             cur_cta: [0; 3],
+            cluster: cluster::ClusterRun::default(),
             trace: log::log_enabled!(log::Level::Trace),
             touches: None,
         }
@@ -266,24 +278,23 @@ impl<'a> Machine<'a> {
         })
     }
 
-    /// Runs the whole grid.
+    /// Runs the whole grid, one cluster after another (every CTA is a cluster of one unless the
+    /// kernel or the launch gives a shape).
     pub fn run(&mut self) -> EmuResult<()> {
-        let [gx, gy, gz] = self.shape.grid;
-        for z in 0..gz {
-            for y in 0..gy {
-                for x in 0..gx {
-                    self.run_cta([x, y, z])?;
-                }
-            }
+        for first in cluster::firsts(self.shape) {
+            let ids = cluster::members(self.shape, first);
+            self.run_cluster(&ids)?;
         }
         Ok(())
     }
 
-    /// Runs only `ctas` (grid indices), in that order; the launch's grid (`%nctaid`) stays the
-    /// whole one, and the other CTAs leave memory as it was. A sample of a launch too large to
-    /// run whole (`crate::tune::cubin_time`).
+    /// Runs only `ctas` (grid indices), in that order, each with the rest of its cluster (a
+    /// cluster runs once however many of its CTAs are listed); the launch's grid (`%nctaid`)
+    /// stays the whole one, and the other clusters leave memory as it was. A sample of a launch
+    /// too large to run whole (`crate::tune::cubin_time`).
     pub fn run_ctas(&mut self, ctas: &[[u32; 3]]) -> EmuResult<()> {
         let [gx, gy, gz] = self.shape.grid;
+        let mut done = Vec::new();
         for &cta in ctas {
             let [x, y, z] = cta;
             if x >= gx || y >= gy || z >= gz {
@@ -291,79 +302,34 @@ impl<'a> Machine<'a> {
                     "CTA ({x}, {y}, {z}) is outside the grid ({gx}, {gy}, {gz})"
                 )));
             }
-            self.run_cta(cta)?;
+            let first = cluster::first_of(self.shape, cta);
+            if !done.contains(&first) {
+                done.push(first);
+                let ids = cluster::members(self.shape, first);
+                self.run_cluster(&ids)?;
+            }
         }
         Ok(())
     }
 
-    fn run_cta(&mut self, cta: [u32; 3]) -> EmuResult<()> {
-        self.cur_cta = cta;
-        let [bx, by, bz] = self.shape.block;
-        let n = (bx * by * bz) as usize;
-        let nw = n.div_ceil(32);
-        let nr = (self.k.nregs as usize).max(1);
-        let mut warps: Vec<Warp> = (0..nw)
-            .map(|wi| Warp::new(wi as u32, nr, self.local_size, self.shape.block))
-            .collect();
-        let smem = (self.k.shared_static + self.shape.dynamic_smem) as usize;
-        let mut shared = vec![0u8; smem];
-        loop {
-            let mut progressed = false;
-            for w in warps.iter_mut() {
-                let mut q = 0;
-                while q < self.limits.quantum {
-                    match self.step(w, cta, &mut shared)? {
-                        true => {
-                            progressed = true;
-                            q += 1;
-                        }
-                        false => break,
+    /// One turn of CTA `cta`'s warps (up to a quantum of instructions each); true when one of
+    /// them ran an instruction.
+    fn warps_turn(&mut self, cta: &mut resident::Cta) -> EmuResult<bool> {
+        self.cur_cta = cta.id;
+        let mut progressed = false;
+        for w in cta.warps.iter_mut() {
+            let mut q = 0;
+            while q < self.limits.quantum {
+                match self.step(w, cta.id, &mut cta.shared)? {
+                    true => {
+                        progressed = true;
+                        q += 1;
                     }
+                    false => break,
                 }
-            }
-            if warps.iter().all(resident::exited) {
-                return Ok(());
-            }
-            if progressed {
-                continue;
-            }
-            // Every warp waits: release a CTA barrier whose arrivals are complete.
-            if !self.release_bar(&mut warps) {
-                let mut detail = Vec::new();
-                for w in &warps {
-                    for l in 0..32 {
-                        match w.st[l] {
-                            St::Bar(id) => detail.push(format!(
-                                "warp {} lane {l} at barrier {id} (+{:#x})",
-                                w.id,
-                                w.pc[l] * 16
-                            )),
-                            St::Bsync(b) => detail.push(format!(
-                                "warp {} lane {l} at BSYNC B{b} (+{:#x})",
-                                w.id,
-                                w.pc[l] * 16
-                            )),
-                            St::Warpsync(m) => detail.push(format!(
-                                "warp {} lane {l} at WARPSYNC {m:#x} (+{:#x})",
-                                w.id,
-                                w.pc[l] * 16
-                            )),
-                            St::Run => detail.push(format!(
-                                "warp {} lane {l} waits on an mbarrier (+{:#x})",
-                                w.id,
-                                w.pc[l] * 16
-                            )),
-                            _ => {}
-                        }
-                    }
-                }
-                detail.truncate(8);
-                return Err(EmuError::Deadlock {
-                    cta,
-                    detail: detail.join("; "),
-                });
             }
         }
+        Ok(progressed)
     }
 
     /// Releases the threads waiting at a CTA barrier when every non-exited thread is there.
@@ -474,8 +440,11 @@ impl<'a> Machine<'a> {
             }
             return Ok(false);
         }
-        if self.mbar_blocked(w, pc, act, shared) {
-            // Waits before a `PHASECHK` until its phase completes (`tma.rs`).
+        if self.mbar_blocked(w, pc, act, shared)
+            || self.cluster_blocked(w, pc, act, &self.cluster.barrier)
+        {
+            // Waits before a `PHASECHK` or a `UCGABAR_WAIT` until its phase completes (`tma.rs`,
+            // `cluster.rs`).
             return Ok(false);
         }
         let Some(inst) = self.code.get(pc as usize) else {
@@ -559,7 +528,12 @@ impl<'a> Machine<'a> {
                 return Err(Stop::Msg(why.clone(), None));
             }
             Kind::Nop => advance(w, act),
-            Kind::Bra | Kind::BraDiv | Kind::Exit | Kind::Call | Kind::Brx | Kind::Ret => {
+            Kind::Exit => {
+                let running = live_lanes(w);
+                self.exec_branch(i, w, act, exec, pc)?;
+                self.cluster_exit(w, running & !live_lanes(w));
+            }
+            Kind::Bra | Kind::BraDiv | Kind::Call | Kind::Brx | Kind::Ret => {
                 self.exec_branch(i, w, act, exec, pc)?
             }
             Kind::Bssy
@@ -627,6 +601,10 @@ impl<'a> Machine<'a> {
             | Kind::MbarInval
             | Kind::Tma { .. } => {
                 self.exec_tma(i, w, exec, shared)?;
+                advance(w, act);
+            }
+            Kind::ClusterArrive | Kind::ClusterWait | Kind::StAsync { .. } => {
+                self.exec_cluster(i, w, exec, shared)?;
                 advance(w, act);
             }
             Kind::Redux { op, signed } => {
@@ -1171,30 +1149,8 @@ impl<'a> Machine<'a> {
     }
 
     /// Resolves an address of `space` for lane `l` to (space, offset) with generic addresses
-    /// classified by window; checks bounds and alignment.
-    /// A shared-memory address of this CTA: on sm_90 ptxas builds the addresses of a cluster
-    /// kernel's shared variables as `rank << 24 | offset` (`LEA R, SR_CgaCtaId, offset, 0x18`;
-    /// `mapa` replaces the rank byte), so the CTA's own rank in bits [24:32) is dropped. Another
-    /// CTA's shared memory is not emulated (the CTAs of a cluster run one at a time).
-    fn own_shared(&self, a: u64) -> Result<u64, String> {
-        let rank = a >> CLUSTER_RANK_SHIFT;
-        if rank == 0 {
-            return Ok(a);
-        }
-        let own = self
-            .shape
-            .cluster
-            .value(ClusterSreg::CtaRank, self.cur_cta, self.shape.grid);
-        if rank == own {
-            Ok(a & ((1 << CLUSTER_RANK_SHIFT) - 1))
-        } else {
-            Err(format!(
-                "shared access at {a:#x}: the shared memory of CTA rank {rank} of the cluster \
-                 (distributed shared memory is not emulated)"
-            ))
-        }
-    }
-
+    /// classified by window; checks bounds and alignment. A shared address naming another CTA
+    /// of the cluster is refused (see [`Machine::locate_in_cluster`]).
     fn locate(
         &self,
         w: &Warp,
@@ -1204,6 +1160,24 @@ impl<'a> Machine<'a> {
         bytes: u32,
         shared_len: usize,
     ) -> Result<(Space, u64), String> {
+        // Without `peer_ok` an address naming another CTA is an error, so no rank comes back.
+        let (sp, _, a) = self.locate_in_cluster(w, l, space, addr, bytes, shared_len, false)?;
+        Ok((sp, a))
+    }
+
+    /// [`Machine::locate`], and where `peer_ok` the shared memory of another CTA of the cluster
+    /// too: (space, the CTA's rank when it is not this one, offset).
+    #[allow(clippy::too_many_arguments)]
+    fn locate_in_cluster(
+        &self,
+        w: &Warp,
+        l: usize,
+        space: Space,
+        addr: u64,
+        bytes: u32,
+        shared_len: usize,
+        peer_ok: bool,
+    ) -> Result<(Space, Option<u32>, u64), String> {
         let (sp, a) = match space {
             Space::Generic => {
                 if (SHARED_BASE..SHARED_BASE + (1 << 32)).contains(&addr) {
@@ -1217,9 +1191,9 @@ impl<'a> Machine<'a> {
             Space::Shared | Space::Local => (space, addr & 0xffff_ffff),
             Space::Global => (Space::Global, addr),
         };
-        let a = match sp {
-            Space::Shared => self.own_shared(a)?,
-            _ => a,
+        let (peer, a) = match sp {
+            Space::Shared => self.cluster_shared(a, peer_ok)?,
+            _ => (None, a),
         };
         if a % u64::from(bytes) != 0 {
             return Err(format!(
@@ -1239,19 +1213,25 @@ impl<'a> Machine<'a> {
             ));
         }
         let _ = (w, l);
-        Ok((sp, a))
+        Ok((sp, peer, a))
     }
 
+    /// The `n` bytes at offset `a` of space `sp` (located by [`Machine::locate_in_cluster`]; `peer`:
+    /// the rank of another CTA of the cluster whose shared memory it is).
+    #[allow(clippy::too_many_arguments)]
     fn bytes_of<'m>(
         &'m mut self,
         w: &'m mut Warp,
         l: usize,
-        sp: Space,
-        a: u64,
+        (sp, peer, a): (Space, Option<u32>, u64),
         n: u32,
         shared: &'m mut [u8],
     ) -> Result<&'m mut [u8], String> {
         match sp {
+            Space::Shared if peer.is_some() => {
+                let s = self.cluster.peer_shared(peer.unwrap_or(0))?;
+                Ok(&mut s[a as usize..a as usize + n as usize])
+            }
             Space::Global => {
                 let (idx, off) = self.global.locate(a, n).map_err(|f| f.to_string())?;
                 let d = &mut self.global.allocs[idx as usize].data;
@@ -1278,17 +1258,19 @@ impl<'a> Machine<'a> {
         let (Some(d), Some(Opnd::Mem(a))) = (i.ops.first(), i.ops.get(1)) else {
             return Err(Stop::Msg("load operands".into(), None));
         };
+        // ptxas reaches another CTA's shared memory through generic addresses.
+        let peer_ok = space == Space::Generic;
         let mut addrs = [0u64; 32];
         for l in lanes(exec) {
             let raw = self.addr(w, l, a, space);
-            let (sp, off) = self
-                .locate(w, l, space, raw, wd.bytes, shared.len())
+            let at = self
+                .locate_in_cluster(w, l, space, raw, wd.bytes, shared.len(), peer_ok)
                 .map_err(|m| Stop::Fault(m, Some(l)))?;
             addrs[l] = raw;
             let mut buf = [0u8; 16];
             let n = wd.bytes as usize;
             buf[..n].copy_from_slice(
-                self.bytes_of(w, l, sp, off, wd.bytes, shared)
+                self.bytes_of(w, l, at, wd.bytes, shared)
                     .map_err(|m| Stop::Fault(m, Some(l)))?,
             );
             let Opnd::R { n: rd, .. } = d else {
@@ -1329,11 +1311,13 @@ impl<'a> Machine<'a> {
         let (Some(Opnd::Mem(a)), Some(src)) = (i.ops.first(), i.ops.get(1)) else {
             return Err(Stop::Msg("store operands".into(), None));
         };
+        // ptxas reaches another CTA's shared memory through generic addresses.
+        let peer_ok = space == Space::Generic;
         let mut addrs = [0u64; 32];
         for l in lanes(exec) {
             let raw = self.addr(w, l, a, space);
-            let (sp, off) = self
-                .locate(w, l, space, raw, wd.bytes, shared.len())
+            let at = self
+                .locate_in_cluster(w, l, space, raw, wd.bytes, shared.len(), peer_ok)
                 .map_err(|m| Stop::Fault(m, Some(l)))?;
             addrs[l] = raw;
             let n = wd.bytes as usize;
@@ -1354,7 +1338,7 @@ impl<'a> Machine<'a> {
                     buf[..4].copy_from_slice(&v.to_le_bytes());
                 }
             }
-            self.bytes_of(w, l, sp, off, wd.bytes, shared)
+            self.bytes_of(w, l, at, wd.bytes, shared)
                 .map_err(|m| Stop::Fault(m, Some(l)))?
                 .copy_from_slice(&buf[..n]);
         }
@@ -1402,11 +1386,13 @@ impl<'a> Machine<'a> {
                 .ok_or(Stop::Msg("atomic operand".into(), None))?
         };
         let co = o.get(k + 2).cloned();
+        // ptxas reaches another CTA's shared memory through generic addresses.
+        let peer_ok = space == Space::Generic;
         let mut addrs = [0u64; 32];
         for l in lanes(exec) {
             let raw = self.addr(w, l, a, space);
-            let (sp, off) = self
-                .locate(w, l, space, raw, bytes, shared.len())
+            let at = self
+                .locate_in_cluster(w, l, space, raw, bytes, shared.len(), peer_ok)
                 .map_err(|m| Stop::Fault(m, Some(l)))?;
             addrs[l] = raw;
             let rd = |s: &Self, w: &Warp, x: &Opnd| -> Result<u64, Stop> {
@@ -1425,7 +1411,7 @@ impl<'a> Machine<'a> {
                 _ => 0,
             };
             let cell = self
-                .bytes_of(w, l, sp, off, bytes, shared)
+                .bytes_of(w, l, at, bytes, shared)
                 .map_err(|m| Stop::Fault(m, Some(l)))?;
             let mut old = 0u64;
             for (j, byte) in cell.iter().enumerate() {
@@ -1621,6 +1607,13 @@ fn is_control(k: &Kind) -> bool {
             | Kind::Bar { .. }
             | Kind::B2r
     )
+}
+
+/// The lanes of `w` that have neither exited nor never existed.
+fn live_lanes(w: &Warp) -> u32 {
+    (0..32)
+        .filter(|&l| !matches!(w.st[l], St::Exited | St::Absent))
+        .fold(0, |m, l| m | 1 << l)
 }
 
 /// Why an instruction stopped the run.

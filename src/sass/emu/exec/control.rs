@@ -35,13 +35,7 @@ impl Machine<'_> {
                 // Taken when the executing lanes are not all of the warp's live lanes (the
                 // warp is diverged): ptxas's slow path then handles partial warps.
                 let t = branch_target(i.ops.last())?;
-                let mut live = 0u32;
-                for l in 0..32 {
-                    if !matches!(w.st[l], St::Exited | St::Absent) {
-                        live |= 1 << l;
-                    }
-                }
-                let div = exec != live;
+                let div = exec != live_lanes(w);
                 for l in lanes(act) {
                     w.pc[l] = if exec >> l & 1 == 1 && div { t } else { pc + 1 };
                 }

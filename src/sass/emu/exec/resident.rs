@@ -5,6 +5,7 @@
 //! depend on the order (each CTA's threads see the same values in any schedule the program's
 //! barriers allow), so a timed run computes what a functional run computes.
 
+use crate::emu::cluster::ClusterBarrier;
 use crate::emu::error::EmuResult;
 
 use super::super::decode::Space;
@@ -33,8 +34,11 @@ pub(crate) struct Touch {
 pub(crate) struct Cta {
     /// Its index in the grid.
     pub id: [u32; 3],
-    warps: Vec<Warp>,
-    shared: Vec<u8>,
+    pub(super) warps: Vec<Warp>,
+    pub(super) shared: Vec<u8>,
+    /// The barrier of its cluster when it runs alone (the timing mode, which runs clusters of
+    /// one CTA only; the functional run keeps a cluster's barrier in the machine).
+    barrier: ClusterBarrier,
 }
 
 /// What one warp can do now.
@@ -52,6 +56,14 @@ impl Cta {
     /// Warps in the CTA.
     pub fn warp_count(&self) -> usize {
         self.warps.len()
+    }
+
+    /// Its threads.
+    pub(super) fn threads(&self) -> u32 {
+        self.warps
+            .iter()
+            .map(|w| w.st.iter().filter(|s| **s != St::Absent).count() as u32)
+            .sum()
     }
 }
 
@@ -113,11 +125,14 @@ impl Machine<'_> {
             .map(|wi| Warp::new(wi as u32, nr, self.local_size, self.shape.block))
             .collect();
         let smem = (self.k.shared_static + self.shape.dynamic_smem) as usize;
-        Cta {
+        let mut cta = Cta {
             id,
             warps,
             shared: vec![0u8; smem],
-        }
+            barrier: ClusterBarrier::default(),
+        };
+        cta.barrier = ClusterBarrier::new(cta.threads());
+        cta
     }
 
     /// What warp `wi` of `cta` would do next; lanes waiting at BSYNC/WARPSYNC whose condition
@@ -127,7 +142,9 @@ impl Machine<'_> {
         loop {
             let (pc, act) = next_lanes(w);
             if pc != u32::MAX {
-                if self.mbar_blocked(w, pc, act, &cta.shared) {
+                if self.mbar_blocked(w, pc, act, &cta.shared)
+                    || self.cluster_blocked(w, pc, act, &cta.barrier)
+                {
                     return Next::Waiting;
                 }
                 return Next::Inst(pc as usize);
@@ -144,9 +161,16 @@ impl Machine<'_> {
     /// Executes warp `wi`'s next instruction (the caller saw `Next::Inst`).
     pub(crate) fn issue(&mut self, cta: &mut Cta, wi: usize) -> EmuResult<()> {
         self.cur_cta = cta.id;
-        let Cta { warps, shared, id } = cta;
-        self.step(&mut warps[wi], *id, shared)?;
-        Ok(())
+        let Cta {
+            warps,
+            shared,
+            id,
+            barrier,
+        } = cta;
+        std::mem::swap(&mut self.cluster.barrier, barrier);
+        let r = self.step(&mut warps[wi], *id, shared);
+        std::mem::swap(&mut self.cluster.barrier, barrier);
+        r.map(|_| ())
     }
 
     /// Releases a CTA barrier of `cta` whose arrivals are complete; true when one was.

@@ -12,7 +12,7 @@ use crate::emu::float::from_f64;
 use crate::sass::emu::operand;
 use crate::sass::emu::program::{Inst, Kernel};
 
-fn kernel(lines: &[&str]) -> Kernel {
+pub(super) fn kernel(lines: &[&str]) -> Kernel {
     let labels = HashMap::new();
     Kernel {
         name: "t".into(),
@@ -38,7 +38,7 @@ fn kernel(lines: &[&str]) -> Kernel {
     }
 }
 
-fn machine(k: &Kernel, threads: u32) -> (Machine<'_>, Warp) {
+pub(super) fn machine(k: &Kernel, threads: u32) -> (Machine<'_>, Warp) {
     let shape = Shape {
         grid: [1, 1, 1],
         block: [threads, 1, 1],

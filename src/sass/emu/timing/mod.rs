@@ -236,6 +236,15 @@ pub fn run_timed(
         ));
     }
     let (mut machine, outputs) = prepare(prog, spec, opts)?;
+    if machine.cluster_ctas() > 1 {
+        return Err(EmuError::Limit {
+            at: None,
+            what: format!(
+                "the timing mode runs clusters of one CTA only; this launch has clusters of {}",
+                machine.cluster_ctas()
+            ),
+        });
+    }
     let kernel = prog
         .kernel(&spec.kernel)
         .ok_or_else(|| EmuError::Spec(format!("no kernel `{}`", spec.kernel)))?;
