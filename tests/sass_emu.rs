@@ -1262,3 +1262,82 @@ fn a_cluster_barrier_that_cannot_complete_is_a_deadlock_on_both_emulators() {
     assert!(e.to_string().contains("cluster barrier"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Warp specialisation with named barriers: two producer warps and two consumer warps hand a
+/// shared buffer back and forth through `bar.arrive`/`bar.sync` with thread counts (ids and
+/// counts as immediates and from registers, which ptxas packs as `count << 16 | id`), then the
+/// producers alone take a `bar.red.popc` with a count.
+const NAMED_BARRIER_KERNEL: &str = r#".visible .entry ws(.param .u64 out, .param .u32 full, .param .u32 cnt) .reqntid 128
+{
+	.reg .b32 %r<24>;
+	.reg .b64 %rd<8>;
+	.reg .pred %p<6>;
+	.shared .align 4 .b32 buf[64];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u32 %r20, [full];
+	ld.param.u32 %r21, [cnt];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, buf;
+	and.b32 %r3, %r1, 63;
+	shl.b32 %r4, %r3, 2;
+	add.u32 %r5, %r2, %r4;
+	mov.u32 %r6, 0;
+	mov.u32 %r7, 0;
+	setp.ge.u32 %p1, %r1, 64;
+	@%p1 bra CONSUMER;
+PRODUCE:
+	setp.eq.u32 %p2, %r6, 0;
+	@!%p2 bar.sync 2, %r21;
+	mad.lo.s32 %r8, %r6, 1000, %r3;
+	st.shared.u32 [%r5], %r8;
+	bar.arrive %r20, 128;
+	add.u32 %r6, %r6, 1;
+	setp.lt.u32 %p3, %r6, 4;
+	@%p3 bra PRODUCE;
+	and.b32 %r9, %r1, 1;
+	setp.eq.u32 %p4, %r9, 1;
+	bar.red.popc.u32 %r7, 3, 64, %p4;
+	bra DONE;
+CONSUMER:
+	bar.sync %r20, %r21;
+	ld.shared.u32 %r10, [%r5];
+	add.u32 %r7, %r7, %r10;
+	bar.arrive 2, 128;
+	add.u32 %r6, %r6, 1;
+	setp.lt.u32 %p3, %r6, 4;
+	@%p3 bra CONSUMER;
+DONE:
+	mov.u32 %r11, %ctaid.x;
+	mad.lo.s32 %r12, %r11, 128, %r1;
+	mul.wide.u32 %rd2, %r12, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r7;
+	ret;
+}
+"#;
+
+#[test]
+fn named_barriers_with_thread_counts_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(NAMED_BARRIER_KERNEL);
+    let (dir, p, cub) = assemble(&ptxas, &ptx, "sass-named-bar", "ws", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"ws","grid":[2],"block":[128],
+            "args":[{"buffer":{"type":"u32","len":256,"init":"zero"}},
+                    {"scalar":{"type":"u32","value":1}},
+                    {"scalar":{"type":"u32","value":128}}]}"#,
+    )
+    .unwrap();
+    // Producers: 32 of 64 have the predicate; consumers: the four values their slot held.
+    let want: Vec<u32> = (0..256u32)
+        .map(|t| t % 128)
+        .map(|t| if t < 64 { 32 } else { 6000 + 4 * (t - 64) })
+        .collect();
+    assert_eq!(ptx_run_words(&p, &spec), want, "PTX emulator");
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    assert_eq!(u32_words(&sass_run.buffers[0]), want, "SASS emulator");
+    let _ = std::fs::remove_dir_all(&dir);
+}

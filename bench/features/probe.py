@@ -8,7 +8,8 @@ parameter, stored — plus one feature: half-precision atomics ptxas emulates wi
 16-bit compare-and-swap (also emulated), per-lane half-precision atomics, `st.async` into the neighbour CTA of a cluster (sm_90), `printf`, system-scope atomics with a volatile load and `membar.sys`, 64-bit CAS, a conditional
 `trap`, programmatic dependent launch (`griddepcontrol`, sm_90), a two-CTA cluster reading its
 neighbour's shared memory (sm_90), a spin wait with `nanosleep`, `alloca`, `redux.sync` with
-`match.any.sync`, and block ids split with `/` and `%` into 64-bit offsets. Every feature's memory
+`match.any.sync`, warp specialisation through named barriers with thread counts (`bar.arrive`,
+`bar.sync 1, 128`), and block ids split with `/` and `%` into 64-bit offsets. Every feature's memory
 traffic goes to words no thread's output overlaps, so the outputs do not depend on the order the
 CTAs run in.
 
@@ -147,6 +148,24 @@ SPINDONE:""", ""),
   add.u32 %r45, %r45, %r46;
   cvt.rn.f32.u32 %f40, %r45;
   add.f32 %f11, %f11, %f40;""", ""),
+    "named_barriers": ("sm_80", "", """
+  .shared .align 4 .b32 xbuf[64];""", """
+  mov.u32 %r60, xbuf;
+  and.b32 %r61, %r2, 63;
+  shl.b32 %r61, %r61, 2;
+  add.u32 %r62, %r60, %r61;
+  setp.lt.u32 %p6, %r2, 64;
+  @!%p6 bra NBCONS;
+  mov.b32 %r63, %f0;
+  st.shared.u32 [%r62], %r63;
+  bar.arrive 1, 128;
+  bra NBDONE;
+NBCONS:
+  bar.sync 1, 128;
+  ld.shared.u32 %r63, [%r62];
+  mov.b32 %f40, %r63;
+  add.f32 %f3, %f3, %f40;
+NBDONE:""", ""),
     "div_mod_ids": ("sm_80", "", "", """
   mov.u32 %r50, %ctaid.y;
   div.u32 %r51, %r50, 3;

@@ -1,12 +1,14 @@
-//! The SASS interpreter: CTAs one after another, the warps of a CTA round-robin, 32 lanes per
-//! warp with their own program counters (RegDem §3: the oracle for binary rewrites).
+//! The SASS interpreter: clusters one after another (the CTAs of one together), the warps of a CTA
+//! round-robin, 32 lanes per warp with their own program counters (RegDem §3: the oracle for
+//! binary rewrites).
 //!
 //! **Convergence model.** Every lane has its own PC (Volta+ independent thread scheduling); a warp
 //! step executes the instruction at the *lowest* PC among its runnable lanes, for all lanes at
 //! that PC. Lanes reconverge where the code says so: `BSSY Bn` records the executing lanes in
 //! convergence barrier `Bn`, `BSYNC Bn` makes a lane wait until every lane recorded in `Bn` that
 //! has not exited (or left with `BREAK Bn`) waits there too; `WARPSYNC mask` waits for the lanes
-//! of the mask; `BAR.SYNC` waits for every non-exited thread of the CTA. Per-thread results do not
+//! of the mask; `BAR.SYNC` waits for every non-exited thread of the CTA, or with a thread count
+//! for that many arrivals (`cta_barrier`). Per-thread results do not
 //! depend on the schedule; warp collectives (`SHFL`, `VOTE`, `REDUX`) see the lanes that execute
 //! them together, which under this model and ptxas's BSSY/BSYNC/WARPSYNC placement is the set the
 //! source program names.
@@ -23,7 +25,7 @@
 //! **Layout.** This file holds a CTA's turn (`warps_turn`, `step`), the dispatch of one
 //! instruction (`exec`, `alu`), operand access, memory and warp collectives; the rest is by
 //! instruction class: `cluster` (the grid's clusters and what crosses between their CTAs),
-//! `control` (branches, calls, `EXIT`, convergence and CTA barriers), `tensor` (`HMMA`, `IMMA`,
+//! `control` (branches, calls, `EXIT`, convergence), `cta_barrier` (`BAR`), `tensor` (`HMMA`, `IMMA`,
 //! `LDSM`), `async_copy` (`LDGSTS` and its groups), `tma` (sm_90's mbarriers and tensor
 //! copies), and the lane-by-lane datapath in `alu_move` (moves, special registers, constants,
 //! comparisons), `alu_int` (integer arithmetic, logic, shifts, bit operations) and `alu_float`
@@ -49,6 +51,7 @@ mod alu_move;
 mod async_copy;
 mod cluster;
 mod control;
+mod cta_barrier;
 mod gmma;
 pub(crate) mod resident;
 mod smem;
@@ -114,6 +117,10 @@ pub(crate) struct Warp {
     tid: [[u32; 3]; 32],
     local: Vec<u8>,
     b2r: [u32; 32],
+    /// Per CTA barrier: the lanes that arrived without waiting (`BAR.ARV`) in its current phase.
+    bar_arrived: [u32; 16],
+    /// Per CTA barrier: the thread count this warp's pending arrivals named (0: the whole CTA).
+    bar_count: [u32; 16],
     insts: u64,
     /// Every lane runs at one PC (see [`next_lanes`]).
     converged: bool,
@@ -142,6 +149,8 @@ impl Warp {
             tid: [[0; 3]; 32],
             local: vec![0; 32 * local],
             b2r: [0; 32],
+            bar_arrived: [0; 16],
+            bar_count: [0; 16],
             insts: 0,
             converged: false,
             copies: async_copy::Queue::default(),
@@ -175,6 +184,8 @@ pub struct Machine<'a> {
     cur_cta: [u32; 3],
     /// The running CTA's cluster: its barrier and the other CTAs' shared memory.
     cluster: cluster::ClusterRun,
+    /// A warp arrived at a CTA barrier during this turn (check for completion after it).
+    bar_arrivals: bool,
     /// Trace logging is on (read once per run).
     trace: bool,
     /// The timing mode's view of the last instruction's memory accesses (`None`: not recorded,
@@ -257,6 +268,7 @@ impl<'a> Machine<'a> {
             local_size: k.local_size as usize,
             cur_cta: [0; 3],
             cluster: cluster::ClusterRun::default(),
+            bar_arrivals: false,
             trace: log::log_enabled!(log::Level::Trace),
             touches: None,
         }
@@ -329,59 +341,12 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        Ok(progressed)
-    }
-
-    /// Releases the threads waiting at a CTA barrier when every non-exited thread is there.
-    fn release_bar(&mut self, warps: &mut [Warp]) -> bool {
-        for id in 0..16u8 {
-            let mut waiting = 0;
-            let mut others = 0;
-            for w in warps.iter() {
-                for s in &w.st {
-                    match s {
-                        St::Bar(b) if *b == id => waiting += 1,
-                        St::Exited | St::Absent => {}
-                        _ => others += 1,
-                    }
-                }
-            }
-            if waiting == 0 || others > 0 {
-                continue;
-            }
-            // Reductions (BAR.RED) were accumulated per warp in b2r at arrival; combine them.
-            let mut popc = 0u32;
-            let mut all = true;
-            let mut any = false;
-            for w in warps.iter() {
-                for l in 0..32 {
-                    if w.st[l] == St::Bar(id) {
-                        let v = w.b2r[l];
-                        popc += v & 1;
-                        all &= v & 1 == 1;
-                        any |= v & 1 == 1;
-                    }
-                }
-            }
-            for w in warps.iter_mut() {
-                w.converged = false;
-                for l in 0..32 {
-                    if w.st[l] == St::Bar(id) {
-                        let red = w.b2r[l] >> 8;
-                        w.b2r[l] = match red {
-                            1 => popc,
-                            2 => u32::from(all),
-                            3 => u32::from(any),
-                            _ => 0,
-                        };
-                        w.st[l] = St::Run;
-                        w.pc[l] += 1;
-                    }
-                }
-            }
-            return true;
+        if std::mem::take(&mut self.bar_arrivals) {
+            // A barrier completed by this turn's arrivals lets its threads go at once, so warps
+            // that keep running (a spin on a flag) do not hold them back.
+            while self.release_bar(cta.id, &mut cta.warps)? {}
         }
-        false
+        Ok(progressed)
     }
 
     /// Releases lanes waiting at BSYNC/WARPSYNC whose condition now holds.

@@ -122,7 +122,14 @@ impl Machine<'_> {
                 continue;
             }
             // Every warp waits: release a CTA barrier whose arrivals are complete.
-            if !ctas.iter_mut().any(|c| self.release_bar(&mut c.warps)) {
+            let mut released = false;
+            for c in ctas.iter_mut() {
+                if self.release_bar(c.id, &mut c.warps)? {
+                    released = true;
+                    break;
+                }
+            }
+            if !released {
                 return Err(self.deadlock(&ctas));
             }
         }

@@ -1,7 +1,7 @@
 //! Control flow and convergence for the interpreter: branches (`BRA`, `BRA.DIV`, `BRX`), calls
-//! and returns, `EXIT`, convergence barriers (`BSSY`/`BSYNC`/`BREAK`/`BMOV`), `WARPSYNC` and CTA
-//! barriers (`BAR`, `B2R`) — per-lane PCs and waiting states (RegDem §3: the oracle for binary
-//! rewrites).
+//! and returns, `EXIT`, convergence barriers (`BSSY`/`BSYNC`/`BREAK`/`BMOV`), `WARPSYNC` and the
+//! reading of CTA barrier results (`B2R`; the barriers themselves are `cta_barrier.rs`) — per-lane
+//! PCs and waiting states (RegDem §3: the oracle for binary rewrites).
 
 use super::*;
 
@@ -186,39 +186,7 @@ impl Machine<'_> {
                 }
                 Self::release_warp(w);
             }
-            Kind::Bar { red } => {
-                let id = match i.ops.first() {
-                    Some(Opnd::Imm(v)) => *v as u8,
-                    Some(o) => match lanes(exec).next() {
-                        Some(l) => self.rd(w, l, o).map_err(|m| Stop::Msg(m, None))? as u8,
-                        None => 0,
-                    },
-                    None => 0,
-                };
-                if *red == 4 || i.ops.len() > 1 && *red == 0 {
-                    return Err(Stop::Msg(
-                        "BAR.ARV / barriers with a thread count".into(),
-                        None,
-                    ));
-                }
-                for l in lanes(act) {
-                    if exec >> l & 1 == 1 {
-                        let p = if *red > 0 {
-                            let po = i
-                                .ops
-                                .get(1)
-                                .ok_or(Stop::Msg("BAR.RED predicate".into(), None))?;
-                            u32::from(self.pred(w, l, po).map_err(|m| Stop::Msg(m, None))?)
-                        } else {
-                            0
-                        };
-                        w.b2r[l] = u32::from(*red) << 8 | p;
-                        w.st[l] = St::Bar(id & 15);
-                    } else {
-                        w.pc[l] += 1;
-                    }
-                }
-            }
+            Kind::Bar { red } => self.exec_bar(i, w, act, exec, *red)?,
             Kind::B2r => {
                 for l in lanes(exec) {
                     let v = w.b2r[l];

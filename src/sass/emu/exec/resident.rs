@@ -174,7 +174,7 @@ impl Machine<'_> {
     }
 
     /// Releases a CTA barrier of `cta` whose arrivals are complete; true when one was.
-    pub(crate) fn release_cta_barrier(&mut self, cta: &mut Cta) -> bool {
-        self.release_bar(&mut cta.warps)
+    pub(crate) fn release_cta_barrier(&mut self, cta: &mut Cta) -> EmuResult<bool> {
+        self.release_bar(cta.id, &mut cta.warps)
     }
 }

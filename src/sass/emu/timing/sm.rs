@@ -311,7 +311,7 @@ impl<'m, 'a> Sm<'m, 'a> {
                 let Some(slot) = place else { continue };
                 if slot.check_barrier {
                     slot.check_barrier = false;
-                    if self.m.release_cta_barrier(&mut slot.cta) {
+                    if self.m.release_cta_barrier(&mut slot.cta)? {
                         for c in &mut slot.clocks {
                             c.ready = c.ready.max(t + self.p.barrier);
                         }
