@@ -798,6 +798,18 @@ fn assemble(
     name: &str,
     extra: &[&str],
 ) -> (PathBuf, PathBuf, PathBuf) {
+    assemble_for("sm_90", ptxas, ptx, tag, name, extra)
+}
+
+/// [`assemble`] for `arch`.
+fn assemble_for(
+    arch: &str,
+    ptxas: &Path,
+    ptx: &str,
+    tag: &str,
+    name: &str,
+    extra: &[&str],
+) -> (PathBuf, PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("warpsmith-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("{name}.ptx"));
@@ -805,7 +817,7 @@ fn assemble(
     std::fs::write(&p, ptx).unwrap();
     let out = std::process::Command::new(ptxas)
         .args(extra)
-        .args(["-arch", "sm_90", "-o"])
+        .args(["-arch", arch, "-o"])
         .arg(&c)
         .arg(&p)
         .output()
@@ -1335,6 +1347,75 @@ fn named_barriers_with_thread_counts_on_both_emulators() {
     let want: Vec<u32> = (0..256u32)
         .map(|t| t % 128)
         .map(|t| if t < 64 { 32 } else { 6000 + 4 * (t - 64) })
+        .collect();
+    assert_eq!(ptx_run_words(&p, &spec), want, "PTX emulator");
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    assert_eq!(u32_words(&sass_run.buffers[0]), want, "SASS emulator");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `redux.sync`/`match.sync` with a full, a constant and a run-time mask: ptxas tests the warp
+/// with `BRA.CONV ~URZ` / `BRA.CONV URx` before each and keeps a software path behind it.
+const BRA_CONV_KERNEL: &str = r#".visible .entry conv(.param .u64 out, .param .u32 m)
+{
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<6>;
+	.reg .pred %p<3>;
+	mov.u32 %r1, %tid.x;
+	ld.param.u32 %r2, [m];
+	mul.lo.u32 %r6, %r1, 7;
+	and.b32 %r6, %r6, 13;
+	redux.sync.max.u32 %r3, %r6, 0xffffffff;
+	match.any.sync.b32 %r4, %r6, 0xffffffff;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra SKIP;
+	redux.sync.add.u32 %r5, %r6, 0xffff0000;
+	add.u32 %r4, %r4, %r5;
+	redux.sync.min.u32 %r5, %r1, %r2;
+	add.u32 %r4, %r4, %r5;
+SKIP:
+	mad.lo.s32 %r3, %r3, 65536, %r4;
+	ld.param.u64 %rd2, [out];
+	cvta.to.global.u64 %rd2, %rd2;
+	mov.u32 %r7, %ctaid.x;
+	mad.lo.s32 %r8, %r7, 32, %r1;
+	mul.wide.u32 %rd3, %r8, 4;
+	add.s64 %rd2, %rd2, %rd3;
+	st.global.u32 [%rd2], %r3;
+	ret;
+}
+"#;
+
+#[test]
+fn warp_reductions_behind_bra_conv_agree_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    // sm_80: ptxas 12.9 tests the warp there (on sm_90 it emits plain `WARPSYNC`s).
+    let ptx = sm90_ptx(BRA_CONV_KERNEL).replace(".target sm_90", ".target sm_80");
+    let (dir, p, cub) = assemble_for("sm_80", &ptxas, &ptx, "sass-bra-conv", "conv", &[]);
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"conv","grid":[2],"block":[32],
+            "args":[{"buffer":{"type":"u32","len":64,"init":"zero"}},
+                    {"scalar":{"type":"u32","value":4294901760}}]}"#,
+    )
+    .unwrap();
+    let v = |t: u32| (t * 7) & 13;
+    let max = (0..32).map(v).max().unwrap();
+    let want: Vec<u32> = (0..64u32)
+        .map(|i| {
+            let t = i % 32;
+            let matched = (0..32)
+                .filter(|&u| v(u) == v(t))
+                .fold(0u32, |m, u| m | 1 << u);
+            let mut low = matched;
+            if t >= 16 {
+                low = low
+                    .wrapping_add((16..32).map(v).sum::<u32>())
+                    .wrapping_add(16);
+            }
+            (max << 16).wrapping_add(low)
+        })
         .collect();
     assert_eq!(ptx_run_words(&p, &spec), want, "PTX emulator");
     let sass_run = cubin_run(&cub, &spec).unwrap();

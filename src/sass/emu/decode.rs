@@ -472,6 +472,10 @@ pub enum Kind {
     Bra,
     /// `BRA.DIV`
     BraDiv,
+    /// `BRA.CONV Umask, target`: ptxas's test before a warp-synchronous operation on the lanes
+    /// of `Umask` (`~URZ`: all 32): taken to the operation's direct form when the lanes executing
+    /// it are exactly the mask's, else on to the software path (`WARPSYNC mask` first).
+    BraConv,
     /// `EXIT`
     Exit,
     /// `CALL.REL.NOINC` (direct, or through a register relative to the next instruction)
@@ -1198,6 +1202,8 @@ fn decode_control(p: &Parsed) -> Decoded {
         "BRA" => {
             if m("DIV") {
                 Kind::BraDiv
+            } else if m("CONV") && p.mods.len() == 1 {
+                Kind::BraConv
             } else if p.mods.is_empty() || m("U") {
                 Kind::Bra
             } else {
@@ -1596,6 +1602,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         | Kind::Warpsync
         | Kind::Bra
         | Kind::BraDiv
+        | Kind::BraConv
         | Kind::Exit
         | Kind::Call
         | Kind::Brx

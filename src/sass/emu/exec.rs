@@ -498,7 +498,7 @@ impl<'a> Machine<'a> {
                 self.exec_branch(i, w, act, exec, pc)?;
                 self.cluster_exit(w, running & !live_lanes(w));
             }
-            Kind::Bra | Kind::BraDiv | Kind::Call | Kind::Brx | Kind::Ret => {
+            Kind::Bra | Kind::BraDiv | Kind::BraConv | Kind::Call | Kind::Brx | Kind::Ret => {
                 self.exec_branch(i, w, act, exec, pc)?
             }
             Kind::Bssy
@@ -1560,6 +1560,7 @@ fn is_control(k: &Kind) -> bool {
         k,
         Kind::Bra
             | Kind::BraDiv
+            | Kind::BraConv
             | Kind::Exit
             | Kind::Call
             | Kind::Brx

@@ -40,6 +40,27 @@ impl Machine<'_> {
                     w.pc[l] = if exec >> l & 1 == 1 && div { t } else { pc + 1 };
                 }
             }
+            Kind::BraConv => {
+                // The direct form is only right when exactly the mask's lanes run it: both
+                // paths compute the same values then (the software path starts with `WARPSYNC
+                // mask`), so taking it only then never changes a result.
+                let t = branch_target(i.ops.last())?;
+                let mask = match (i.ops.first(), lanes(exec).next()) {
+                    (Some(m @ Opnd::Ur { .. }), Some(l)) => {
+                        self.rd(w, l, m).map_err(|e| Stop::Msg(e, Some(l)))?
+                    }
+                    (Some(Opnd::Ur { .. }), None) => 0,
+                    _ => return Err(Stop::Msg("BRA.CONV without a uniform mask".into(), None)),
+                };
+                let direct = exec != 0 && exec == mask;
+                for l in lanes(act) {
+                    w.pc[l] = if exec >> l & 1 == 1 && direct {
+                        t
+                    } else {
+                        pc + 1
+                    };
+                }
+            }
             Kind::Exit => {
                 for l in lanes(act) {
                     if exec >> l & 1 == 1 {

@@ -743,3 +743,28 @@ fn sleep_and_grid_dependency_control_only_advance() {
         assert_eq!(reg(&w, l, 2), l as u32 + 1, "lane {l}");
     }
 }
+
+#[test]
+fn bra_conv_takes_the_direct_form_only_for_exactly_the_mask() {
+    let labels = HashMap::from([(".L_x_2".to_string(), 0x30u64)]);
+    // (instruction, threads in the warp, UR6, taken)
+    let cases = [
+        ("BRA.CONV ~URZ, `(.L_x_2) ;", 32, 0, true),
+        ("BRA.CONV ~URZ, `(.L_x_2) ;", 16, 0, false),
+        ("BRA.CONV UR6, `(.L_x_2) ;", 16, 0xffff, true),
+        ("BRA.CONV UR6, `(.L_x_2) ;", 32, 0xffff, false),
+    ];
+    for (text, threads, ur6, taken) in cases {
+        let mut k = kernel(&[text, "NOP ;", "NOP ;", "NOP ;"]);
+        k.code[0].parsed = operand::parse(text, &labels);
+        let (mut m, mut w) = machine(&k, threads);
+        w.ur[6] = ur6;
+        let mut shared = vec![0u8; 16];
+        steps(&mut m, &mut w, &mut shared, 1).unwrap();
+        assert_eq!(
+            w.pc[0],
+            if taken { 3 } else { 1 },
+            "{text} with {threads} threads"
+        );
+    }
+}
