@@ -1422,3 +1422,128 @@ fn warp_reductions_behind_bra_conv_agree_on_both_emulators() {
     assert_eq!(u32_words(&sass_run.buffers[0]), want, "SASS emulator");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Instructions ptxas 12.9 emits for forms in the ZLUDA corpus (other compilers' PTX) that the
+/// SASS emulator did not know until session 65: `FRND` (`cvt.rni/rmi/rpi/rzi` between equal
+/// float types, f32 and f64), `IDP.4A`/`IDP.2A` (`dp4a`/`dp2a`), `BMSK` (`bmsk.clamp/wrap`),
+/// `HMNMX2` (`min`/`max` of f16, with `.NaN`), `HSET2` (`set` of f16 and f16x2), `PLOP3` on
+/// sign bits (`add.sat.s32`) and the `ATOMS.CAST.SPIN` loop of `atom.shared.add.f32`.
+const ZLUDA_FORMS_KERNEL: &str = r#".visible .entry forms(.param .u64 out, .param .u64 ints, .param .u64 halves, .param .u64 floats, .param .u64 doubles)
+{
+	.reg .b32 %r<40>;
+	.reg .b16 %h<12>;
+	.reg .f32 %f<12>;
+	.reg .f64 %fd<8>;
+	.reg .b64 %rd<16>;
+	.shared .align 4 .f32 acc;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [ints];
+	ld.param.u64 %rd3, [halves];
+	ld.param.u64 %rd4, [floats];
+	ld.param.u64 %rd5, [doubles];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	cvta.to.global.u64 %rd3, %rd3;
+	cvta.to.global.u64 %rd4, %rd4;
+	cvta.to.global.u64 %rd5, %rd5;
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd6, %r1, 16;
+	add.s64 %rd7, %rd2, %rd6;
+	ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd7];
+	dp4a.s32.u32 %r10, %r2, %r3, %r4;
+	dp4a.u32.s32 %r11, %r3, %r4, %r5;
+	dp2a.hi.s32.s32 %r12, %r2, %r3, %r5;
+	dp2a.lo.u32.s32 %r13, %r4, %r2, %r3;
+	and.b32 %r6, %r2, 63;
+	and.b32 %r7, %r3, 63;
+	bmsk.clamp.b32 %r14, %r6, %r7;
+	bmsk.wrap.b32 %r15, %r6, %r7;
+	add.sat.s32 %r16, %r2, %r3;
+	add.sat.s32 %r17, %r4, %r5;
+	mul.wide.u32 %rd8, %r1, 8;
+	add.s64 %rd9, %rd3, %rd8;
+	ld.global.v4.b16 {%h1, %h2, %h3, %h4}, [%rd9];
+	min.f16 %h5, %h1, %h2;
+	max.f16 %h6, %h3, %h4;
+	min.NaN.f16 %h7, %h1, %h3;
+	max.NaN.f16 %h8, %h2, %h4;
+	mov.b32 %r18, {%h5, %h6};
+	mov.b32 %r19, {%h7, %h8};
+	set.gtu.u32.f16 %r20, %h1, %h2;
+	mov.b32 %r21, {%h1, %h2};
+	mov.b32 %r22, {%h3, %h4};
+	set.lt.u32.f16x2 %r23, %r21, %r22;
+	set.ge.f16x2.f16x2 %r24, %r21, %r22;
+	mul.wide.u32 %rd10, %r1, 4;
+	add.s64 %rd11, %rd4, %rd10;
+	ld.global.f32 %f1, [%rd11];
+	cvt.rni.f32.f32 %f2, %f1;
+	cvt.rmi.ftz.f32.f32 %f3, %f1;
+	cvt.rpi.f32.f32 %f4, %f1;
+	cvt.rzi.f32.f32 %f5, %f1;
+	add.s64 %rd12, %rd5, %rd8;
+	ld.global.f64 %fd1, [%rd12];
+	cvt.rni.f64.f64 %fd2, %fd1;
+	cvt.rmi.f64.f64 %fd3, %fd1;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 st.shared.f32 [acc], 0f00000000;
+	bar.sync 0;
+	atom.shared.add.f32 %f6, [acc], %f2;
+	bar.sync 0;
+	ld.shared.f32 %f7, [acc];
+	mul.wide.u32 %rd13, %r1, 112;
+	add.s64 %rd14, %rd1, %rd13;
+	st.global.v4.u32 [%rd14], {%r10, %r11, %r12, %r13};
+	st.global.v4.u32 [%rd14+16], {%r14, %r15, %r16, %r17};
+	st.global.v4.u32 [%rd14+32], {%r18, %r19, %r20, %r23};
+	st.global.u32 [%rd14+48], %r24;
+	st.global.v4.f32 [%rd14+64], {%f2, %f3, %f4, %f5};
+	st.global.f32 [%rd14+80], %f7;
+	st.global.v2.f64 [%rd14+96], {%fd2, %fd3};
+	ret;
+}
+"#;
+
+#[test]
+fn zluda_forms_new_to_the_sass_emulator_agree_with_the_ptx_emulator() {
+    use warpsmith::emu::equiv::Verdict;
+    use warpsmith::sass::emu::equiv::{check, load};
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(ZLUDA_FORMS_KERNEL)
+        .replace(".target sm_90", ".target sm_80")
+        .replace("%r<40>;", "%r<40>;\n\t.reg .pred %p<2>;");
+    let (dir, p, cub) = assemble_for("sm_80", &ptxas, &ptx, "sass-zluda-forms", "forms", &[]);
+    // Edge values first (NaNs, infinities, signed zeros, halves, subnormals, large values),
+    // then random bits for the other threads; four seeds vary the random part.
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"forms","grid":[1],"block":[64],
+            "args":[{"buffer":{"type":"u32","len":1792,"init":"zero"}},
+                    {"buffer":{"type":"u32","len":256,"init":"random"}},
+                    {"buffer":{"type":"u16","len":256,"init":["0x7e00","0x3c00","0xfc00","0x8000",
+                        "0x0000","0x8000","0x7c00","0x7e01","0x0001","0x8001","0x3c00","0x3c00",
+                        "0xfe00","0x7c00","0x4200","0x4100"]}},
+                    {"buffer":{"type":"f32","len":64,"init":[2.5,-2.5,3.5,-0.5,0.5,1.5,
+                        "nan","inf","-inf","0x80000000","0x00000001","0x80000001",1e30,-1e-30,
+                        8388607.5,-8388608.5]}},
+                    {"buffer":{"type":"f64","len":64,"init":[2.5,-2.5,"nan","-inf",
+                        4503599627370495.5,-0.5,1e300,"0x8000000000000000"]}}]}"#,
+    )
+    .unwrap();
+    let mut random = spec.clone();
+    if let Some(warpsmith::emu::launch::ArgSpec::Buffer(b)) = random.args.get_mut(2) {
+        b.init = warpsmith::emu::launch::InitSpec::Named("random".into());
+    }
+    let (a, b) = (load(&p).unwrap(), load(&cub).unwrap());
+    let files = (p.to_str().unwrap(), cub.to_str().unwrap());
+    for (what, s) in [("edge values", &spec), ("random halves", &random)] {
+        let r = check(&a, &b, s, 4, files, Default::default()).unwrap();
+        assert!(
+            matches!(r.verdict, Verdict::Equal),
+            "{what}: {:?}",
+            r.verdict
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

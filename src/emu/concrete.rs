@@ -197,30 +197,81 @@ fn ffma(ty: FTy, m: FMods, a: u64, b: u64, c: u64) -> u64 {
 
 fn fminmax(ty: FTy, ftz: bool, nan: bool, is_max: bool, a: u64, b: u64) -> u64 {
     per_half(ty, &[a, b], |fmt, v| {
-        let x = flush(fmt, v[0], ftz);
-        let y = flush(fmt, v[1], ftz);
-        let (xn, yn) = (fmt.is_nan(x), fmt.is_nan(y));
-        if xn || yn {
-            if nan || (xn && yn) {
-                return fmt.canonical_nan();
-            }
-            return if xn { y } else { x };
-        }
-        let (fx, fy) = (fmt.to_f64(x), fmt.to_f64(y));
-        if fx == fy {
-            // Equal values: only signed zeros differ; -0 < +0.
-            let sign = 1u64 << (fmt.width() - 1);
-            let x_neg = x & sign != 0;
-            let pick_x = if is_max { !x_neg } else { x_neg };
-            return if pick_x { x } else { y };
-        }
-        let x_wins = if is_max { fx > fy } else { fx < fy };
-        if x_wins {
-            x
-        } else {
-            y
-        }
+        min_max(
+            fmt,
+            nan,
+            is_max,
+            flush(fmt, v[0], ftz),
+            flush(fmt, v[1], ftz),
+        )
     })
+}
+
+/// `min`/`max` of two `fmt` values (already flushed where `.ftz` asks): a NaN operand gives the
+/// other (`nan`, the `.NaN` forms: a canonical NaN), `-0 < +0`. Also the SASS emulator's
+/// `HMNMX2`.
+pub fn min_max(fmt: Fmt, nan: bool, is_max: bool, x: u64, y: u64) -> u64 {
+    let (xn, yn) = (fmt.is_nan(x), fmt.is_nan(y));
+    if xn || yn {
+        if nan || (xn && yn) {
+            return fmt.canonical_nan();
+        }
+        return if xn { y } else { x };
+    }
+    let (fx, fy) = (fmt.to_f64(x), fmt.to_f64(y));
+    if fx == fy {
+        // Equal values: only signed zeros differ; -0 < +0.
+        let sign = 1u64 << (fmt.width() - 1);
+        let x_neg = x & sign != 0;
+        let pick_x = if is_max { !x_neg } else { x_neg };
+        return if pick_x { x } else { y };
+    }
+    let x_wins = if is_max { fx > fy } else { fx < fy };
+    if x_wins {
+        x
+    } else {
+        y
+    }
+}
+
+/// `bmsk`: `width` ones from bit `pos` (`clamp`: both saturate at 32; else both wrap mod 32).
+/// Also the SASS emulator's `BMSK`.
+pub fn bmsk(pos: u32, width: u32, clamp: bool) -> u32 {
+    let (pos, w) = if clamp {
+        (pos.min(32), width.min(32))
+    } else {
+        (pos & 31, width & 31)
+    };
+    ((mask(w) << pos) & 0xffff_ffff) as u32
+}
+
+/// `dp4a`: `c` plus the four byte products of `a` and `b` (each signed or not), wrapping.
+/// Also the SASS emulator's `IDP.4A`.
+pub fn dp4a(a: u32, b: u32, c: u32, a_signed: bool, b_signed: bool) -> u32 {
+    let mut acc = c;
+    for i in 0..4 {
+        let x = u64::from(a >> (8 * i) & 0xff);
+        let y = u64::from(b >> (8 * i) & 0xff);
+        let x = if a_signed { sext(x, 8) } else { x as i64 };
+        let y = if b_signed { sext(y, 8) } else { y as i64 };
+        acc = acc.wrapping_add(x.wrapping_mul(y) as u32);
+    }
+    acc
+}
+
+/// `dp2a.lo`/`.hi`: `c` plus the products of `a`'s two 16-bit halves with bytes 0–1 (`hi`: 2–3)
+/// of `b`, wrapping. Also the SASS emulator's `IDP.2A`.
+pub fn dp2a(a: u32, b: u32, c: u32, hi: bool, a_signed: bool, b_signed: bool) -> u32 {
+    let mut acc = c;
+    let base = if hi { 2 } else { 0 };
+    for i in 0..2 {
+        let x = u64::from(a >> (16 * i) & 0xffff);
+        let y = u64::from(b >> (8 * (base + i)) & 0xff);
+        let x = if a_signed { sext(x, 16) } else { x as i64 };
+        let y = if b_signed { sext(y, 8) } else { y as i64 };
+        acc = acc.wrapping_add(x.wrapping_mul(y) as u32);
+    }
+    acc
 }
 
 fn fcmp(cmp: Cmp, fmt: Fmt, ftz: bool, a: u64, b: u64) -> bool {
@@ -697,41 +748,15 @@ impl Concrete {
                     a & mask(n)
                 }
             }
-            Op::Bmsk { clamp } => {
-                let (pos, w) = if clamp {
-                    ((a as u32).min(32), (b as u32).min(32))
-                } else {
-                    ((a as u32) & 31, (b as u32) & 31)
-                };
-                (mask(w) << pos) & 0xffff_ffff
-            }
+            Op::Bmsk { clamp } => u64::from(bmsk(a as u32, b as u32, clamp)),
             Op::Dp4a { a_signed, b_signed } => {
-                let mut acc = c as u32;
-                for i in 0..4 {
-                    let x = (a >> (8 * i)) & 0xff;
-                    let y = (b >> (8 * i)) & 0xff;
-                    let x = if a_signed { sext(x, 8) } else { x as i64 };
-                    let y = if b_signed { sext(y, 8) } else { y as i64 };
-                    acc = acc.wrapping_add(x.wrapping_mul(y) as u32);
-                }
-                u64::from(acc)
+                u64::from(dp4a(a as u32, b as u32, c as u32, a_signed, b_signed))
             }
             Op::Dp2a {
                 hi,
                 a_signed,
                 b_signed,
-            } => {
-                let mut acc = c as u32;
-                let base = if hi { 2 } else { 0 };
-                for i in 0..2 {
-                    let x = (a >> (16 * i)) & 0xffff;
-                    let y = (b >> (8 * (base + i))) & 0xff;
-                    let x = if a_signed { sext(x, 16) } else { x as i64 };
-                    let y = if b_signed { sext(y, 8) } else { y as i64 };
-                    acc = acc.wrapping_add(x.wrapping_mul(y) as u32);
-                }
-                u64::from(acc)
-            }
+            } => u64::from(dp2a(a as u32, b as u32, c as u32, hi, a_signed, b_signed)),
             Op::And { bits } => a & b & mask(bits),
             Op::Or { bits } => (a | b) & mask(bits),
             Op::Xor { bits } => (a ^ b) & mask(bits),

@@ -106,6 +106,9 @@ pub enum AtomOp {
     Exch,
     /// `CAS`
     Cas,
+    /// `ATOMS.CAST.SPIN`: compare and store, the result 1 where it stored and 0 where not (the
+    /// loop ptxas builds for shared-memory atomics it has no instruction for).
+    CasSpin,
     /// `AND`
     And,
     /// `OR`
@@ -544,6 +547,49 @@ pub enum Kind {
         /// Global → shared (else shared → global).
         load: bool,
     },
+    /// `FRND[.F64][.FTZ][.TRUNC|.FLOOR|.CEIL]`: rounds to an integral value in the same format
+    /// (`cvt.rni/rzi/rmi/rpi` between equal float types).
+    Frnd {
+        /// f64 (a register pair).
+        f64: bool,
+        /// The rounding (none: to nearest even).
+        rnd: Rnd,
+        /// Flush subnormal inputs and results.
+        ftz: bool,
+    },
+    /// `IDP.4A.<a>.<b>` / `IDP.2A.{LO,HI}.<a>.<b>`: `dp4a` / `dp2a`.
+    Idp {
+        /// `.2A` (else `.4A`).
+        two: bool,
+        /// `.HI`: bytes 2–3 of `b` (`.2A`).
+        hi: bool,
+        /// `a`'s elements are signed.
+        a_signed: bool,
+        /// `b`'s elements are signed.
+        b_signed: bool,
+    },
+    /// `BMSK[.W] Rd, Rpos, width`: `bmsk.clamp` (`.W`: `bmsk.wrap`).
+    Bmsk {
+        /// `.W`
+        wrap: bool,
+    },
+    /// `HMNMX2[.NAN][.BF16_V2] Rd, Ra, Rb, Pmin`: per-half min (`Pmin` true) or max.
+    Hmnmx2 {
+        /// `.NAN`: a NaN operand gives a canonical NaN.
+        nan: bool,
+        /// bf16 halves (else f16).
+        bf16: bool,
+    },
+    /// `HSET2[.BF].<cmp>.<bop> Rd, Ra, Rb, Pc`: per half, the comparison combined with `Pc`;
+    /// `0xffff` (`.BF`: 1.0) where it holds, else 0.
+    Hset2 {
+        /// Comparison.
+        cmp: Cmp,
+        /// Combination with `Pc`.
+        bop: BoolOp,
+        /// `.BF`: a float 1.0 result.
+        bf: bool,
+    },
     /// `UCGABAR_ARV`: the executing threads arrive at the cluster barrier
     /// (`barrier.cluster.arrive`, every form).
     ClusterArrive,
@@ -785,8 +831,34 @@ fn decode_int(p: &Parsed) -> Decoded {
         "IABS" => Kind::Iabs,
         "IMNMX" | "VIMNMX" | "UIMNMX" => Kind::Imnmx { unsigned: m("U32") },
         "VIADDMNMX" => Kind::Viaddmnmx { unsigned: m("U32") },
+        "IDP" => decode_idp(p)?,
         _ => return Ok(None),
     }))
+}
+
+/// `IDP.4A.<a>.<b>` and `IDP.2A.{LO,HI}.<a>.<b>` (`dp4a`, `dp2a`): the element types of `a` and
+/// `b`, in that order (`S8`/`U8`, and for `.2A` `S16`/`U16` first).
+fn decode_idp(p: &Parsed) -> Result<Kind, String> {
+    let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
+    let sign = |x: &str, bits: &str| match x.strip_prefix('S').or(x.strip_prefix('U')) {
+        Some(b) if b == bits => Ok(x.starts_with('S')),
+        _ => Err(format!("IDP.{}", p.mods.join("."))),
+    };
+    match mods[..] {
+        ["4A", a, b] => Ok(Kind::Idp {
+            two: false,
+            hi: false,
+            a_signed: sign(a, "8")?,
+            b_signed: sign(b, "8")?,
+        }),
+        ["2A", half @ ("LO" | "HI"), a, b] => Ok(Kind::Idp {
+            two: true,
+            hi: half == "HI",
+            a_signed: sign(a, "16")?,
+            b_signed: sign(b, "8")?,
+        }),
+        _ => Err(format!("IDP.{}", p.mods.join("."))),
+    }
 }
 
 /// Logic, shifts and bit operations.
@@ -823,6 +895,11 @@ fn decode_bits(p: &Parsed) -> Decoded {
         },
         "BREV" | "UBREV" => Kind::Brev,
         "SGXT" | "USGXT" => Kind::Sgxt { signed: !m("U32") },
+        "BMSK" | "UBMSK" => match p.mods.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            [] => Kind::Bmsk { wrap: false },
+            ["W"] => Kind::Bmsk { wrap: true },
+            _ => return Err(format!("{}.{}", p.op, p.mods.join("."))),
+        },
         _ => return Ok(None),
     }))
 }
@@ -843,6 +920,20 @@ fn decode_compare(p: &Parsed) -> Decoded {
             ftz: m("FTZ"),
             f64: p.op == "DSETP",
         },
+        "HSET2" => {
+            if let Some(x) = p.mods.iter().find(|x| {
+                x.as_str() != "BF"
+                    && cmp_of(std::slice::from_ref(*x)).is_none()
+                    && !matches!(x.as_str(), "AND" | "OR" | "XOR")
+            }) {
+                return Err(format!("HSET2 modifier .{x}"));
+            }
+            Kind::Hset2 {
+                cmp: cmp_of(&p.mods).ok_or("HSET2 without comparison")?,
+                bop: bop_of(&p.mods),
+                bf: m("BF"),
+            }
+        }
         "FSET" => Kind::Fset {
             cmp: cmp_of(&p.mods).ok_or("FSET without comparison")?,
             bop: bop_of(&p.mods),
@@ -871,6 +962,41 @@ fn decode_float(p: &Parsed) -> Decoded {
             }
         }
         "FMNMX" => Kind::Fmnmx { ftz: m("FTZ") },
+        "HMNMX2" => {
+            if let Some(x) = p
+                .mods
+                .iter()
+                .find(|x| !matches!(x.as_str(), "NAN" | "BF16_V2"))
+            {
+                return Err(format!("HMNMX2 modifier .{x}"));
+            }
+            Kind::Hmnmx2 {
+                nan: m("NAN"),
+                bf16: m("BF16_V2"),
+            }
+        }
+        "FRND" => {
+            if let Some(x) = p
+                .mods
+                .iter()
+                .find(|x| !matches!(x.as_str(), "F64" | "FTZ" | "TRUNC" | "FLOOR" | "CEIL"))
+            {
+                return Err(format!("FRND modifier .{x}"));
+            }
+            Kind::Frnd {
+                f64: m("F64"),
+                rnd: if m("TRUNC") {
+                    Rnd::Rz
+                } else if m("FLOOR") {
+                    Rnd::Rm
+                } else if m("CEIL") {
+                    Rnd::Rp
+                } else {
+                    Rnd::Rn
+                },
+                ftz: m("FTZ"),
+            }
+        }
         "DADD" => Kind::Dadd(rnd_of(p)),
         "DMUL" => Kind::Dmul(rnd_of(p)),
         "DFMA" => Kind::Dfma(rnd_of(p)),
@@ -1088,6 +1214,8 @@ fn decode_memory(p: &Parsed) -> Decoded {
                     "MAX" => op = Some(AtomOp::Max),
                     "EXCH" => op = Some(AtomOp::Exch),
                     "CAS" => op = Some(AtomOp::Cas),
+                    "CAST" if m("SPIN") && p.op == "ATOMS" => op = Some(AtomOp::CasSpin),
+                    "SPIN" => {}
                     "AND" => op = Some(AtomOp::And),
                     "OR" => op = Some(AtomOp::Or),
                     "XOR" => op = Some(AtomOp::Xor),
@@ -1564,14 +1692,20 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         | Kind::Brev
         | Kind::Sgxt { .. }
         | Kind::Imnmx { .. }
-        | Kind::Viaddmnmx { .. } => Class::Int,
+        | Kind::Viaddmnmx { .. }
+        | Kind::Idp { .. }
+        | Kind::Bmsk { .. } => Class::Int,
         Kind::Fadd(_)
         | Kind::Fmul(_)
         | Kind::Ffma(_)
         | Kind::Fmnmx { .. }
         | Kind::Fset { .. }
         | Kind::Fchk
-        | Kind::H2 { .. } => Class::Fp32,
+        | Kind::H2 { .. }
+        | Kind::Hmnmx2 { .. }
+        | Kind::Hset2 { .. }
+        | Kind::Frnd { f64: false, .. } => Class::Fp32,
+        Kind::Frnd { f64: true, .. } => Class::Fp64,
         Kind::Fsetp { f64, .. } => {
             if *f64 {
                 Class::Fp64

@@ -766,6 +766,13 @@ impl<'a> Machine<'a> {
         match o {
             Opnd::P { n, not } => Ok((w.preds[l] >> n & 1 == 1) != *not),
             Opnd::Up { n, not } => Ok((w.up >> n & 1 == 1) != *not),
+            // `R2.SIGN`: the register's sign bit as a predicate (`PLOP3`).
+            Opnd::R {
+                n,
+                not,
+                sel: Sel::Sign,
+                ..
+            } => Ok((reg(w, l, *n) >> 31 == 1) != *not),
             other => Err(format!("operand {other:?} where a predicate is needed")),
         }
     }
@@ -1032,14 +1039,16 @@ impl<'a> Machine<'a> {
             | Kind::Lea { .. }
             | Kind::Iabs
             | Kind::Imnmx { .. }
-            | Kind::Viaddmnmx { .. } => self.alu_int(i, w, l),
+            | Kind::Viaddmnmx { .. }
+            | Kind::Idp { .. } => self.alu_int(i, w, l),
             Kind::Lop3
             | Kind::Shf { .. }
             | Kind::Prmt
             | Kind::Popc
             | Kind::Flo { .. }
             | Kind::Brev
-            | Kind::Sgxt { .. } => self.alu_bits(i, w, l),
+            | Kind::Sgxt { .. }
+            | Kind::Bmsk { .. } => self.alu_bits(i, w, l),
             Kind::Fadd(_)
             | Kind::Fmul(_)
             | Kind::Ffma(_)
@@ -1048,13 +1057,14 @@ impl<'a> Machine<'a> {
             | Kind::Dmul(_)
             | Kind::Dfma(_)
             | Kind::Fchk
-            | Kind::Mufu(_) => self.alu_float(i, w, l),
+            | Kind::Mufu(_)
+            | Kind::Frnd { .. } => self.alu_float(i, w, l),
             Kind::F2i { .. }
             | Kind::I2f { .. }
             | Kind::F2f { .. }
             | Kind::F2fp { .. }
             | Kind::F2fpFp8 { .. } => self.alu_convert(i, w, l),
-            Kind::H2 { .. } => self.alu_half(i, w, l),
+            Kind::H2 { .. } | Kind::Hmnmx2 { .. } | Kind::Hset2 { .. } => self.alu_half(i, w, l),
             other => Err(format!("{other:?} is not an ALU instruction")),
         }
     }
@@ -1342,6 +1352,12 @@ impl<'a> Machine<'a> {
             return Err(Stop::Msg("atomic address".into(), None));
         };
         let wide = matches!(ty, AtomTy::U64 | AtomTy::S64 | AtomTy::F64);
+        if wide && op == AtomOp::CasSpin {
+            return Err(Stop::Msg(
+                "ATOMS.CAST.SPIN.64 (its result register is not known)".into(),
+                None,
+            ));
+        }
         let bytes = if wide { 8 } else { 4 };
         let bo = if popc_inc {
             Opnd::Imm(1)
@@ -1371,8 +1387,10 @@ impl<'a> Machine<'a> {
             };
             let b = rd(self, w, &bo)?;
             let c = match (&co, op) {
-                (Some(c), AtomOp::Cas) => rd(self, w, c)?,
-                (None, AtomOp::Cas) => return Err(Stop::Msg("CAS without new value".into(), None)),
+                (Some(c), AtomOp::Cas | AtomOp::CasSpin) => rd(self, w, c)?,
+                (None, AtomOp::Cas | AtomOp::CasSpin) => {
+                    return Err(Stop::Msg("CAS without new value".into(), None))
+                }
                 _ => 0,
             };
             let cell = self
@@ -1387,7 +1405,12 @@ impl<'a> Machine<'a> {
                 *byte = (new >> (8 * j)) as u8;
             }
             if let Some(d) = &dst {
-                if wide {
+                if op == AtomOp::CasSpin {
+                    // 1 where the store happened (the loop's exit test), else 0.
+                    let stored = u32::from(old == b);
+                    self.wr(w, l, d, stored)
+                        .map_err(|m| Stop::Msg(m, Some(l)))?;
+                } else if wide {
                     self.wr64(w, l, d, old).map_err(|m| Stop::Msg(m, Some(l)))?;
                 } else {
                     self.wr(w, l, d, old as u32)
@@ -1750,6 +1773,7 @@ fn apply_sel(v: u32, s: Sel) -> u32 {
         Sel::B(b) => (v >> (8 * b)) & 0xff,
         Sel::H0H0 => (v & 0xffff) * 0x1_0001,
         Sel::H1H1 => (v >> 16) * 0x1_0001,
+        Sel::Sign => v >> 31,
     }
 }
 
@@ -1832,7 +1856,7 @@ fn atom_op(op: AtomOp, ty: AtomTy, old: u64, b: u64, c: u64) -> u64 {
             }
         }
         AtomOp::Exch => b,
-        AtomOp::Cas => {
+        AtomOp::Cas | AtomOp::CasSpin => {
             if old & mask == b & mask {
                 c
             } else {

@@ -30,6 +30,8 @@ pub enum Sel {
     H0H0,
     /// Both halves replaced by the high half (`.H1_H1`).
     H1H1,
+    /// The sign bit, as a predicate source (`PLOP3 … R2.SIGN …`).
+    Sign,
 }
 
 /// An operand.
@@ -365,6 +367,7 @@ fn parse_value(tok: &str) -> Option<Opnd> {
                 "B3" => Sel::B(3),
                 "H0_H0" => Sel::H0H0,
                 "H1_H1" => Sel::H1H1,
+                "SIGN" => Sel::Sign,
                 "F32" => Sel::All,
                 _ => return None,
             };

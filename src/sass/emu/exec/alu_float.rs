@@ -53,6 +53,33 @@ impl Machine<'_> {
                 let a = self.rf(w, l, op(1)?)?;
                 self.wr(w, l, op(0)?, alu::mufu(*f, a))?;
             }
+            Kind::Frnd {
+                f64: false,
+                rnd,
+                ftz,
+            } => {
+                let mut a = self.rf(w, l, op(1)?)?;
+                if *ftz {
+                    a = alu::ftz32(a);
+                }
+                let r = if F32.is_nan(u64::from(a)) {
+                    F32.canonical_nan()
+                } else {
+                    let x = float::round_integral(f64::from(f32::from_bits(a)), *rnd);
+                    float::from_f64(x, F32, Rnd::Rn)
+                };
+                self.wr(w, l, op(0)?, r as u32)?;
+            }
+            Kind::Frnd { f64: true, rnd, .. } => {
+                let f = crate::emu::float::F64;
+                let a = self.rd64(w, l, op(1)?, true)?;
+                let r = if f.is_nan(a) {
+                    f.canonical_nan()
+                } else {
+                    float::round_integral(f64::from_bits(a), *rnd).to_bits()
+                };
+                self.wr64(w, l, op(0)?, r)?;
+            }
             other => return Err(format!("{other:?} is not an ALU instruction")),
         }
         Ok(())
@@ -187,7 +214,8 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// Packed half precision: `HADD2`, `HMUL2`, `HFMA2` (and their `.F32` forms).
+    /// Packed half precision: `HADD2`, `HMUL2`, `HFMA2` (and their `.F32` forms), `HMNMX2`,
+    /// `HSET2`.
     pub(super) fn alu_half(&self, i: &DInst, w: &mut Warp, l: usize) -> R<()> {
         let o = &i.ops;
         let op = |k: usize| operand(o, k);
@@ -233,6 +261,33 @@ impl Machine<'_> {
                     let c = src.get(2).copied().unwrap_or(0);
                     self.wr(w, l, op(0)?, alu::h2(*hop, a, b, c, *m, fmt))?;
                 }
+            }
+            Kind::Hmnmx2 { nan, bf16 } => {
+                // The PTX emulator's `min`/`max` per half; the predicate selects min (PT) or max.
+                let fmt = if *bf16 { float::BF16 } else { F16 };
+                let a = self.rh(w, l, op(1)?)?;
+                let b = self.rh(w, l, op(2)?)?;
+                let is_max = !self.pred(w, l, op(3)?)?;
+                let half = |k: u32| {
+                    let (x, y) = (u64::from(a >> k & 0xffff), u64::from(b >> k & 0xffff));
+                    crate::emu::concrete::min_max(fmt, *nan, is_max, x, y) as u32 & 0xffff
+                };
+                self.wr(w, l, op(0)?, half(16) << 16 | half(0))?;
+            }
+            Kind::Hset2 { cmp, bop, bf } => {
+                let a = self.rh(w, l, op(1)?)?;
+                let b = self.rh(w, l, op(2)?)?;
+                let c = self.pred(w, l, op(3)?)?;
+                let half = |k: u32| {
+                    let x = F16.to_f64(u64::from(a >> k & 0xffff));
+                    let y = F16.to_f64(u64::from(b >> k & 0xffff));
+                    match (alu::combine(alu::fcmp(*cmp, x, y), *bop, c), bf) {
+                        (true, true) => 0x3c00,
+                        (true, false) => 0xffff,
+                        (false, _) => 0,
+                    }
+                };
+                self.wr(w, l, op(0)?, half(16) << 16 | half(0))?;
             }
             other => return Err(format!("{other:?} is not an ALU instruction")),
         }

@@ -115,6 +115,24 @@ impl Machine<'_> {
                 let pmin = self.pred(w, l, op(4)?)?;
                 self.wr(w, l, op(0)?, imnmx(a.wrapping_add(b), c, pmin, *unsigned))?;
             }
+            Kind::Idp {
+                two,
+                hi,
+                a_signed,
+                b_signed,
+            } => {
+                // The PTX emulator's `dp4a`/`dp2a`.
+                use crate::emu::concrete::{dp2a, dp4a};
+                let a = self.rd(w, l, op(1)?)?;
+                let b = self.rd(w, l, op(2)?)?;
+                let c = self.rd(w, l, op(3)?)?;
+                let r = if *two {
+                    dp2a(a, b, c, *hi, *a_signed, *b_signed)
+                } else {
+                    dp4a(a, b, c, *a_signed, *b_signed)
+                };
+                self.wr(w, l, op(0)?, r)?;
+            }
             other => return Err(format!("{other:?} is not an ALU instruction")),
         }
         Ok(())
@@ -265,6 +283,12 @@ impl Machine<'_> {
             Kind::Brev => {
                 let a = self.rd(w, l, op(1)?)?;
                 self.wr(w, l, op(0)?, a.reverse_bits())?;
+            }
+            Kind::Bmsk { wrap } => {
+                let pos = self.rd(w, l, op(1)?)?;
+                let width = self.rd(w, l, op(2)?)?;
+                let r = crate::emu::concrete::bmsk(pos, width, !*wrap);
+                self.wr(w, l, op(0)?, r)?;
             }
             Kind::Sgxt { signed } => {
                 let a = self.rd(w, l, op(1)?)?;
