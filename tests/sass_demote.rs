@@ -538,3 +538,31 @@ fn blackwell_cubins_are_kept_as_they_are() {
     assert!(!k.demoted);
     assert!(k.reason.contains("architecture sm_100"), "{}", k.reason);
 }
+
+/// A kernel that changes its register budget at run time (`setmaxnreg`, sm_90a) draws the
+/// registers a warp adds from the CTA's pool, which the kernel's register count sizes: a
+/// demoted count would leave `setmaxnreg.inc` waiting forever. The demoter must keep it (it once
+/// rewrote the feature probe's 128 registers to 64, predicted faster, because the SASS emulator
+/// grants every request).
+#[test]
+fn kernels_that_reconfigure_registers_keep_their_count() {
+    if tools_present().is_none() {
+        return;
+    }
+    let data = common::repo_root().join("tests/data/sass-features");
+    for probe in ["setmaxnreg", "setmaxnreg_dec"] {
+        let ptx = std::fs::read_to_string(data.join(format!("{probe}.ptx"))).unwrap();
+        let bytes = assemble(&ptx, "sm_90a");
+        assert!(Cubin::parse(&bytes).unwrap().reconfigures_registers("k"));
+        let opts = DemoteOptions {
+            dynamic_smem: Some(0),
+            registers: Some(RegisterTarget::MaxRegs(64)),
+            ..DemoteOptions::default()
+        };
+        let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let k = &out.kernels[0];
+        assert!(!k.demoted, "{probe}: demoted");
+        assert!(k.reason.contains("setmaxnreg"), "{probe}: {}", k.reason);
+        assert_eq!(out.cubin, bytes, "{probe}: the output is the input");
+    }
+}

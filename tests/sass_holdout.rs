@@ -393,6 +393,8 @@ fn feature_probe_forms_stay_known() {
         ("pdl", &["sm_90"][..]),
         ("cluster_dsmem", &["sm_90"][..]),
         ("st_async", &["sm_90"][..]),
+        ("setmaxnreg", &["sm_90a"][..]),
+        ("setmaxnreg_dec", &["sm_90a"][..]),
     ] {
         for a in archs {
             let out = dir.join(format!("{probe}.{a}.cubin"));

@@ -9,7 +9,9 @@ parameter, stored — plus one feature: half-precision atomics ptxas emulates wi
 `trap`, programmatic dependent launch (`griddepcontrol`, sm_90), a two-CTA cluster reading its
 neighbour's shared memory (sm_90), a spin wait with `nanosleep`, `alloca`, `redux.sync` with
 `match.any.sync`, warp specialisation through named barriers with thread counts (`bar.arrive`,
-`bar.sync 1, 128`), and block ids split with `/` and `%` into 64-bit offsets. Every feature's memory
+`bar.sync 1, 128`), block ids split with `/` and `%` into 64-bit offsets, packed-half and f32
+reductions (`red.global.add.noftz.f16x2`, `red.global.add.f32`), `setmaxnreg` (sm_90a), `prmt`
+modes, 64-bit division and remainder, and correctly rounded `div.rn`/`sqrt.rn` (f32, f64). Every feature's memory
 traffic goes to words no thread's output overlaps, so the outputs do not depend on the order the
 CTAs run in.
 
@@ -166,6 +168,52 @@ NBCONS:
   mov.b32 %f40, %r63;
   add.f32 %f3, %f3, %f40;
 NBDONE:""", ""),
+    "red_f16x2": ("sm_80", "", "", """
+  cvt.rn.f16.f32 %h1, %f0;
+  cvt.rn.f16.f32 %h2, %f1;
+  mov.b32 %r40, {%h1, %h2};
+  mul.wide.u32 %rd30, %r2, 4;
+  add.s64 %rd31, %rd2, %rd30;
+  red.global.add.noftz.f16x2 [%rd31+FLAG3], %r40;
+  red.global.add.f32 [%rd2+FLAG], 0f3F800000;""", ""),
+    "setmaxnreg": ("sm_90a", "", "", """
+  setmaxnreg.inc.sync.aligned.u32 160;
+  mov.b32 %r40, %f13;
+  add.u32 %r40, %r40, %r2;
+  mov.b32 %f13, %r40;""", " .maxnreg 128"),
+    "prmt_modes": ("sm_80", "", "", """
+  mov.b32 %r40, %f0;
+  mov.b32 %r41, %f1;
+  prmt.b32.f4e %r42, %r40, %r41, %r2;
+  prmt.b32.rc16 %r43, %r40, %r41, %r2;
+  prmt.b32.ecl %r44, %r40, %r41, %r2;
+  xor.b32 %r42, %r42, %r43;
+  xor.b32 %r42, %r42, %r44;
+  and.b32 %r42, %r42, 0x3fffffff;
+  mov.b32 %f40, %r42;
+  add.f32 %f5, %f5, %f40;""", ""),
+    "div64": ("sm_80", "", "", """
+  cvt.u64.u32 %rd40, %r5;
+  mul.lo.u64 %rd40, %rd40, 2654435761;
+  cvt.u64.u32 %rd41, %r1;
+  add.u64 %rd41, %rd41, 7;
+  div.u64 %rd42, %rd40, %rd41;
+  rem.s64 %rd43, %rd40, %rd41;
+  add.u64 %rd42, %rd42, %rd43;
+  cvt.rn.f32.u64 %f40, %rd42;
+  add.f32 %f6, %f6, %f40;""", ""),
+    "fdiv_sqrt_rn": ("sm_80", "", """
+  .reg .f64 %fd<4>;""", """
+  abs.f32 %f41, %f9;
+  sqrt.rn.f32 %f41, %f41;
+  div.rn.f32 %f40, %f7, %f8;
+  add.f32 %f40, %f40, %f41;
+  cvt.f64.f32 %fd1, %f10;
+  cvt.f64.f32 %fd2, %f11;
+  div.rn.f64 %fd3, %fd1, %fd2;
+  cvt.rn.f32.f64 %f42, %fd3;
+  add.f32 %f40, %f40, %f42;
+  add.f32 %f7, %f7, %f40;""", ""),
     "div_mod_ids": ("sm_80", "", "", """
   mov.u32 %r50, %ctaid.y;
   div.u32 %r51, %r50, 3;
@@ -208,7 +256,7 @@ def kernel_ptx(name, n):
 
 def spec(name, n):
     grid = [2, 4] if name == "div_mod_ids" else [2, 1]
-    words = 256 * n + 128
+    words = 256 * n + 256  # every output, then the features' words (up to 4 per thread)
     return {"kernel": "k", "grid": grid, "block": [128], "args": [
         {"buffer": {"type": "f32", "len": words, "init": "random"}},
         {"buffer": {"type": "f32", "len": words, "init": "zero"}},

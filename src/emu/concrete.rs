@@ -130,7 +130,9 @@ fn finish(fmt: Fmt, bits: u64, m: FMods) -> u64 {
     }
 }
 
-fn farith(op: FOp, ty: FTy, m: FMods, a: u64, b: u64) -> u64 {
+/// `add`/`sub`/`mul` of floats of type `ty` (packed halves lane by lane). Also the SASS
+/// emulator's packed-half atomics.
+pub fn farith(op: FOp, ty: FTy, m: FMods, a: u64, b: u64) -> u64 {
     per_half(ty, &[a, b], |fmt, v| {
         let x = flush(fmt, v[0], m.ftz);
         let y = flush(fmt, v[1], m.ftz);
@@ -451,7 +453,8 @@ fn bfi(bits: u32, a: u64, b: u64, pos: u64, len: u64) -> u64 {
 }
 
 /// `prmt` (PTX ISA §9.7.9.7).
-fn prmt(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
+/// `prmt` in every mode (`c` the selector). Also the SASS emulator's `PRMT` modes.
+pub fn prmt(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
     let src = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
     let byte = |i: u64| (src >> ((i & 7) * 8)) & 0xff;
     let sel = c & 3;

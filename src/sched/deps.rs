@@ -270,6 +270,7 @@ const CONTROL_OPCODES: &[&str] = &[
     "PREEXIT",
     "UCGABAR_ARV",
     "UCGABAR_WAIT",
+    "USETMAXREG",
     "ELECT",
     "ENDCOLLECTIVE",
     "PMTRIG",

@@ -245,6 +245,15 @@ fn prepare<'a>(
     name: &'a str,
     opts: &'a DemoteOptions,
 ) -> Result<(Setting<'a>, bool, Usage), String> {
+    if cubin.reconfigures_registers(name) {
+        // A smaller count shrinks the pool `setmaxnreg.inc` draws from: its warps could wait
+        // for registers forever.
+        return Err(
+            "the kernel changes its register budget at run time (setmaxnreg, \
+                    EIATTR_REG_RECONFIG): its register count must stay as ptxas set it"
+                .into(),
+        );
+    }
     let code = read_code(cubin, name)?;
     let (threads, bound_added) = threads_for(cubin.thread_bound(name), opts.block_size_for(name))?;
     let sbs = regrewrite::scoreboards(&code.body)?;

@@ -39,6 +39,14 @@ impl Cubin {
         Ok((idx, NvInfo::parse(&self.sections[idx].data)?))
     }
 
+    /// Whether kernel `name` changes its register budget at run time (`setmaxnreg`: ptxas marks
+    /// it with `EIATTR_REG_RECONFIG`). Its register count is then part of its contract with the
+    /// launch: the warps' requests are served from the CTA's pool, which the count sizes.
+    pub fn reconfigures_registers(&self, name: &str) -> bool {
+        self.kernel_info(name)
+            .is_ok_and(|(_, info)| info.get(super::nvinfo::EIATTR_REG_RECONFIG).is_some())
+    }
+
     /// The block-size bound of kernel `name`, if its `.nv.info.<name>` has one.
     pub fn thread_bound(&self, name: &str) -> Option<ThreadBound> {
         let (_, info) = self.kernel_info(name).ok()?;

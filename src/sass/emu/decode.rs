@@ -136,6 +136,10 @@ pub enum AtomTy {
     F32,
     /// f64
     F64,
+    /// Packed f16 pair (`.F16x2`, added with round to nearest, no flush).
+    F16x2,
+    /// Packed bf16 pair (`.BF16x2`).
+    Bf16x2,
 }
 
 /// `MUFU` functions.
@@ -590,6 +594,13 @@ pub enum Kind {
         /// `.BF`: a float 1.0 result.
         bf: bool,
     },
+    /// `PRMT.<mode> Rd, Ra, Rsel, Rb`: `prmt` in a mode other than the default (`.F4E`, `.B4E`,
+    /// `.RC8`, `.ECL`, `.ECR`, `.RC16`), the PTX emulator's function.
+    PrmtMode(crate::emu::domain::PrmtMode),
+    /// `USETMAXREG.TRY_ALLOC.CTAPOOL UPd, n` / `USETMAXREG.DEALLOC.CTAPOOL n` (`setmaxnreg.inc` /
+    /// `.dec`): the warp's register budget changes; an emulated warp has every register it
+    /// names, so an allocation always succeeds (`UPd` true) and neither changes a value.
+    Setmaxreg,
     /// `UCGABAR_ARV`: the executing threads arrive at the cluster barrier
     /// (`barrier.cluster.arrive`, every form).
     ClusterArrive,
@@ -883,10 +894,20 @@ fn decode_bits(p: &Parsed) -> Decoded {
             }
         }
         "PRMT" | "UPRMT" => {
-            if p.mods.iter().any(|x| x != "reuse") {
-                return Err(format!("PRMT mode .{}", p.mods.join(".")));
+            use crate::emu::domain::PrmtMode;
+            match p.mods.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                [] => Kind::Prmt,
+                [mode] => Kind::PrmtMode(match mode {
+                    "F4E" => PrmtMode::F4e,
+                    "B4E" => PrmtMode::B4e,
+                    "RC8" => PrmtMode::Rc8,
+                    "ECL" => PrmtMode::Ecl,
+                    "ECR" => PrmtMode::Ecr,
+                    "RC16" => PrmtMode::Rc16,
+                    _ => return Err(format!("PRMT mode .{mode}")),
+                }),
+                _ => return Err(format!("PRMT mode .{}", p.mods.join("."))),
             }
-            Kind::Prmt
         }
         "POPC" | "UPOPC" => Kind::Popc,
         "FLO" | "UFLO" => Kind::Flo {
@@ -1227,6 +1248,8 @@ fn decode_memory(p: &Parsed) -> Decoded {
                     "S64" => ty = AtomTy::S64,
                     "F32" => ty = AtomTy::F32,
                     "F64" => ty = AtomTy::F64,
+                    "F16x2" if m("ADD") => ty = AtomTy::F16x2,
+                    "BF16x2" if m("ADD") => ty = AtomTy::Bf16x2,
                     "FTZ" | "RN" | "E" | "STRONG" | "GPU" | "SYS" | "CTA" | "SM" | "32" => {}
                     "POPC" => {}
                     other => return Err(format!("{} modifier .{other}", p.op)),
@@ -1450,6 +1473,10 @@ fn decode_tma(p: &Parsed) -> Decoded {
                 ["128"] => 16,
                 _ => return bad(),
             },
+        },
+        "USETMAXREG" => match mods[..] {
+            ["TRY_ALLOC", "CTAPOOL"] | ["DEALLOC", "CTAPOOL"] => Kind::Setmaxreg,
+            _ => return bad(),
         },
         "UCGABAR_ARV" if mods.is_empty() => Kind::ClusterArrive,
         "UCGABAR_WAIT" if mods.is_empty() => Kind::ClusterWait,
@@ -1694,7 +1721,9 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         | Kind::Imnmx { .. }
         | Kind::Viaddmnmx { .. }
         | Kind::Idp { .. }
-        | Kind::Bmsk { .. } => Class::Int,
+        | Kind::Bmsk { .. }
+        | Kind::PrmtMode(_) => Class::Int,
+        Kind::Setmaxreg => Class::Control,
         Kind::Fadd(_)
         | Kind::Fmul(_)
         | Kind::Ffma(_)

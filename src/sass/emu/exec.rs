@@ -568,6 +568,13 @@ impl<'a> Machine<'a> {
                 self.exec_tma(i, w, exec, shared)?;
                 advance(w, act);
             }
+            Kind::Setmaxreg => {
+                // `USETMAXREG.TRY_ALLOC.CTAPOOL UPd, n`: the allocation succeeds.
+                if let (Some(p @ Opnd::Up { .. }), Some(l)) = (i.ops.first(), lanes(exec).next()) {
+                    self.wp(w, l, p, true).map_err(|m| Stop::Msg(m, Some(l)))?;
+                }
+                advance(w, act);
+            }
             Kind::ClusterArrive | Kind::ClusterWait | Kind::StAsync { .. } => {
                 self.exec_cluster(i, w, exec, shared)?;
                 advance(w, act);
@@ -1048,7 +1055,8 @@ impl<'a> Machine<'a> {
             | Kind::Flo { .. }
             | Kind::Brev
             | Kind::Sgxt { .. }
-            | Kind::Bmsk { .. } => self.alu_bits(i, w, l),
+            | Kind::Bmsk { .. }
+            | Kind::PrmtMode(_) => self.alu_bits(i, w, l),
             Kind::Fadd(_)
             | Kind::Fmul(_)
             | Kind::Ffma(_)
@@ -1802,7 +1810,10 @@ fn imnmx(a: u32, b: u32, pmin: bool, unsigned: bool) -> u32 {
 }
 
 fn atom_op(op: AtomOp, ty: AtomTy, old: u64, b: u64, c: u64) -> u64 {
-    let w32 = matches!(ty, AtomTy::U32 | AtomTy::S32 | AtomTy::F32);
+    let w32 = matches!(
+        ty,
+        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 | AtomTy::F16x2 | AtomTy::Bf16x2
+    );
     let mask = if w32 { 0xffff_ffff } else { u64::MAX };
     let signed = matches!(ty, AtomTy::S32 | AtomTy::S64);
     let sv = |x: u64| -> i64 {
@@ -1822,6 +1833,21 @@ fn atom_op(op: AtomOp, ty: AtomTy, old: u64, b: u64, c: u64) -> u64 {
                 } else {
                     r.to_bits()
                 }))
+            }
+            AtomTy::F16x2 | AtomTy::Bf16x2 => {
+                // The PTX emulator's `add.rn.noftz` on each half.
+                use crate::emu::domain::{FMods, FTy};
+                let t = if ty == AtomTy::F16x2 {
+                    FTy::F16x2
+                } else {
+                    FTy::Bf16x2
+                };
+                let m = FMods {
+                    rnd: Rnd::Rn,
+                    ftz: false,
+                    sat: false,
+                };
+                crate::emu::concrete::farith(float::FOp::Add, t, m, old & mask, b & mask)
             }
             AtomTy::F64 => {
                 let r = f64::from_bits(old) + f64::from_bits(b);

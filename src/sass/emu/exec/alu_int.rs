@@ -262,6 +262,13 @@ impl Machine<'_> {
                 let b = self.rd(w, l, op(3)?)?;
                 self.wr(w, l, op(0)?, alu::prmt(a, s, b))?;
             }
+            Kind::PrmtMode(mode) => {
+                let a = self.rd(w, l, op(1)?)?;
+                let s = self.rd(w, l, op(2)?)?;
+                let b = self.rd(w, l, op(3)?)?;
+                let r = crate::emu::concrete::prmt(*mode, a.into(), b.into(), s.into());
+                self.wr(w, l, op(0)?, r as u32)?;
+            }
             Kind::Popc => {
                 let a = self.rd(w, l, op(1)?)?;
                 self.wr(w, l, op(0)?, a.count_ones())?;

@@ -155,12 +155,12 @@ impl Machine<'_> {
             for w in &c.warps {
                 for l in 0..32 {
                     let at = match w.st[l] {
-                        St::Bar(id) => format!("barrier {id}"),
-                        St::Bsync(b) => format!("BSYNC B{b}"),
-                        St::Warpsync(m) => format!("WARPSYNC {m:#x}"),
+                        St::Bar(id) => format!("at barrier {id}"),
+                        St::Bsync(b) => format!("at BSYNC B{b}"),
+                        St::Warpsync(m) => format!("at WARPSYNC {m:#x}"),
                         St::Run => match self.code.get(w.pc[l] as usize).map(|i| &i.kind) {
-                            Some(Kind::ClusterWait) => "the cluster barrier".into(),
-                            _ => "an mbarrier".into(),
+                            Some(Kind::ClusterWait) => "waits at the cluster barrier".into(),
+                            _ => "waits on an mbarrier".into(),
                         },
                         St::Exited | St::Absent => continue,
                     };
@@ -170,7 +170,7 @@ impl Machine<'_> {
                         String::new()
                     };
                     detail.push(format!(
-                        "{cta}warp {} lane {l} waits at {at} (+{:#x})",
+                        "{cta}warp {} lane {l} {at} (+{:#x})",
                         w.id,
                         w.pc[l] * 16
                     ));
