@@ -1547,3 +1547,66 @@ fn zluda_forms_new_to_the_sass_emulator_agree_with_the_ptx_emulator() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `prmt` in every mode and packed-half reductions (`red.add.noftz.f16x2`/`.bf16x2`: Triton's
+/// `atomic_add` on fp16 and bf16), on sm_90a with `setmaxnreg` in the same kernel: the SASS
+/// emulator runs `PRMT.<mode>`, `RED.E.ADD.F16x2|BF16x2.RN` and `USETMAXREG` with the PTX
+/// emulator's results.
+const PRMT_RED_KERNEL: &str = r#".visible .entry pr(.param .u64 out, .param .u64 in) .reqntid 128 .maxnreg 128
+{
+	.reg .b32 %r<24>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [in];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 8;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.v2.u32 {%r2, %r3}, [%rd4];
+	setmaxnreg.inc.sync.aligned.u32 160;
+	prmt.b32.f4e %r4, %r2, %r3, %r1;
+	prmt.b32.b4e %r5, %r2, %r3, %r1;
+	prmt.b32.rc8 %r6, %r2, %r3, %r1;
+	prmt.b32.ecl %r7, %r2, %r3, %r1;
+	prmt.b32.ecr %r8, %r2, %r3, %r1;
+	prmt.b32.rc16 %r9, %r2, %r3, %r1;
+	setmaxnreg.dec.sync.aligned.u32 96;
+	mul.wide.u32 %rd5, %r1, 32;
+	add.s64 %rd6, %rd1, %rd5;
+	st.global.v4.u32 [%rd6], {%r4, %r5, %r6, %r7};
+	st.global.v2.u32 [%rd6+16], {%r8, %r9};
+	and.b32 %r10, %r1, 7;
+	mul.wide.u32 %rd5, %r10, 4;
+	add.s64 %rd7, %rd1, %rd5;
+	red.global.add.noftz.f16x2 [%rd7+4096], %r2;
+	red.global.add.noftz.bf16x2 [%rd7+4128], %r3;
+	ret;
+}
+"#;
+
+#[test]
+fn prmt_modes_and_packed_half_reductions_agree_on_both_emulators() {
+    use warpsmith::emu::equiv::Verdict;
+    use warpsmith::sass::emu::equiv::{check, load};
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = sm90_ptx(PRMT_RED_KERNEL)
+        .replace(".version 8.0", ".version 8.1")
+        .replace(".target sm_90", ".target sm_90a");
+    let (dir, p, cub) = assemble_for("sm_90a", &ptxas, &ptx, "sass-prmt-red", "pr", &[]);
+    // Halves of small magnitude so sixteen additions per word stay finite; the order of the
+    // additions is the lanes' in both emulators.
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"pr","grid":[1],"block":[128],
+            "args":[{"buffer":{"type":"u32","len":1040,"init":"zero"}},
+                    {"buffer":{"type":"u16","len":512,"init":"random","range":[0,14000]}}]}"#,
+    )
+    .unwrap();
+    let (a, b) = (load(&p).unwrap(), load(&cub).unwrap());
+    let files = (p.to_str().unwrap(), cub.to_str().unwrap());
+    let r = check(&a, &b, &spec, 4, files, Default::default()).unwrap();
+    assert!(matches!(r.verdict, Verdict::Equal), "{:?}", r.verdict);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1073,7 +1073,9 @@ fn decode_inst(
         }
         Setp | Set | Selp | Slct => decode_compare(ctx, inst),
         Mov | Cvt | Cvta | Isspacep | Ld | Ldu | St | Atom | Red | Prefetch | Prefetchu
-        | Membar | Fence | Nanosleep | Pmevent | Griddepcontrol => decode_data(ctx, inst),
+        | Membar | Fence | Nanosleep | Pmevent | Griddepcontrol | Setmaxnreg => {
+            decode_data(ctx, inst)
+        }
         Bra | Brx | Call | Ret | Exit | Trap | Brkpt | Bar | Barrier => {
             decode_control(ctx, inst, rpc, funcs)
         }
@@ -1884,6 +1886,20 @@ fn decode_data(ctx: &Ctx, inst: &InstData) -> DResult<DInst> {
         }
         Atom | Red => decode_atom(ctx, inst)?,
         Prefetch | Prefetchu | Membar | Fence | Nanosleep | Pmevent | Griddepcontrol => DInst::Nop,
+        Setmaxnreg => {
+            // The warp's register budget changes; an emulated warp has every register it
+            // names, so no value does. The count must be one the ISA allows.
+            match op(0)? {
+                Operand::Imm(i) if (24..=256).contains(&i.bits()) && i.bits() % 8 == 0 => {
+                    DInst::Nop
+                }
+                _ => {
+                    return Err(
+                        "setmaxnreg needs an immediate count, a multiple of 8 in 24..256".into(),
+                    )
+                }
+            }
+        }
         other => return Err(misrouted(other, "data")),
     })
 }
