@@ -1610,3 +1610,60 @@ fn prmt_modes_and_packed_half_reductions_agree_on_both_emulators() {
     assert!(matches!(r.verdict, Verdict::Equal), "{:?}", r.verdict);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cp.async.bulk` both ways (sm_90): two 1024-byte copies into shared memory completing on an
+/// mbarrier the CTA waits on, then one 2048-byte copy back to global memory (`UBLKCP.S.G`,
+/// `UBLKCP.G.S`; sizes in 16-byte units, the mbarrier in the register after the destination's).
+const BULK_COPY_KERNEL: &str = r#".visible .entry bulk(.param .u64 p, .param .u64 q)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	.reg .pred %p<3>;
+	.shared .align 128 .b8 buf[4096];
+	.shared .align 8 .b64 bar;
+	ld.param.u64 %rd1, [p];
+	ld.param.u64 %rd2, [q];
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 mbarrier.init.shared.b64 [bar], 1;
+	bar.sync 0;
+	@%p1 mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 2048;
+	@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 1024, [bar];
+	@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+1024], [%rd1+1024], 1024, [bar];
+WAIT:
+	mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+	@!%p2 bra WAIT;
+	@%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd2], [buf], 2048;
+	@%p1 cp.async.bulk.commit_group;
+	@%p1 cp.async.bulk.wait_group.read 0;
+	ret;
+}
+"#;
+
+#[test]
+fn bulk_copies_both_ways_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let (dir, p, cub) = assemble(
+        &ptxas,
+        &sm90_ptx(BULK_COPY_KERNEL),
+        "sass-bulk",
+        "bulk",
+        &[],
+    );
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"bulk","grid":[1],"block":[64],
+            "args":[{"buffer":{"type":"u32","len":512,"init":"iota"}},
+                    {"buffer":{"type":"u32","len":512,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let want: Vec<u32> = (0..512).collect();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let m = warpsmith::ptx::parse_module(&text, "bulk.ptx").unwrap();
+    let ptx_run = warpsmith::emu::run(&m, &spec, &RunOptions::default()).unwrap();
+    assert_eq!(u32_words(&ptx_run.buffers[1]), want, "PTX emulator");
+    let sass_run = cubin_run(&cub, &spec).unwrap();
+    assert_eq!(u32_words(&sass_run.buffers[1]), want, "SASS emulator");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -614,6 +614,14 @@ pub enum Kind {
         /// Bytes stored.
         bytes: u32,
     },
+    /// `UBLKCP.S.G [URa], [URb], URc` / `UBLKCP.G.S [URa], [URb], URc`: `cp.async.bulk` of `URc`
+    /// 16-byte units from global memory (the address in the `URb` pair) into shared memory at
+    /// `URa`, completed on the mbarrier at `URa+1`; or from shared memory at `URb` to global
+    /// memory at the `URa` pair (a bulk group: complete when issued).
+    BulkCopy {
+        /// Global → shared.
+        load: bool,
+    },
     /// Instructions without architectural effect here (`NOP`, `YIELD`, `MEMBAR`, `ERRBAR`,
     /// `CCTL`, `DEPBAR` on scoreboards other than SB0, `FENCE`, …).
     Nop,
@@ -1430,8 +1438,8 @@ fn decode_tensor(p: &Parsed) -> Decoded {
 /// form and `st.async` of every width; any other modifier is refused):
 /// `ELECT`, `SYNCS.EXCH.64`, `SYNCS.ARRIVE.TRANS64`, `SYNCS.PHASECHK.TRANS64`, `SYNCS.CCTL.IV`,
 /// `UCGABAR_ARV`, `UCGABAR_WAIT`, `STAS`,
-/// `UTMALDG`/`UTMASTG` and `UTMACMDFLUSH` (`cp.async.bulk.commit_group`: the copies complete
-/// when issued).
+/// `UTMALDG`/`UTMASTG`, `UBLKCP.S.G`/`.G.S` and `UTMACMDFLUSH` (`cp.async.bulk.commit_group`:
+/// the copies complete when issued).
 fn decode_tma(p: &Parsed) -> Decoded {
     let mods: Vec<&str> = p.mods.iter().map(String::as_str).collect();
     let bad = || Err(format!("{}.{}", p.op, p.mods.join(".")));
@@ -1496,6 +1504,11 @@ fn decode_tma(p: &Parsed) -> Decoded {
             }
         }
         "UTMACMDFLUSH" if mods.is_empty() => Kind::Nop,
+        "UBLKCP" => match mods[..] {
+            ["S", "G"] => Kind::BulkCopy { load: true },
+            ["G", "S"] => Kind::BulkCopy { load: false },
+            _ => return bad(),
+        },
         _ => return Ok(None),
     }))
 }
@@ -1784,7 +1797,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         | Kind::MbarInval
         | Kind::StAsync { .. } => Class::Shared,
         Kind::ClusterArrive | Kind::ClusterWait => Class::Control,
-        Kind::Tma { .. } => Class::Global,
+        Kind::Tma { .. } | Kind::BulkCopy { .. } => Class::Global,
         Kind::Elect => Class::Warp,
         Kind::Nop | Kind::Unsupported(_) => Class::Misc,
     }

@@ -564,7 +564,8 @@ impl<'a> Machine<'a> {
             | Kind::MbarArrive { .. }
             | Kind::MbarTest
             | Kind::MbarInval
-            | Kind::Tma { .. } => {
+            | Kind::Tma { .. }
+            | Kind::BulkCopy { .. } => {
                 self.exec_tma(i, w, exec, shared)?;
                 advance(w, act);
             }

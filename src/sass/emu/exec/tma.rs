@@ -68,6 +68,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Kind::Tma { rank, load } if exec != 0 => self.tensor_copy(i, w, rank, load, shared),
+            Kind::BulkCopy { load } if exec != 0 => self.bulk_copy(i, w, load, shared),
             _ => Ok(()),
         }
     }
@@ -236,6 +237,80 @@ impl Machine<'_> {
         }
         TensorMap::decode(&bytes)
             .map_err(|e| Stop::Fault(format!("tensor map at {at:#x}: {e}"), None))
+    }
+
+    /// `UBLKCP`: `URc` 16-byte units between global memory (a `UR` pair) and shared memory,
+    /// completed at once; a load completes its bytes on the mbarrier at `URa+1` (the operand
+    /// convention of `UTMALDG`, read off ptxas 12.9: `cp.async.bulk` of 1024 and 2048 bytes
+    /// gives `URc` 0x40 and 0x80).
+    fn bulk_copy(
+        &mut self,
+        i: &DInst,
+        w: &mut Warp,
+        load: bool,
+        shared: &mut [u8],
+    ) -> Result<(), Stop> {
+        let ur = |k: usize| match op(i, k)? {
+            Opnd::Mem(Addr {
+                reg: None,
+                ureg: Some(u),
+                off: 0,
+                ..
+            })
+            | Opnd::Ur { n: u, .. }
+                if *u != URZ =>
+            {
+                Ok(*u)
+            }
+            _ => Err(Stop::Msg(
+                format!("bulk copy operand {} is not a uniform register", k + 1),
+                None,
+            )),
+        };
+        let (a, b, c) = (ur(0)?, ur(1)?, ur(2)?);
+        let bytes = u64::from(ureg(w, c)) * 16;
+        let (shared_at, global_at) = if load {
+            (u64::from(ureg(w, a)), ureg_pair(w, b))
+        } else {
+            (u64::from(ureg(w, b)), ureg_pair(w, a))
+        };
+        if bytes == 0 || shared_at % 16 != 0 || global_at % 16 != 0 {
+            return Err(Stop::Fault(
+                format!(
+                    "bulk copy of {bytes} bytes between shared {shared_at:#x} and global \
+                     {global_at:#x}: the size and both addresses must be multiples of 16"
+                ),
+                None,
+            ));
+        }
+        let len = shared.len();
+        let (_, s) = self
+            .locate(w, 0, Space::Shared, shared_at, 16, len)
+            .map_err(|m| Stop::Fault(format!("bulk copy: {m}"), None))?;
+        let s = s as usize;
+        if s as u64 + bytes > len as u64 {
+            return Err(Stop::Fault(
+                format!("bulk copy: {bytes} bytes at shared {s:#x} pass the CTA's {len} bytes"),
+                None,
+            ));
+        }
+        let n = bytes as usize;
+        let (idx, off) = self
+            .global
+            .locate(global_at, bytes as u32)
+            .map_err(|f| Stop::Fault(format!("bulk copy: {f}"), None))?;
+        let data = &mut self.global.allocs[idx as usize].data[off as usize..off as usize + n];
+        if load {
+            shared[s..s + n].copy_from_slice(data);
+            let raw = u64::from(ureg(w, a.wrapping_add(1)));
+            let at = self.shared_object(w, 0, raw, len)?;
+            let mut m = Mbar::decode(mbar_word(shared, at));
+            m.tx(bytes, -1).map_err(|e| Stop::Fault(e, None))?;
+            put_mbar(shared, at, m);
+        } else {
+            data.copy_from_slice(&shared[s..s + n]);
+        }
+        Ok(())
     }
 
     /// `UTMALDG`/`UTMASTG`: one box between global memory and shared memory.
