@@ -774,6 +774,21 @@ fn ptx_run_words(ptx: &Path, spec: &LaunchSpec) -> Vec<u32> {
     )
 }
 
+/// Asserts that the PTX file `ptx` on the PTX emulator and the cubin `cubin` on the SASS emulator
+/// write the same bytes on `spec` for `seeds` seeds (`what` names the case in a failure).
+fn assert_emulators_agree(ptx: &Path, cubin: &Path, spec: &LaunchSpec, seeds: u64, what: &str) {
+    use warpsmith::emu::equiv::Verdict;
+    use warpsmith::sass::emu::equiv::{check, load};
+    let (a, b) = (load(ptx).unwrap(), load(cubin).unwrap());
+    let files = (ptx.to_str().unwrap(), cubin.to_str().unwrap());
+    let r = check(&a, &b, spec, seeds, files, Default::default()).unwrap();
+    assert!(
+        matches!(r.verdict, Verdict::Equal),
+        "{what}: {:?}",
+        r.verdict
+    );
+}
+
 /// The SASS emulator's run of the cubin file `cubin` on `spec`.
 fn cubin_run(
     cubin: &Path,
@@ -1506,8 +1521,6 @@ const ZLUDA_FORMS_KERNEL: &str = r#".visible .entry forms(.param .u64 out, .para
 
 #[test]
 fn zluda_forms_new_to_the_sass_emulator_agree_with_the_ptx_emulator() {
-    use warpsmith::emu::equiv::Verdict;
-    use warpsmith::sass::emu::equiv::{check, load};
     let Some(ptxas) = ptxas_and_nvdisasm() else {
         return;
     };
@@ -1535,15 +1548,8 @@ fn zluda_forms_new_to_the_sass_emulator_agree_with_the_ptx_emulator() {
     if let Some(warpsmith::emu::launch::ArgSpec::Buffer(b)) = random.args.get_mut(2) {
         b.init = warpsmith::emu::launch::InitSpec::Named("random".into());
     }
-    let (a, b) = (load(&p).unwrap(), load(&cub).unwrap());
-    let files = (p.to_str().unwrap(), cub.to_str().unwrap());
     for (what, s) in [("edge values", &spec), ("random halves", &random)] {
-        let r = check(&a, &b, s, 4, files, Default::default()).unwrap();
-        assert!(
-            matches!(r.verdict, Verdict::Equal),
-            "{what}: {:?}",
-            r.verdict
-        );
+        assert_emulators_agree(&p, &cub, s, 4, what);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1587,8 +1593,6 @@ const PRMT_RED_KERNEL: &str = r#".visible .entry pr(.param .u64 out, .param .u64
 
 #[test]
 fn prmt_modes_and_packed_half_reductions_agree_on_both_emulators() {
-    use warpsmith::emu::equiv::Verdict;
-    use warpsmith::sass::emu::equiv::{check, load};
     let Some(ptxas) = ptxas_and_nvdisasm() else {
         return;
     };
@@ -1604,10 +1608,7 @@ fn prmt_modes_and_packed_half_reductions_agree_on_both_emulators() {
                     {"buffer":{"type":"u16","len":512,"init":"random","range":[0,14000]}}]}"#,
     )
     .unwrap();
-    let (a, b) = (load(&p).unwrap(), load(&cub).unwrap());
-    let files = (p.to_str().unwrap(), cub.to_str().unwrap());
-    let r = check(&a, &b, &spec, 4, files, Default::default()).unwrap();
-    assert!(matches!(r.verdict, Verdict::Equal), "{:?}", r.verdict);
+    assert_emulators_agree(&p, &cub, &spec, 4, "prmt and red");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

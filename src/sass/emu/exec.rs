@@ -184,8 +184,9 @@ pub struct Machine<'a> {
     cur_cta: [u32; 3],
     /// The running CTA's cluster: its barrier and the other CTAs' shared memory.
     cluster: cluster::ClusterRun,
-    /// A warp arrived at a CTA barrier during this turn (check for completion after it).
-    bar_arrivals: bool,
+    /// The CTA barriers (bit per id) a warp arrived at during this turn: checked for completion
+    /// after it.
+    bar_arrivals: u16,
     /// Trace logging is on (read once per run).
     trace: bool,
     /// The timing mode's view of the last instruction's memory accesses (`None`: not recorded,
@@ -268,7 +269,7 @@ impl<'a> Machine<'a> {
             local_size: k.local_size as usize,
             cur_cta: [0; 3],
             cluster: cluster::ClusterRun::default(),
-            bar_arrivals: false,
+            bar_arrivals: 0,
             trace: log::log_enabled!(log::Level::Trace),
             touches: None,
         }
@@ -341,10 +342,11 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        if std::mem::take(&mut self.bar_arrivals) {
+        let arrived = std::mem::take(&mut self.bar_arrivals);
+        if arrived != 0 {
             // A barrier completed by this turn's arrivals lets its threads go at once, so warps
             // that keep running (a spin on a flag) do not hold them back.
-            while self.release_bar(cta.id, &mut cta.warps)? {}
+            while self.release_bar(cta.id, &mut cta.warps, arrived)? {}
         }
         Ok(progressed)
     }
@@ -1211,22 +1213,22 @@ impl<'a> Machine<'a> {
         n: u32,
         shared: &'m mut [u8],
     ) -> Result<&'m mut [u8], String> {
-        match sp {
-            Space::Shared if peer.is_some() => {
-                let s = self.cluster.peer_shared(peer.unwrap_or(0))?;
+        match (sp, peer) {
+            (Space::Shared, Some(rank)) => {
+                let s = self.cluster.peer_shared(rank)?;
                 Ok(&mut s[a as usize..a as usize + n as usize])
             }
-            Space::Global => {
+            (Space::Global, _) => {
                 let (idx, off) = self.global.locate(a, n).map_err(|f| f.to_string())?;
                 let d = &mut self.global.allocs[idx as usize].data;
                 Ok(&mut d[off as usize..off as usize + n as usize])
             }
-            Space::Shared => Ok(&mut shared[a as usize..a as usize + n as usize]),
-            Space::Local => {
+            (Space::Shared, None) => Ok(&mut shared[a as usize..a as usize + n as usize]),
+            (Space::Local, _) => {
                 let base = l * self.local_size + a as usize;
                 Ok(&mut w.local[base..base + n as usize])
             }
-            Space::Generic => Err("unresolved generic address".into()),
+            (Space::Generic, _) => Err("unresolved generic address".into()),
         }
     }
 

@@ -28,6 +28,7 @@
 //! shared address and `Ra+1` the mbarrier's; the bytes are stored and completed on that
 //! mbarrier at once (as the PTX emulator's `st.async`).
 
+use super::cta_barrier::ALL_BARRIERS;
 use super::resident::{exited, Cta};
 use super::*;
 use crate::emu::cluster::{BarrierMisuse, ClusterBarrier};
@@ -124,7 +125,7 @@ impl Machine<'_> {
             // Every warp waits: release a CTA barrier whose arrivals are complete.
             let mut released = false;
             for c in ctas.iter_mut() {
-                if self.release_bar(c.id, &mut c.warps)? {
+                if self.release_bar(c.id, &mut c.warps, ALL_BARRIERS)? {
                     released = true;
                     break;
                 }

@@ -20,6 +20,9 @@
 
 use super::*;
 
+/// Every CTA barrier id, as a mask for [`Machine::release_bar`].
+pub(super) const ALL_BARRIERS: u16 = u16::MAX;
+
 /// Who is at barrier `id` of a CTA.
 #[derive(Default)]
 struct Tally {
@@ -61,7 +64,7 @@ impl Machine<'_> {
             ));
         }
         w.bar_count[b] = count;
-        self.bar_arrivals = true;
+        self.bar_arrivals |= 1 << id;
         if red == 4 {
             if count == 0 {
                 return Err(Stop::Msg("BAR.ARV without a thread count".into(), None));
@@ -150,10 +153,15 @@ impl Machine<'_> {
         Ok((id as u8, count))
     }
 
-    /// Releases the threads waiting at a CTA barrier of CTA `cta` whose arrivals are complete
-    /// (see the module's doc); true when one was.
-    pub(super) fn release_bar(&mut self, cta: [u32; 3], warps: &mut [Warp]) -> EmuResult<bool> {
-        for id in 0..16u8 {
+    /// Releases the threads waiting at a CTA barrier of CTA `cta`, among the ids of the mask
+    /// `ids`, whose arrivals are complete (see the module's doc); true when one was.
+    pub(super) fn release_bar(
+        &mut self,
+        cta: [u32; 3],
+        warps: &mut [Warp],
+        ids: u16,
+    ) -> EmuResult<bool> {
+        for id in (0..16u8).filter(|b| ids >> b & 1 == 1) {
             let t = tally(warps, id).map_err(|(wi, what)| {
                 let w = &warps[wi];
                 let lane = (0..32).find(|&l| w.st[l] == St::Bar(id));
@@ -305,10 +313,16 @@ mod tests {
         m.step(&mut w1, [0; 3], &mut shared).unwrap();
         assert_eq!(w1.st[0], St::Bar(2));
         let mut warps = vec![Warp::new(0, 64, 0, [64, 1, 1]), w1];
-        assert!(!m.release_bar([0; 3], &mut warps).unwrap(), "32 of 64");
+        assert!(
+            !m.release_bar([0; 3], &mut warps, ALL_BARRIERS).unwrap(),
+            "32 of 64"
+        );
         warps[0].bar_arrived[2] = u32::MAX;
         warps[0].bar_count[2] = 64;
-        assert!(m.release_bar([0; 3], &mut warps).unwrap(), "64 of 64");
+        assert!(
+            m.release_bar([0; 3], &mut warps, ALL_BARRIERS).unwrap(),
+            "64 of 64"
+        );
         assert_eq!(warps[1].st[0], St::Run);
         assert_eq!(warps[0].bar_arrived[2], 0, "the next phase starts empty");
         // More arrivals than the count in one phase.
@@ -316,7 +330,10 @@ mod tests {
         warps[0].bar_count[2] = 32;
         warps[1].bar_arrived[2] = 1;
         warps[1].bar_count[2] = 32;
-        let e = m.release_bar([0; 3], &mut warps).unwrap_err().to_string();
+        let e = m
+            .release_bar([0; 3], &mut warps, ALL_BARRIERS)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("two phases"), "{e}");
     }
 }

@@ -175,6 +175,6 @@ impl Machine<'_> {
 
     /// Releases a CTA barrier of `cta` whose arrivals are complete; true when one was.
     pub(crate) fn release_cta_barrier(&mut self, cta: &mut Cta) -> EmuResult<bool> {
-        self.release_bar(cta.id, &mut cta.warps)
+        self.release_bar(cta.id, &mut cta.warps, super::cta_barrier::ALL_BARRIERS)
     }
 }

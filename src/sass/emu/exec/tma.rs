@@ -36,6 +36,19 @@ fn op(i: &DInst, k: usize) -> Result<&Opnd, Stop> {
     operand(&i.ops, k).map_err(|m| Stop::Msg(m, None))
 }
 
+/// The uniform register of a memory operand `[URx]` (no other register, no offset, not `URZ`).
+fn mem_ureg(o: &Opnd) -> Option<u8> {
+    match o {
+        Opnd::Mem(Addr {
+            reg: None,
+            ureg: Some(u),
+            off: 0,
+            ..
+        }) if *u != URZ => Some(*u),
+        _ => None,
+    }
+}
+
 /// The 64-bit mbarrier word at shared offset `at` (checked by [`Machine::shared_object`]).
 fn mbar_word(shared: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(shared[at..at + 8].try_into().unwrap_or([0; 8]))
@@ -250,22 +263,18 @@ impl Machine<'_> {
         load: bool,
         shared: &mut [u8],
     ) -> Result<(), Stop> {
-        let ur = |k: usize| match op(i, k)? {
-            Opnd::Mem(Addr {
-                reg: None,
-                ureg: Some(u),
-                off: 0,
-                ..
-            })
-            | Opnd::Ur { n: u, .. }
-                if *u != URZ =>
-            {
-                Ok(*u)
+        let ur = |k: usize| {
+            let o = op(i, k)?;
+            match o {
+                Opnd::Ur { n, .. } if *n != URZ => Some(*n),
+                _ => mem_ureg(o),
             }
-            _ => Err(Stop::Msg(
-                format!("bulk copy operand {} is not a uniform register", k + 1),
-                None,
-            )),
+            .ok_or_else(|| {
+                Stop::Msg(
+                    format!("bulk copy operand {} is not a uniform register", k + 1),
+                    None,
+                )
+            })
         };
         let (a, b, c) = (ur(0)?, ur(1)?, ur(2)?);
         let bytes = u64::from(ureg(w, c)) * 16;
@@ -302,11 +311,7 @@ impl Machine<'_> {
         let data = &mut self.global.allocs[idx as usize].data[off as usize..off as usize + n];
         if load {
             shared[s..s + n].copy_from_slice(data);
-            let raw = u64::from(ureg(w, a.wrapping_add(1)));
-            let at = self.shared_object(w, 0, raw, len)?;
-            let mut m = Mbar::decode(mbar_word(shared, at));
-            m.tx(bytes, -1).map_err(|e| Stop::Fault(e, None))?;
-            put_mbar(shared, at, m);
+            self.complete_tx(w, a.wrapping_add(1), bytes, shared)?;
         } else {
             data.copy_from_slice(&shared[s..s + n]);
         }
@@ -322,17 +327,13 @@ impl Machine<'_> {
         load: bool,
         shared: &mut [u8],
     ) -> Result<(), Stop> {
-        let group = |k: usize| match op(i, k)? {
-            Opnd::Mem(Addr {
-                reg: None,
-                ureg: Some(u),
-                off: 0,
-                ..
-            }) if *u != URZ => Ok(*u),
-            _ => Err(Stop::Msg(
-                format!("tensor copy operand {} is not a uniform register", k + 1),
-                None,
-            )),
+        let group = |k: usize| {
+            mem_ureg(op(i, k)?).ok_or_else(|| {
+                Stop::Msg(
+                    format!("tensor copy operand {} is not a uniform register", k + 1),
+                    None,
+                )
+            })
         };
         let (a, b) = (group(0)?, group(1)?);
         let map = self.tensor_map(w, b)?;
@@ -387,13 +388,19 @@ impl Machine<'_> {
             Ok(())
         })?;
         if load {
-            let raw = u64::from(ureg(w, a.wrapping_add(1)));
-            let at = self.shared_object(w, 0, raw, shared.len())?;
-            let mut m = Mbar::decode(mbar_word(shared, at));
-            m.tx(map.box_bytes(), -1)
-                .map_err(|e| Stop::Fault(e, None))?;
-            put_mbar(shared, at, m);
+            self.complete_tx(w, a.wrapping_add(1), map.box_bytes(), shared)?;
         }
+        Ok(())
+    }
+
+    /// Completes `bytes` transaction bytes of a copy on the mbarrier at the shared address in
+    /// uniform register `u`.
+    fn complete_tx(&self, w: &Warp, u: u8, bytes: u64, shared: &mut [u8]) -> Result<(), Stop> {
+        let raw = u64::from(ureg(w, u));
+        let at = self.shared_object(w, 0, raw, shared.len())?;
+        let mut m = Mbar::decode(mbar_word(shared, at));
+        m.tx(bytes, -1).map_err(|e| Stop::Fault(e, None))?;
+        put_mbar(shared, at, m);
         Ok(())
     }
 }
