@@ -566,3 +566,45 @@ fn kernels_that_reconfigure_registers_keep_their_count() {
         assert_eq!(out.cubin, bytes, "{probe}: the output is the input");
     }
 }
+
+/// A relocatable cubin (`ptxas -c`, what `nvlink` links) has no program headers: the shared
+/// memory the rewrite adds is a section of ptxas's relocatable type, and no segment is made up
+/// (one used to be written over the ELF header). Demoted, proved, and read back by nvdisasm.
+#[test]
+fn relocatable_cubins_gain_shared_memory_without_a_segment() {
+    if tools_present().is_none() {
+        return;
+    }
+    let inputs = common::repo_root().join("lit-tests/demote/Inputs");
+    let ptx = std::fs::read_to_string(inputs.join("spill24.ptx"))
+        .unwrap()
+        .replace("sm_80", "sm_90");
+    let bytes = tools::ptxas_assemble_source(&ptx, "sm_90", &["-c"])
+        .unwrap_or_else(|e| panic!("ptxas: {e}"))
+        .cubin;
+    let before = Cubin::parse(&bytes).unwrap();
+    assert_eq!(before.header.e_type, warpsmith::sass::elf::ET_REL);
+    assert!(before.segments.is_empty());
+    let verify =
+        LaunchSpec::from_json(&std::fs::read_to_string(inputs.join("spill24.json")).unwrap())
+            .unwrap();
+    let opts = DemoteOptions {
+        dynamic_smem: Some(0),
+        verify: vec![verify],
+        seeds: 2,
+        registers: Some(RegisterTarget::MaxRegs(16)),
+        ..DemoteOptions::default()
+    };
+    let out = demote(&bytes, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let k = &out.kernels[0];
+    assert!(k.demoted, "{}", k.reason);
+    assert_eq!(k.verified.len(), 1);
+    let c = Cubin::parse(&out.cubin).unwrap();
+    assert_eq!(c.header.e_type, warpsmith::sass::elf::ET_REL);
+    assert!(c.segments.is_empty(), "no segment is made up");
+    let shared = c.section(".nv.shared.spill24").expect("a shared section");
+    assert_eq!(shared.header.sh_type, warpsmith::sass::elf::SHT_CUDA_SHARED);
+    assert!(c.shared_size("spill24") > 0);
+    let check = warpsmith::sass::check::check_cubin(&out.cubin).unwrap();
+    assert!(check.ok(), "{:?}", check.mismatches);
+}

@@ -31,6 +31,8 @@ use bytes::{align_up, put, u16_at, u32_at, u64_at};
 
 /// `e_machine` of CUDA cubins.
 pub const EM_CUDA: u16 = 190;
+/// `e_type` of a relocatable cubin (`ptxas -c`, what `nvlink` links).
+pub const ET_REL: u16 = 1;
 /// Section type: inactive header.
 pub const SHT_NULL: u32 = 0;
 /// Section type: program data.
@@ -46,6 +48,9 @@ pub const SHT_NOBITS: u32 = 8;
 /// `.nv.shared.<k>` in a relocatable cubin (`ptxas -c`): like `SHT_NOBITS`, no bytes in the file
 /// (ET_EXEC cubins give these sections `SHT_NOBITS`).
 pub const SHT_CUDA_SHARED: u32 = 0x7000_000a;
+/// `.nv.global` in a relocatable cubin: like `SHT_NOBITS`, no bytes in the file (its `sh_offset`
+/// is that of the next item, often the section header table).
+pub const SHT_CUDA_GLOBAL: u32 = 0x7000_0007;
 /// Section type: relocations without addends.
 pub const SHT_REL: u32 = 9;
 /// Section type: `.nv.info` and `.nv.info.<kernel>`.
@@ -167,7 +172,10 @@ pub struct Section {
 impl Section {
     /// Whether the section occupies no file space.
     pub fn is_nobits(&self) -> bool {
-        self.header.sh_type == SHT_NOBITS || self.header.sh_type == SHT_CUDA_SHARED
+        matches!(
+            self.header.sh_type,
+            SHT_NOBITS | SHT_CUDA_SHARED | SHT_CUDA_GLOBAL
+        )
     }
 
     /// The section's size: its bytes, or `sh_size` for `SHT_NOBITS`.
@@ -800,11 +808,17 @@ impl Cubin {
             None => self.header.e_shoff,
         };
         let idx = self.sections.len();
+        // A relocatable cubin has no segments; ptxas types its shared sections SHT_CUDA_SHARED.
+        let relocatable = self.header.e_type == ET_REL;
         self.sections.push(Section {
             name: sec_name,
             header: SectionHeader {
                 sh_name: name_off,
-                sh_type: SHT_NOBITS,
+                sh_type: if relocatable {
+                    SHT_CUDA_SHARED
+                } else {
+                    SHT_NOBITS
+                },
                 sh_flags: SHF_WRITE | SHF_ALLOC | SHF_INFO_LINK,
                 sh_offset: offset,
                 sh_size: size,
@@ -828,6 +842,7 @@ impl Cubin {
                     c.nobits.push((idx, 0));
                 }
             }
+            None if relocatable => {}
             None => {
                 self.segments.push(ProgramHeader {
                     p_type: PT_LOAD,
