@@ -978,3 +978,19 @@ fn dynamic_stack_restore_of_different_pointers_is_unsupported() {
     let err = exec(&kernel(body), &launch(32, 32, "\"iota\"")).unwrap_err();
     assert!(matches!(err, EmuError::Unsupported { .. }), "{err}");
 }
+
+/// Function-scope `.global` and `.const` variables are static: their initialisers hold (ZLUDA's
+/// `cp_async` copies from one), and a `.global` one is an output like a module variable.
+#[test]
+fn function_scope_variables_keep_their_initialisers() {
+    let body = ".global .align 4 .u32 g[2] = {7, 9};\n .const .align 4 .u32 c[2] = {100, 200};\n \
+                ld.global.u32 %r1, [g+4];\n ld.const.u32 %r2, [c+4];\n add.u32 %r10, %r1, %r2;\n \
+                st.global.u32 [g], %r10;\n st.global.u32 [%rd3], %r10;";
+    let outs = exec(&kernel(body), &launch(1, 1, "\"iota\"")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outs[0].data, 209u32.to_le_bytes());
+    let g = outs
+        .iter()
+        .find(|b| b.name == "g")
+        .expect("`g` is an output");
+    assert_eq!(g.data, [209u32.to_le_bytes(), 9u32.to_le_bytes()].concat());
+}

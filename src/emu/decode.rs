@@ -2454,7 +2454,36 @@ impl<'m> Program<'m> {
         }
         // Shared and const layout, then global allocation (initialisers may name any of them).
         let mut pending_inits: Vec<(&Variable, Space, u64)> = Vec::new();
-        for it in &module.items {
+        // Function-scope `.global`/`.const` variables are static: placed here, in source order
+        // with the module's, initialised with them.
+        let mut body_statics: HashMap<(usize, usize), Sym> = HashMap::new();
+        for (ii, it) in module.items.iter().enumerate() {
+            if let Item::Function(f) = it {
+                let stmts = f.body.as_ref().map_or(&[][..], |b| &b.stmts[..]);
+                for (si, s) in stmts.iter().enumerate() {
+                    let Stmt::Var(v) = s else { continue };
+                    let Some(name) = &v.name else { continue };
+                    let align = var_align(v);
+                    let sym = match space_of(v.space) {
+                        Some(Space::Const) => {
+                            let off = align_up(const_bank.len() as u64, align);
+                            const_bank.resize((off + v.size_bytes()) as usize, 0);
+                            pending_inits.push((v, Space::Const, off));
+                            Sym::Const(off)
+                        }
+                        Some(Space::Global) => {
+                            let (idx, base) =
+                                globals.alloc(name, vec![0; v.size_bytes() as usize], align);
+                            global_vars.push((name.to_string(), idx));
+                            pending_inits.push((v, Space::Global, u64::from(idx)));
+                            Sym::Global(base)
+                        }
+                        _ => continue,
+                    };
+                    body_statics.insert((ii, si), sym);
+                }
+                continue;
+            }
             let Item::Var(v) = it else { continue };
             let Some(name) = &v.name else { continue };
             let Some(space) = space_of(v.space) else {
@@ -2556,8 +2585,7 @@ impl<'m> Program<'m> {
                 &syms,
                 &by_name,
                 &body_shared,
-                &mut globals,
-                &mut const_bank,
+                &body_statics,
             ));
         }
         Ok(Program {
@@ -2605,8 +2633,7 @@ fn decode_function(
     module_syms: &HashMap<String, Sym>,
     funcs: &HashMap<String, u32>,
     body_shared: &HashMap<(usize, usize), u64>,
-    globals: &mut GlobalMem,
-    const_bank: &mut Vec<u8>,
+    body_statics: &HashMap<(usize, usize), Sym>,
 ) -> DFunc {
     let is_kernel = f.kind == FuncKind::Entry;
     let mut df = DFunc {
@@ -2773,16 +2800,10 @@ fn decode_function(
                     Some(Space::Shared) => {
                         Sym::Shared(body_shared.get(&(item, si)).copied().unwrap_or(0))
                     }
-                    Some(Space::Const) => {
-                        let off = align_up(const_bank.len() as u64, align);
-                        const_bank.resize((off + v.size_bytes()) as usize, 0);
-                        Sym::Const(off)
-                    }
-                    Some(Space::Global) => {
-                        let (_, base) =
-                            globals.alloc(name, vec![0; v.size_bytes() as usize], align);
-                        Sym::Global(base)
-                    }
+                    Some(Space::Const | Space::Global) => match body_statics.get(&(item, si)) {
+                        Some(sym) => *sym,
+                        None => continue,
+                    },
                     _ => continue,
                 };
                 if let Some(scope) = ctx.scopes.last_mut() {
