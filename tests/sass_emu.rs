@@ -641,8 +641,8 @@ DONE:
 }
 
 /// A launch spec's `globals` reach a cubin's `__constant__` variable (constant bank 3 on these
-/// architectures) as they reach the PTX: both emulators read the same generated table. A
-/// `.global` module variable is refused by name (its address comes from relocations).
+/// architectures) and its `.global` variable as they reach the PTX: both emulators read the
+/// same generated table, and give back the same counter.
 #[test]
 fn spec_globals_fill_a_cubins_constant_table() {
     let Some(ptxas) = ptxas_and_nvdisasm() else {
@@ -672,10 +672,11 @@ fn spec_globals_fill_a_cubins_constant_table() {
     );
     let (dir, _ptx, c) = assemble(&ptxas, ptx, "sass-globals", "lookup", &[]);
     let spec = |var: &str| -> LaunchSpec {
+        let len = if var == "counter" { 1 } else { 16 };
         serde_json::from_str(&format!(
             r#"{{"kernel":"lookup","grid":[1],"block":[64],
                 "args":[{{"buffer":{{"type":"u32","len":64,"init":"zero"}}}}],
-                "globals":{{"{var}":{{"type":"u32","len":16,"init":"random"}}}}}}"#
+                "globals":{{"{var}":{{"type":"u32","len":{len},"init":"random"}}}}}}"#
         ))
         .unwrap()
     };
@@ -689,15 +690,148 @@ fn spec_globals_fill_a_cubins_constant_table() {
         want.buffers[0].data.iter().any(|&b| b != 0),
         "the table was generated"
     );
-    let refused = warpsmith::sass::emu::run(&cubin, &spec("counter"), &RunOptions::default());
-    let why = refused
-        .expect_err("a .global variable is refused")
-        .to_string();
-    assert!(
-        why.contains("counter") && why.contains("relocations"),
-        "{why}"
-    );
+    // A `.global` variable is filled as well (it is an output of both runs).
+    let want = run_program(&prog, &spec("counter"), &RunOptions::default()).unwrap();
+    let got = warpsmith::sass::emu::run(&cubin, &spec("counter"), &RunOptions::default()).unwrap();
+    let var = |bs: &[OutBuffer]| {
+        bs.iter()
+            .find(|b| b.name == "counter")
+            .unwrap()
+            .data
+            .clone()
+    };
+    assert_eq!(var(&got.buffers), var(&want.buffers));
+    assert!(var(&want.buffers).iter().any(|&b| b != 0), "generated");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `__device__` variables: a counter the threads add to, a table with an initialiser, a table of
+/// the other variables' addresses (relocations in `.nv.global.init`) and a function-scope
+/// `.global` with an initialiser. ptxas hands their addresses to the code through constant bank
+/// 4 (`.rel.nv.constant4`), or, in a relocatable cubin (`ptxas -c`, what `nvlink` links),
+/// through `32@lo`/`32@hi` immediates (`.rel.text`). Both emulators place them at the same
+/// addresses and give the same bytes, on sm_80 and sm_90, for both kinds of cubin.
+#[test]
+fn device_variables_reach_the_code_through_relocations_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let body = r#".global .align 4 .u32 counter;
+.global .align 4 .b8 table[16] = {1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16};
+.global .align 8 .u64 ptrs[2] = {table, counter};
+.visible .entry k(.param .u64 out)
+{
+	.global .align 4 .u32 bias[2] = {1000, 2000};
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r6, %ctaid.x;
+	mad.lo.u32 %r1, %r6, 64, %r1;
+	atom.global.add.u32 %r2, [counter], 1;
+	and.b32 %r5, %r1, 15;
+	cvt.u64.u32 %rd3, %r5;
+	ld.global.u64 %rd2, [ptrs];
+	add.u64 %rd4, %rd2, %rd3;
+	ld.global.u8 %r3, [%rd4];
+	ld.global.u32 %r4, [bias+4];
+	add.u32 %r3, %r3, %r4;
+	mul.wide.u32 %rd6, %r1, 4;
+	add.u64 %rd6, %rd1, %rd6;
+	st.global.u32 [%rd6], %r3;
+	ret;
+}
+"#;
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"k","grid":[2],"block":[64],
+            "args":[{"buffer":{"type":"u32","len":128,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    for arch in ["sm_80", "sm_90"] {
+        let ptx = format!(".version 8.0\n.target {arch}\n.address_size 64\n{body}");
+        for (extra, kind) in [(&[][..], "whole"), (&["-c"][..], "relocatable")] {
+            let what = format!("{arch} {kind}");
+            let tag = format!("sass-devvars-{arch}-{kind}");
+            let (dir, p, c) = assemble_for(arch, &ptxas, &ptx, &tag, "k", extra);
+            assert_emulators_agree(&p, &c, &spec, 1, &what);
+            let got = cubin_run(&c, &spec).unwrap();
+            let words: Vec<u32> = (0..128).map(|i| 2000 + (i % 16) + 1).collect();
+            assert_eq!(u32_words(&got.buffers[0]), words, "{what}");
+            let var = |n: &str| got.buffers.iter().find(|b| b.name == n).unwrap();
+            assert_eq!(u32_words(var("counter")), [128], "{what}");
+            let want = warpsmith::emu::run(
+                &warpsmith::ptx::parse_module(&ptx, "k.ptx").unwrap(),
+                &spec,
+                &RunOptions::default(),
+            )
+            .unwrap();
+            let ptrs = want.buffers.iter().find(|b| b.name == "ptrs").unwrap();
+            assert_eq!(var("ptrs").data, ptrs.data, "{what}: the same addresses");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// `cvta.const`: a generic pointer to a `__constant__` table (what clang emits at -O0). ptxas
+/// adds the bank's generic base from constant bank 0 (`c[0x0][0x50]` on sm_80, `c[0x0][0xd0]` on
+/// sm_90); the SASS emulator reads the bank through it, as the PTX emulator reads the table, and
+/// refuses a store through it.
+#[test]
+fn generic_pointers_to_constant_variables_read_the_bank() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let kernel = |arch: &str, store: &str| {
+        format!(
+            r#".version 8.0
+.target {arch}
+.address_size 64
+.const .align 4 .b8 pad[12];
+.const .align 4 .b8 tab[64];
+.visible .entry k(.param .u64 out, .param .u32 i)
+{{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [i];
+	mov.u64 %rd2, tab;
+	cvta.const.u64 %rd2, %rd2;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.u64 %rd4, %rd2, %rd3;
+	ld.u32 %r3, [%rd4];
+	ld.const.u32 %r4, [pad+8];
+	add.u32 %r3, %r3, %r4;
+	{store}
+	st.global.u32 [%rd1], %r3;
+	ret;
+}}
+"#
+        )
+    };
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"k","grid":[1],"block":[1],
+            "args":[{"buffer":{"type":"u32","len":1,"init":"zero"}},
+                    {"scalar":{"type":"u32","value":5}}],
+            "globals":{"tab":{"type":"u32","len":16,"init":"iota"},
+                       "pad":{"type":"u32","len":3,"init":"iota"}}}"#,
+    )
+    .unwrap();
+    for arch in ["sm_80", "sm_90"] {
+        let tag = format!("sass-cvta-const-{arch}");
+        let (dir, p, c) = assemble_for(arch, &ptxas, &kernel(arch, ""), &tag, "k", &[]);
+        assert_emulators_agree(&p, &c, &spec, 1, arch);
+        assert_eq!(
+            u32_words(&cubin_run(&c, &spec).unwrap().buffers[0]),
+            [5 + 2]
+        );
+        let store = "st.u32 [%rd4], %r3;";
+        let (_, _, c) = assemble_for(arch, &ptxas, &kernel(arch, store), &tag, "k_st", &[]);
+        let why = cubin_run(&c, &spec)
+            .expect_err("a store to constant memory")
+            .to_string();
+        assert!(why.contains("constant memory"), "{arch}: {why}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// `run_ctas` (the sample `tune --predict-launch` and `demote`'s predictor take of a large

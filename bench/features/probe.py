@@ -11,7 +11,8 @@ neighbour's shared memory (sm_90), a spin wait with `nanosleep`, `alloca`, `redu
 `match.any.sync`, warp specialisation through named barriers with thread counts (`bar.arrive`,
 `bar.sync 1, 128`), block ids split with `/` and `%` into 64-bit offsets, packed-half and f32
 reductions (`red.global.add.noftz.f16x2`, `red.global.add.f32`), `setmaxnreg` (sm_90a), `prmt`
-modes, 64-bit division and remainder, and correctly rounded `div.rn`/`sqrt.rn` (f32, f64). Every feature's memory
+modes, 64-bit division and remainder, correctly rounded `div.rn`/`sqrt.rn` (f32, f64), and
+`__device__` variables (a counter, a table, a pointer to it: relocated addresses). Every feature's memory
 traffic goes to words no thread's output overlaps, so the outputs do not depend on the order the
 CTAs run in.
 
@@ -214,6 +215,17 @@ NBDONE:""", ""),
   cvt.rn.f32.f64 %f42, %fd3;
   add.f32 %f40, %f40, %f42;
   add.f32 %f7, %f7, %f40;""", ""),
+    "device_vars": ("sm_80", """
+.global .align 4 .u32 hits;
+.global .align 4 .f32 coef[4] = {0f3F800000, 0f40000000, 0f40400000, 0f40800000};
+.global .align 8 .u64 coef_at = coef;""", "", """
+  atom.global.add.u32 %r40, [hits], 1;
+  and.b32 %r41, %r2, 3;
+  ld.global.u64 %rd40, [coef_at];
+  mul.wide.u32 %rd41, %r41, 4;
+  add.s64 %rd42, %rd40, %rd41;
+  ld.f32 %f40, [%rd42];
+  add.f32 %f13, %f13, %f40;""", ""),
     "div_mod_ids": ("sm_80", "", "", """
   mov.u32 %r50, %ctaid.y;
   div.u32 %r51, %r50, 3;

@@ -672,6 +672,20 @@ pub(crate) fn output_buffers(
         .collect()
 }
 
+/// The module `.global` variables (name, allocation) after a run, as byte buffers.
+pub(crate) fn module_var_buffers<'a>(
+    vars: impl Iterator<Item = (&'a str, u32)>,
+    global: &super::memory::GlobalMem,
+) -> Vec<OutBuffer> {
+    vars.map(|(name, idx)| OutBuffer {
+        name: name.to_string(),
+        arg: None,
+        ty: ElemType::B8,
+        data: global.allocs[idx as usize].data.clone(),
+    })
+    .collect()
+}
+
 fn dims(v: &[u32], what: &str) -> EmuResult<[u32; 3]> {
     if v.is_empty() || v.len() > 3 {
         return Err(EmuError::Spec(format!("`{what}` needs 1 to 3 numbers")));
@@ -957,14 +971,10 @@ pub fn run_program_with<D: Domain>(
     m.run()?;
     let elapsed = t0.elapsed();
     let mut buffers = output_buffers(p.outs, &m.global);
-    for (name, idx) in &prog.global_vars {
-        buffers.push(OutBuffer {
-            name: name.clone(),
-            arg: None,
-            ty: ElemType::B8,
-            data: m.global.allocs[*idx as usize].data.clone(),
-        });
-    }
+    buffers.extend(module_var_buffers(
+        prog.global_vars.iter().map(|(n, i)| (n.as_str(), *i)),
+        &m.global,
+    ));
     Ok((
         RunOutput {
             buffers,

@@ -82,6 +82,9 @@ pub enum Space {
     Local,
     /// `LD`/`ST`/`ATOM`
     Generic,
+    /// Constant memory reached through a generic address (a `__constant__` variable's
+    /// `cvta.const` pointer): where a generic access lands, never an instruction's own space.
+    Const,
 }
 
 /// Access width and extension.
@@ -1766,7 +1769,7 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
             Space::Global => Class::Global,
             Space::Shared => Class::Shared,
             Space::Local => Class::Local,
-            Space::Generic => Class::Generic,
+            Space::Generic | Space::Const => Class::Generic,
         },
         Kind::Ldc { .. } => Class::Const,
         Kind::Bar { .. }

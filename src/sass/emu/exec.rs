@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use crate::emu::error::{EmuError, EmuResult, Where};
 use crate::emu::exec::Limits;
 use crate::emu::float::{self, Rnd, F16, F32};
-use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
+use crate::emu::memory::{GlobalMem, CONST_BASE, LOCAL_BASE, SHARED_BASE};
 
 use super::alu;
 use super::decode::{self, AtomOp, AtomTy, Class, Kind, Shfl, Space, Width};
@@ -1170,12 +1170,16 @@ impl<'a> Machine<'a> {
                     (Space::Shared, addr - SHARED_BASE)
                 } else if (LOCAL_BASE..LOCAL_BASE + (1 << 32)).contains(&addr) {
                     (Space::Local, addr - LOCAL_BASE)
+                } else if (CONST_BASE..CONST_BASE + (1 << 32)).contains(&addr) {
+                    // A `__constant__` variable's generic address (module_globals::const_address).
+                    (Space::Const, addr - CONST_BASE)
                 } else {
                     (Space::Global, addr)
                 }
             }
             Space::Shared | Space::Local => (space, addr & 0xffff_ffff),
             Space::Global => (Space::Global, addr),
+            Space::Const => (Space::Const, addr),
         };
         let (peer, a) = match sp {
             Space::Shared => self.cluster_shared(a, peer_ok)?,
@@ -1192,7 +1196,7 @@ impl<'a> Machine<'a> {
             Space::Local => self.local_size as u64,
             _ => u64::MAX,
         };
-        if sp != Space::Global && a + u64::from(bytes) > len {
+        if !matches!(sp, Space::Global | Space::Const) && a + u64::from(bytes) > len {
             return Err(format!(
                 "out-of-bounds {} access of {bytes} bytes at {a:#x} (the area is {len} bytes)",
                 space_name(sp)
@@ -1228,8 +1232,42 @@ impl<'a> Machine<'a> {
                 let base = l * self.local_size + a as usize;
                 Ok(&mut w.local[base..base + n as usize])
             }
+            (Space::Const, _) => {
+                let (bank, off) = ((a >> 16) as u8, (a & 0xffff) as usize);
+                let d = self
+                    .cbanks
+                    .get_mut(&bank)
+                    .ok_or_else(|| format!("generic address {a:#x} of constant bank {bank}, which the kernel does not have"))?;
+                let len = d.len();
+                d.get_mut(off..off + n as usize).ok_or_else(|| {
+                    format!(
+                        "out-of-bounds access of {n} bytes at c[{bank:#x}][{off:#x}] through a \
+                         generic address (the bank is {len} bytes)"
+                    )
+                })
+            }
             (Space::Generic, _) => Err("unresolved generic address".into()),
         }
+    }
+
+    /// [`Machine::bytes_of`] for a store or an atomic: constant memory is read-only.
+    #[allow(clippy::too_many_arguments)]
+    fn writable_bytes_of<'m>(
+        &'m mut self,
+        w: &'m mut Warp,
+        l: usize,
+        at: (Space, Option<u32>, u64),
+        n: u32,
+        shared: &'m mut [u8],
+    ) -> Result<&'m mut [u8], String> {
+        if at.0 == Space::Const {
+            return Err(format!(
+                "write of {n} bytes to constant memory (c[{:#x}][{:#x}]) through a generic address",
+                at.2 >> 16,
+                at.2 & 0xffff
+            ));
+        }
+        self.bytes_of(w, l, at, n, shared)
     }
 
     fn ld(
@@ -1324,7 +1362,7 @@ impl<'a> Machine<'a> {
                     buf[..4].copy_from_slice(&v.to_le_bytes());
                 }
             }
-            self.bytes_of(w, l, at, wd.bytes, shared)
+            self.writable_bytes_of(w, l, at, wd.bytes, shared)
                 .map_err(|m| Stop::Fault(m, Some(l)))?
                 .copy_from_slice(&buf[..n]);
         }
@@ -1405,7 +1443,7 @@ impl<'a> Machine<'a> {
                 _ => 0,
             };
             let cell = self
-                .bytes_of(w, l, at, bytes, shared)
+                .writable_bytes_of(w, l, at, bytes, shared)
                 .map_err(|m| Stop::Fault(m, Some(l)))?;
             let mut old = 0u64;
             for (j, byte) in cell.iter().enumerate() {
@@ -1709,6 +1747,7 @@ fn space_name(s: Space) -> &'static str {
         Space::Shared => "shared",
         Space::Local => "local",
         Space::Generic => "generic",
+        Space::Const => "constant",
     }
 }
 

@@ -7,7 +7,9 @@
 //! `c[0x0][0xc..0x18]` = `nctaid.xyz`, `c[0x0][0x18]` (64-bit, read on sm_80–89) = the generic
 //! base of the shared window, `c[0x0][0x20]` (64-bit) = the generic base of the local
 //! window, `c[0x0][0x28]` = the initial stack pointer (the local stack size), `c[0x0][0x2c]` = the
-//! dynamic shared-memory size of the launch (`%dynamic_smem_size`), and the parameters
+//! dynamic shared-memory size of the launch (`%dynamic_smem_size`), `c[0x0][0x50]` (sm_80–89) /
+//! `c[0x0][0xd0]` (sm_90) = the generic address of constant bank 3's first byte (what
+//! `cvta.const` adds to a `__constant__` variable's offset; read off ptxas 12.9), and the parameters
 //! at the offset `EIATTR_PARAM_CBANK` gives (0x160 on sm_80/86/89, 0x210 on sm_90 in practice),
 //! each at its `EIATTR_KPARAM_INFO` offset. A spec's `globals` fill the `__constant__` variables
 //! they name, in the bank and at the offset the cubin's symbols give.
@@ -16,13 +18,15 @@ use crate::emu::cluster::ClusterShape;
 use crate::emu::error::{EmuError, EmuResult};
 use crate::emu::launch::ElemType;
 use crate::emu::launch::{
-    buffer_argument, buffer_bytes, grid_and_block, launch_cluster, module_var_inits,
-    output_buffers, scalar_bytes, tensor_map_argument, ArgSpec, LaunchSpec, OutBuffer,
+    buffer_argument, buffer_bytes, grid_and_block, launch_cluster, module_var_buffers,
+    module_var_inits, output_buffers, scalar_bytes, tensor_map_argument, ArgSpec, LaunchSpec,
+    OutBuffer,
 };
 use crate::emu::memory::{GlobalMem, LOCAL_BASE, SHARED_BASE};
 use crate::emu::RunOptions;
 
 use super::exec::{Machine, Shape};
+use super::module_globals::{const_address, USER_CONST_BANK};
 use super::program::{Kernel, SassProgram};
 use super::stats::SassStats;
 
@@ -70,12 +74,23 @@ fn run_selected(
         None => m.run()?,
     }
     let elapsed = t0.elapsed();
-    let buffers = output_buffers(outs, &m.global);
+    let buffers = outputs(prog, outs, &m.global);
     Ok(SassRunOutput {
         buffers,
         stats: m.stats,
         elapsed,
     })
+}
+
+/// The buffer arguments, then the module's `.global` variables, after a run (the PTX emulator's
+/// outputs, in its order).
+pub(crate) fn outputs(prog: &SassProgram, outs: Outputs, global: &GlobalMem) -> Vec<OutBuffer> {
+    let mut buffers = output_buffers(outs, global);
+    buffers.extend(module_var_buffers(
+        prog.globals.vars.iter().map(|v| (v.name.as_str(), v.alloc)),
+        global,
+    ));
+    buffers
 }
 
 /// The machine for `spec` on the kernel of `prog` it names — global memory laid out and
@@ -109,8 +124,18 @@ pub(crate) fn prepare<'a>(
             limit / 1024
         )));
     }
+    if let Some(why) = prog.globals.unresolved.first() {
+        return Err(EmuError::Program(format!(
+            "the cubin's module variables: {why}{}",
+            match prog.globals.unresolved.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            }
+        )));
+    }
     let mut cbanks = k.cbanks.clone();
-    write_module_constants(prog, spec, &mut cbanks)?;
+    let mut global = prog.globals.mem.clone();
+    write_module_vars(prog, spec, &mut cbanks, &mut global)?;
     if spec.args.len() != k.params.len() {
         return Err(EmuError::Spec(format!(
             "kernel `{}` has {} parameters, the spec gives {} arguments",
@@ -119,7 +144,6 @@ pub(crate) fn prepare<'a>(
             spec.args.len()
         )));
     }
-    let mut global = GlobalMem::default();
     let mut c0 = k.cbanks.get(&0).cloned().unwrap_or_default();
     let need = (k.param_base
         + k.param_size.max(
@@ -139,6 +163,17 @@ pub(crate) fn prepare<'a>(
     // `SR_SWINHI`); both give the PTX emulator's shared window.
     put_bytes(&mut c0, 0x18, &SHARED_BASE.to_le_bytes());
     put_bytes(&mut c0, 0x20, &LOCAL_BASE.to_le_bytes());
+    // `cvta.const`: the generic base of the `__constant__` bank, which the emulator maps at
+    // `module_globals::const_address` (writes through it are refused).
+    let const_slot = if prog.sm >= 90 { 0xd0 } else { 0x50 };
+    if c0.len() < const_slot + 8 {
+        c0.resize(const_slot + 8, 0);
+    }
+    put_bytes(
+        &mut c0,
+        const_slot,
+        &const_address(USER_CONST_BANK, 0).to_le_bytes(),
+    );
     put_bytes(&mut c0, 0x28, &(k.local_size as u32).to_le_bytes());
     // `%dynamic_smem_size` (ptxas reads it from c[0x0][0x2c]).
     put_bytes(&mut c0, 0x2c, &(spec.dynamic_smem as u32).to_le_bytes());
@@ -309,14 +344,15 @@ fn param_window(sm: u32, param_base: u32, c0: &mut [u8], global: &mut GlobalMem)
     }
 }
 
-/// Writes the spec's `globals` into the constant banks of the `__constant__` variables they
-/// name, with the PTX emulator's bytes ([`module_var_inits`]), so a `.ptx` and its cubin read the
-/// same tables. A module variable outside the constant banks (`.nv.global`: its address reaches
-/// the code through relocations) is refused, not guessed at.
-fn write_module_constants(
+/// Writes the spec's `globals` into the variables they name, with the PTX emulator's bytes
+/// ([`module_var_inits`]), so a `.ptx` and its cubin read the same tables: a `__constant__`
+/// variable in its constant bank, a `__device__` one in its allocation
+/// ([`super::module_globals`]).
+fn write_module_vars(
     prog: &SassProgram,
     spec: &LaunchSpec,
     cbanks: &mut std::collections::HashMap<u8, Vec<u8>>,
+    global: &mut GlobalMem,
 ) -> EmuResult<()> {
     for init in module_var_inits(spec)? {
         let what = &init.what;
@@ -330,10 +366,16 @@ fn write_module_constants(
                 ))
             })?;
         let Some(bank) = var.bank else {
-            return Err(EmuError::Spec(format!(
-                "{what}: a module variable outside the constant banks (`.global`) is not \
-                 supported in cubins yet (its address comes from relocations)"
-            )));
+            let Some(g) = prog.globals.vars.iter().find(|g| g.name == init.name) else {
+                return Err(EmuError::Spec(format!(
+                    "{what}: the cubin's variable of that name is neither `__constant__` nor \
+                     `.global`"
+                )));
+            };
+            let data = &mut global.allocs[g.alloc as usize].data;
+            init.fits(data.len() as u64)?;
+            data[..init.bytes.len()].copy_from_slice(&init.bytes);
+            continue;
         };
         init.fits(var.size)?;
         let data = cbanks.entry(bank).or_default();

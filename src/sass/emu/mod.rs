@@ -16,6 +16,8 @@
 //!   (`int`, `logic`, `compare`, `float`).
 //! - [`stats`]: instructions by class, accesses, sector transactions, bank conflicts.
 //! - [`launch`]: the PTX emulator's JSON launch spec applied to a cubin.
+//! - [`module_globals`]: the module's `__device__` variables placed in global memory and the
+//!   relocations that give code and data their addresses (as the driver's loader does).
 //! - [`equiv`]: comparing any mix of `.ptx` and `.cubin` runs byte for byte.
 //! - [`timing`]: the cycle-level timing mode (one SM's CTAs on a model of its warp schedulers,
 //!   pipes and memory system), the performance predictor's strongest source.
@@ -29,6 +31,7 @@ pub mod decode;
 pub mod equiv;
 pub mod exec;
 pub mod launch;
+pub mod module_globals;
 pub mod operand;
 pub mod program;
 pub mod stats;

@@ -3,7 +3,8 @@
 //! records (`PARAM_CBANK`, `KPARAM_INFO`), its constant banks (`.nv.constantN[.<k>]` sections),
 //! its static shared-memory size and its local-memory stack size (`FRAME_SIZE`,
 //! `MAX_STACK_SIZE`); and the module's variables (data symbols: a `__constant__` one's bank and
-//! offset, which a launch spec's `globals` fill).
+//! offset, which a launch spec's `globals` fill; `__device__` ones placed and relocated by
+//! [`super::module_globals`], their immediates substituted into the instructions they patch).
 //!
 //! RegDem §3 (the emulator is the oracle for a binary rewrite); `sass-and-cubin-format.md` §8
 //! (EIATTR records) and §7 (nvdisasm).
@@ -20,6 +21,7 @@ use crate::sass::elf::Cubin;
 use crate::sass::isa::word::Control;
 use crate::sass::nvdisasm;
 
+use super::module_globals::{is_data, substitute_word, CodeValue, ModuleGlobals};
 use super::operand::{self, Opnd, Parsed};
 use super::SassEmuError;
 
@@ -99,6 +101,8 @@ pub struct SassProgram {
     pub kernels: Vec<Kernel>,
     /// Module-scope variables (launch specs' `globals` name them).
     pub vars: Vec<ModuleVar>,
+    /// The module's `.global` variables placed in global memory, relocations applied.
+    pub globals: ModuleGlobals,
 }
 
 impl SassProgram {
@@ -113,6 +117,7 @@ impl SassProgram {
             )));
         }
         let listing = nvdisasm::list_bytes(bytes, false).map_err(SassEmuError::Nvdisasm)?;
+        let globals = ModuleGlobals::load(&cubin)?;
         let global_info = cubin
             .section(".nv.info")
             .and_then(|s| NvInfo::parse_global(&s.data).ok());
@@ -190,6 +195,14 @@ impl SassProgram {
                 d.resize((s.header.sh_size as usize).min(0x10000), 0);
                 cbanks.insert(bank, d);
             }
+            for p in &globals.bank_patches {
+                if let Some(d) = cbanks.get_mut(&p.bank) {
+                    let end = (p.offset + p.bytes.len()).min(d.len());
+                    if p.offset < end {
+                        d[p.offset..end].copy_from_slice(&p.bytes[..end - p.offset]);
+                    }
+                }
+            }
             let text = &cubin.sections[f.text].data;
             let control_at = |off: u64| {
                 let b = text.get(off as usize..off as usize + 16)?;
@@ -204,7 +217,24 @@ impl SassProgram {
                         f.name, li.offset
                     )));
                 }
-                let parsed = operand::parse(&li.text, &lf.labels);
+                let (text, parsed) = match globals.code.get(&(f.text, li.offset)) {
+                    None => (li.text.clone(), operand::parse(&li.text, &lf.labels)),
+                    Some(CodeValue::Word { high, value }) => {
+                        match substitute_word(&li.text, *high, *value) {
+                            Some(t) => {
+                                let p = operand::parse(&t, &lf.labels);
+                                (t, p)
+                            }
+                            None => (
+                                li.text.clone(),
+                                Err("a relocation names this instruction, but its text has no \
+                                     32@lo/32@hi operand"
+                                    .to_string()),
+                            ),
+                        }
+                    }
+                    Some(CodeValue::Unresolved(why)) => (li.text.clone(), Err(why.clone())),
+                };
                 if let Ok(p) = &parsed {
                     for o in &p.ops {
                         let n = match o {
@@ -217,7 +247,7 @@ impl SassProgram {
                 }
                 code.push(Inst {
                     pc: li.offset,
-                    text: li.text.clone(),
+                    text,
                     parsed,
                     control: control_at(li.offset).unwrap_or(Control::NONE),
                 });
@@ -239,7 +269,12 @@ impl SassProgram {
             });
         }
         let vars = module_vars(&cubin);
-        Ok(SassProgram { sm, kernels, vars })
+        Ok(SassProgram {
+            sm,
+            kernels,
+            vars,
+            globals,
+        })
     }
 
     /// The kernel called `name`.
@@ -248,16 +283,15 @@ impl SassProgram {
     }
 }
 
-/// The cubin's data symbols (`STT_OBJECT`) with their section: a module-level
+/// The cubin's data symbols ([`is_data`]) with their section: a module-level
 /// `.nv.constant<N>` (no kernel suffix) gives the bank.
 fn module_vars(cubin: &Cubin) -> Vec<ModuleVar> {
-    const STT_OBJECT: u8 = 1;
     let Ok(symbols) = cubin.symbols() else {
         return Vec::new();
     };
     symbols
         .iter()
-        .filter(|sym| sym.kind() == STT_OBJECT && !sym.name.is_empty())
+        .filter(|sym| is_data(sym))
         .filter_map(|sym| {
             let section = cubin.sections.get(usize::from(sym.st_shndx))?;
             let bank = section

@@ -59,7 +59,7 @@ impl SassStats {
             Space::Global => &mut self.global,
             Space::Shared => &mut self.shared,
             Space::Local => &mut self.local,
-            Space::Generic => &mut self.generic,
+            Space::Generic | Space::Const => &mut self.generic,
         };
         s.requests += 1;
         s.accesses += n;

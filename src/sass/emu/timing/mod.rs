@@ -20,9 +20,9 @@ pub mod sm;
 use serde::Serialize;
 
 use crate::emu::error::{EmuError, EmuResult};
-use crate::emu::launch::{output_buffers, LaunchSpec, OutBuffer, RunOptions};
+use crate::emu::launch::{LaunchSpec, OutBuffer, RunOptions};
 
-use super::launch::prepare;
+use super::launch::{outputs, prepare};
 use super::program::SassProgram;
 use memory::MemoryCounters;
 
@@ -235,7 +235,7 @@ pub fn run_timed(
             "the timing mode needs at least one CTA".into(),
         ));
     }
-    let (mut machine, outputs) = prepare(prog, spec, opts)?;
+    let (mut machine, outputs_of_run) = prepare(prog, spec, opts)?;
     if machine.cluster_ctas() > 1 {
         return Err(EmuError::Limit {
             at: None,
@@ -252,7 +252,7 @@ pub fn run_timed(
         .l1_smem_bytes
         .saturating_sub(u64::from(load.resident) * load.smem_per_cta);
     let run = sm::Sm::new(&mut machine, kernel, *params, l1).run(load)?;
-    Ok((run, output_buffers(outputs, &machine.global)))
+    Ok((run, outputs(prog, outputs_of_run, &machine.global)))
 }
 
 #[cfg(test)]
