@@ -772,6 +772,65 @@ fn device_variables_reach_the_code_through_relocations_on_both_emulators() {
     }
 }
 
+/// An address the loader cannot give — `vprintf`'s, which ptxas puts in constant bank 4 next to
+/// the variables' — is refused when a kernel reads it, not for the whole module: the kernel
+/// beside the `printf` one runs.
+#[test]
+fn an_unresolvable_address_stops_only_the_kernel_that_reads_it() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let ptx = &sm90_ptx(
+        r#".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a, .param .b64 b);
+.global .align 1 .b8 fmt[4] = {104, 105, 10, 0};
+.global .align 4 .u32 hits;
+.visible .entry talk(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	mov.u64 %rd1, fmt;
+	cvta.global.u64 %rd2, %rd1;
+	mov.u64 %rd3, 0;
+	{
+	.param .b64 p0;
+	st.param.b64 [p0], %rd2;
+	.param .b64 p1;
+	st.param.b64 [p1], %rd3;
+	.param .b32 rv;
+	call.uni (rv), vprintf, (p0, p1);
+	}
+	ret;
+}
+.visible .entry count(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	atom.global.add.u32 %r1, [hits], 1;
+	ld.global.u8 %r2, [fmt+1];
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+"#,
+    );
+    let (dir, p, c) = assemble(&ptxas, ptx, "sass-vprintf", "two", &[]);
+    let spec = |k: &str| -> LaunchSpec {
+        serde_json::from_str(&format!(
+            r#"{{"kernel":"{k}","grid":[1],"block":[32],
+                "args":[{{"buffer":{{"type":"u32","len":1,"init":"zero"}}}}]}}"#
+        ))
+        .unwrap()
+    };
+    assert_emulators_agree(&p, &c, &spec("count"), 1, "the kernel without printf");
+    let got = cubin_run(&c, &spec("count")).unwrap();
+    assert_eq!(u32_words(&got.buffers[0]), [105]);
+    let why = cubin_run(&c, &spec("talk"))
+        .expect_err("vprintf's address")
+        .to_string();
+    assert!(why.contains("vprintf"), "{why}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `cvta.const`: a generic pointer to a `__constant__` table (what clang emits at -O0). ptxas
 /// adds the bank's generic base from constant bank 0 (`c[0x0][0x50]` on sm_80, `c[0x0][0xd0]` on
 /// sm_90); the SASS emulator reads the bank through it, as the PTX emulator reads the table, and

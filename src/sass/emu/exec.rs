@@ -39,6 +39,8 @@ use crate::emu::exec::Limits;
 use crate::emu::float::{self, Rnd, F16, F32};
 use crate::emu::memory::{GlobalMem, CONST_BASE, LOCAL_BASE, SHARED_BASE};
 
+use super::module_globals::UnresolvedSlot;
+
 use super::alu;
 use super::decode::{self, AtomOp, AtomTy, Class, Kind, Shfl, Space, Width};
 use super::operand::{Addr, Opnd, Sel, Special, PT, RZ, URZ};
@@ -175,6 +177,8 @@ pub struct Machine<'a> {
     /// Global memory.
     pub global: GlobalMem,
     cbanks: HashMap<u8, Vec<u8>>,
+    /// Constant-bank bytes holding an address the loader could not give (a read is refused).
+    unresolved_slots: Vec<UnresolvedSlot>,
     shape: Shape,
     limits: Limits,
     /// Counters.
@@ -262,6 +266,7 @@ impl<'a> Machine<'a> {
             code,
             global,
             cbanks,
+            unresolved_slots: Vec::new(),
             shape,
             limits,
             stats: SassStats::default(),
@@ -607,7 +612,29 @@ impl<'a> Machine<'a> {
 
     // ---- operands ----
 
+    /// Refuses reads of `slots` (constant-bank bytes whose relocation the loader could not
+    /// resolve).
+    pub fn refuse_constant_slots(&mut self, slots: &[UnresolvedSlot]) {
+        self.unresolved_slots = slots.to_vec();
+    }
+
+    /// The reason a read of `bytes` bytes at `c[bank][off]` is refused, if it is.
+    fn unresolved_at(&self, bank: u8, off: usize, bytes: usize) -> Option<String> {
+        self.unresolved_slots
+            .iter()
+            .find(|s| s.overlaps(bank, off, bytes))
+            .map(|s| {
+                format!(
+                    "c[{bank:#x}][{off:#x}] holds no address the emulator can give: {}",
+                    s.why
+                )
+            })
+    }
+
     fn cload(&self, bank: u8, off: i64, bytes: usize) -> R<u64> {
+        if let Some(why) = self.unresolved_at(bank, off.max(0) as usize, bytes) {
+            return Err(why);
+        }
         let b = self
             .cbanks
             .get(&bank)
@@ -1234,6 +1261,9 @@ impl<'a> Machine<'a> {
             }
             (Space::Const, _) => {
                 let (bank, off) = ((a >> 16) as u8, (a & 0xffff) as usize);
+                if let Some(why) = self.unresolved_at(bank, off, n as usize) {
+                    return Err(why);
+                }
                 let d = self
                     .cbanks
                     .get_mut(&bank)

@@ -244,7 +244,7 @@ pub(crate) fn prepare<'a>(
         &opts.file
     };
     cbanks.insert(0, c0);
-    let m = Machine::new(
+    let mut m = Machine::new(
         k,
         global,
         cbanks,
@@ -257,6 +257,7 @@ pub(crate) fn prepare<'a>(
         limits,
         file,
     );
+    m.refuse_constant_slots(&prog.globals.unresolved_slots);
     Ok((m, outs))
 }
 

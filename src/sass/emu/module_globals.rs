@@ -15,9 +15,10 @@
 //! the emulator's constant window ([`const_address`]), the window `cvta.const` reaches too.
 //!
 //! A REL entry's addend is the value already in place; a RELA entry carries it. Relocations
-//! against anything else (functions, textures, an undefined symbol) are not guessed at: a data
-//! relocation the loader cannot resolve makes every launch of the module fail with its reason,
-//! and a code relocation leaves its instruction refused with the reason when it executes.
+//! against anything else (functions, textures, an undefined symbol) are not guessed at: a
+//! constant-bank slot the loader cannot resolve is refused with its reason when it is read, one
+//! in `.nv.global.init` makes every launch of the module fail, and a code relocation leaves its
+//! instruction refused with the reason when it executes.
 //!
 //! The variables are allocated in symbol-table order, one allocation each — the PTX emulator
 //! allocates a module's `.global` variables the same way in declaration order, which is the
@@ -76,6 +77,28 @@ pub struct BankPatch {
     pub bytes: Vec<u8>,
 }
 
+/// Bytes of a module constant bank whose relocation the loader could not resolve: a read of them
+/// is refused with `why` (a `printf` kernel's `c[0x4]` slot holding `vprintf`'s address must not
+/// stop the other kernels of its module).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnresolvedSlot {
+    /// The bank.
+    pub bank: u8,
+    /// The first byte.
+    pub offset: usize,
+    /// How many bytes.
+    pub len: usize,
+    /// Why the address is not given.
+    pub why: String,
+}
+
+impl UnresolvedSlot {
+    /// Whether `[offset, offset + len)` of `bank` overlaps the slot.
+    pub fn overlaps(&self, bank: u8, offset: usize, len: usize) -> bool {
+        bank == self.bank && offset < self.offset + self.len && self.offset < offset + len
+    }
+}
+
 /// A code relocation's outcome for one instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CodeValue {
@@ -101,8 +124,11 @@ pub struct ModuleGlobals {
     pub bank_patches: Vec<BankPatch>,
     /// Code relocations: (text section index, instruction offset) → value.
     pub code: HashMap<(usize, u64), CodeValue>,
-    /// Data relocations that could not be resolved, each with why (a launch refuses them).
+    /// Relocations into `.nv.global.init` that could not be resolved, each with why (a launch
+    /// refuses them: the variable's bytes would be wrong).
     pub unresolved: Vec<String>,
+    /// Constant-bank bytes whose relocation could not be resolved (a read refuses them).
+    pub unresolved_slots: Vec<UnresolvedSlot>,
     /// Module constant sections: section index → bank.
     const_sections: HashMap<usize, u8>,
 }
@@ -227,7 +253,8 @@ impl ModuleGlobals {
         }
     }
 
-    /// A data relocation into module constant bank `bank` (section bytes `data`).
+    /// A data relocation into module constant bank `bank` (section bytes `data`): the address
+    /// patched into the bank, or the slot refused when it cannot be given.
     fn relocate_bank(&mut self, symbols: &[Symbol], bank: u8, data: &[u8], r: &Relocation) {
         let what = |why: &str| {
             format!(
@@ -235,16 +262,23 @@ impl ModuleGlobals {
                 r.r_type, r.r_offset
             )
         };
+        let at = r.r_offset as usize;
+        let slot = |len: u64, why: String| UnresolvedSlot {
+            bank,
+            offset: at,
+            len: len as usize,
+            why,
+        };
         let Some(width) = data_width(r.r_type) else {
-            self.unresolved
-                .push(what("not a type the emulator applies"));
+            // The width is not known either: the slot's first word, at least.
+            let s = slot(8, what("not a type the emulator applies"));
+            self.unresolved_slots.push(s);
             return;
         };
         if r.r_offset + width > 0x10000 {
             self.unresolved.push(what("outside the 64 KiB bank"));
             return;
         }
-        let at = r.r_offset as usize;
         let addend = r.addend.unwrap_or_else(|| in_place(data, at, width));
         match self.address(symbols, r.sym, addend) {
             Ok(a) => self.bank_patches.push(BankPatch {
@@ -252,7 +286,10 @@ impl ModuleGlobals {
                 offset: at,
                 bytes: a.to_le_bytes()[..width as usize].to_vec(),
             }),
-            Err(why) => self.unresolved.push(what(&why)),
+            Err(why) => {
+                let s = slot(width, what(&why));
+                self.unresolved_slots.push(s);
+            }
         }
     }
 
