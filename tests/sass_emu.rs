@@ -831,6 +831,166 @@ fn an_unresolvable_address_stops_only_the_kernel_that_reads_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `isspacep` (and ptxas's test before a generic atomic): `QSPC.E.{G,S,L}` on generic addresses
+/// of a global buffer, a shared variable and a local one, sm_80 and sm_90, each answer checked
+/// and equal to the PTX emulator's.
+#[test]
+fn address_space_queries_agree_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let kernel = |arch: &str| {
+        format!(
+            r#".version 8.0
+.target {arch}
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+	.shared .align 4 .u32 sh[32];
+	.local .align 4 .u32 lo[4];
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<16>;
+	.reg .pred %p<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u64 %rd2, sh;
+	cvta.shared.u64 %rd2, %rd2;
+	mov.u64 %rd3, lo;
+	cvta.local.u64 %rd3, %rd3;
+	st.u32 [%rd3], %r1;
+	setp.eq.u32 %p1, %r1, 0;
+	setp.eq.u32 %p2, %r1, 1;
+	selp.b64 %rd4, %rd2, %rd1, %p1;
+	selp.b64 %rd4, %rd3, %rd4, %p2;
+	isspacep.global %p1, %rd4;
+	isspacep.shared %p2, %rd4;
+	isspacep.local %p3, %rd4;
+	selp.u32 %r2, 1, 0, %p1;
+	selp.u32 %r3, 2, 0, %p2;
+	selp.u32 %r4, 4, 0, %p3;
+	or.b32 %r2, %r2, %r3;
+	or.b32 %r2, %r2, %r4;
+	mul.wide.u32 %rd5, %r1, 4;
+	add.u64 %rd6, %rd1, %rd5;
+	st.global.u32 [%rd6], %r2;
+	ret;
+}}
+"#
+        )
+    };
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"k","grid":[1],"block":[4],
+            "args":[{"buffer":{"type":"u32","len":4,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    for arch in ["sm_80", "sm_90"] {
+        let tag = format!("sass-qspc-{arch}");
+        let (dir, p, c) = assemble_for(arch, &ptxas, &kernel(arch), &tag, "k", &[]);
+        let listing = std::process::Command::new(tools::find(Tool::Nvdisasm).unwrap())
+            .arg("-c")
+            .arg(&c)
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&listing.stdout).contains("QSPC"),
+            "{arch}"
+        );
+        assert_emulators_agree(&p, &c, &spec, 1, arch);
+        // Lane 0: shared, lane 1: local, lanes 2-3: global.
+        assert_eq!(
+            u32_words(&cubin_run(&c, &spec).unwrap().buffers[0]),
+            [2, 4, 1, 1]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// A generic float atomic: ptxas emits `ATOM.E.ADD.F32… P0, RZ, [R.64], R` followed by `@P0
+/// EXIT` and software paths for shared and local addresses (a `QSPC` test, then a CAS loop or a
+/// load–add–store). The predicate says the atomic was performed; the emulator never set it, so
+/// the fallback added a second time (and a CAS loop on it never ended). Global, shared and
+/// local addresses, and a 64-bit generic CAS, on sm_80 and sm_90, equal to the PTX emulator.
+#[test]
+fn generic_float_atomics_are_performed_once_on_both_emulators() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let kernel = |arch: &str| {
+        format!(
+            r#".version 8.0
+.target {arch}
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 sel)
+{{
+	.shared .align 4 .f32 acc;
+	.local .align 8 .b8 lo[8];
+	.reg .b32 %r<16>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<16>;
+	.reg .pred %p<4>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd9, [sel];
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 st.shared.f32 [acc], 0f00000000;
+	bar.sync 0;
+	mov.u64 %rd2, acc;
+	cvta.shared.u64 %rd2, %rd2;
+	mov.u64 %rd3, lo;
+	cvta.local.u64 %rd3, %rd3;
+	st.local.f32 [lo], 0f40000000;
+	ld.global.u32 %r2, [%rd9];
+	setp.eq.u32 %p2, %r2, 0;
+	selp.b64 %rd4, %rd2, %rd1, %p2;
+	setp.eq.u32 %p3, %r2, 2;
+	selp.b64 %rd4, %rd3, %rd4, %p3;
+	cvt.rn.f32.u32 %f1, %r1;
+	atom.add.f32 %f2, [%rd4], %f1;
+	bar.sync 0;
+	ld.shared.f32 %f3, [acc];
+	ld.local.f32 %f4, [lo];
+	add.f32 %f3, %f3, %f4;
+	mov.b64 %rd10, 7;
+	atom.cas.b64 %rd11, [%rd1+8], 0, %rd10;
+	@%p1 st.global.f32 [%rd1+4], %f3;
+	ret;
+}}
+"#
+        )
+    };
+    for arch in ["sm_80", "sm_90"] {
+        let tag = format!("sass-generic-atomics-{arch}");
+        let (dir, p, c) = assemble_for(arch, &ptxas, &kernel(arch), &tag, "k", &[]);
+        let listing = std::process::Command::new(tools::find(Tool::Nvdisasm).unwrap())
+            .arg("-c")
+            .arg(&c)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&listing.stdout);
+        assert!(
+            text.contains("ATOM.E.ADD.F32") && text.contains("P0, RZ"),
+            "{arch}"
+        );
+        // sel 0: the shared variable; 1: the global word; 2: the thread's local word.
+        // Word 1 is lane 0's shared value plus its local word (2.0 plus its own add of 0.0).
+        for (sel, want) in [(0u32, [0.0f32, 498.0]), (1, [496.0, 2.0]), (2, [0.0, 2.0])] {
+            let spec: LaunchSpec = serde_json::from_str(&format!(
+                r#"{{"kernel":"k","grid":[1],"block":[32],
+                    "args":[{{"buffer":{{"type":"u32","len":4,"init":"zero"}}}},
+                            {{"buffer":{{"type":"u32","len":1,"init":[{sel}]}}}}]}}"#
+            ))
+            .unwrap();
+            let what = format!("{arch} sel {sel}");
+            assert_emulators_agree(&p, &c, &spec, 1, &what);
+            let words = u32_words(&cubin_run(&c, &spec).unwrap().buffers[0]);
+            let got = [f32::from_bits(words[0]), f32::from_bits(words[1])];
+            assert_eq!(got, want, "{what}: the global word, shared + local");
+            assert_eq!(words[2], 7, "{what}: the CAS stored once");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// `cvta.const`: a generic pointer to a `__constant__` table (what clang emits at -O0). ptxas
 /// adds the bank's generic base from constant bank 0 (`c[0x0][0x50]` on sm_80, `c[0x0][0xd0]` on
 /// sm_90); the SASS emulator reads the bank through it, as the PTX emulator reads the table, and

@@ -408,6 +408,9 @@ pub enum Kind {
     P2r,
     /// `R2P`
     R2p,
+    /// `QSPC.E.{G,S,L} Pd, RZ, [addr]`: whether a generic address lies in the global, shared or
+    /// local window (`isspacep`, and ptxas's space test before a generic atomic).
+    Qspc(Space),
     /// Loads.
     Ld {
         /// Space.
@@ -1233,6 +1236,25 @@ fn decode_memory(p: &Parsed) -> Decoded {
                 w: width(p),
             }
         }
+        "QSPC" => {
+            let space = match (p.has("G"), p.has("S"), p.has("L")) {
+                (true, false, false) => Space::Global,
+                (false, true, false) => Space::Shared,
+                (false, false, true) => Space::Local,
+                _ => return Err(format!("QSPC modifiers {:?}", p.mods)),
+            };
+            // The register destination's meaning is not known: only RZ is accepted.
+            match (p.ops.first(), p.ops.get(1), p.ops.get(2)) {
+                (Some(Opnd::P { .. }), Some(Opnd::R { n: RZ, .. }), Some(Opnd::Mem(_)))
+                    if p.mods
+                        .iter()
+                        .all(|x| matches!(x.as_str(), "E" | "G" | "S" | "L")) =>
+                {
+                    Kind::Qspc(space)
+                }
+                _ => return Err("QSPC with a register destination or other operands".into()),
+            }
+        }
         "ATOMG" | "ATOM" | "ATOMS" | "RED" | "REDG" => {
             let mut op = None;
             let mut ty = AtomTy::U32;
@@ -1802,6 +1824,6 @@ pub fn class_of(k: &Kind, op: &str) -> Class {
         Kind::ClusterArrive | Kind::ClusterWait => Class::Control,
         Kind::Tma { .. } | Kind::BulkCopy { .. } => Class::Global,
         Kind::Elect => Class::Warp,
-        Kind::Nop | Kind::Unsupported(_) => Class::Misc,
+        Kind::Nop | Kind::Qspc(_) | Kind::Unsupported(_) => Class::Misc,
     }
 }

@@ -515,6 +515,10 @@ impl<'a> Machine<'a> {
             | Kind::Warpsync
             | Kind::Bar { .. }
             | Kind::B2r => self.exec_convergence(i, w, act, exec)?,
+            Kind::Qspc(want) => {
+                self.qspc(i, w, exec, *want)?;
+                advance(w, act);
+            }
             Kind::Ld { space, w: wd } => {
                 let fast = *space == Space::Shared
                     && self.lds_fast(i, w, exec, wd.bytes, shared).is_some();
@@ -1300,6 +1304,28 @@ impl<'a> Machine<'a> {
         self.bytes_of(w, l, at, n, shared)
     }
 
+    /// `QSPC`: per lane, whether the generic address lies in space `want`'s window (global:
+    /// neither the shared nor the local window; the constant window counts as global, as it
+    /// lies in global memory on the hardware, and ptxas's code compares with its base itself).
+    fn qspc(&mut self, i: &DInst, w: &mut Warp, exec: u32, want: Space) -> Result<(), Stop> {
+        let (Some(d), Some(Opnd::Mem(a))) = (i.ops.first(), i.ops.get(2)) else {
+            return Err(Stop::Msg("QSPC operands".into(), None));
+        };
+        for l in lanes(exec) {
+            let addr = self.addr(w, l, a, Space::Generic);
+            let space = if (SHARED_BASE..SHARED_BASE + (1 << 32)).contains(&addr) {
+                Space::Shared
+            } else if (LOCAL_BASE..LOCAL_BASE + (1 << 32)).contains(&addr) {
+                Space::Local
+            } else {
+                Space::Global
+            };
+            self.wp(w, l, d, space == want)
+                .map_err(|m| Stop::Msg(m, Some(l)))?;
+        }
+        Ok(())
+    }
+
     fn ld(
         &mut self,
         i: &DInst,
@@ -1417,9 +1443,17 @@ impl<'a> Machine<'a> {
         // (each executing lane adds 1: the warp-aggregated increment).
         let o = &i.ops;
         let mut k = 0;
-        if matches!(o.first(), Some(Opnd::P { .. })) {
-            k = 1;
-        }
+        // `ATOM … Pout, …` (a generic float atomic ptxas follows with `@Pout EXIT` and, where
+        // Pout is false, software paths for shared and local addresses): Pout says the atomic
+        // was performed. This emulator performs it in every space, so Pout is true on every
+        // executing lane and the fallback — the same operation — is not run a second time.
+        let performed = match o.first() {
+            Some(p @ Opnd::P { .. }) => {
+                k = 1;
+                Some(p.clone())
+            }
+            _ => None,
+        };
         let dst = if red {
             None
         } else {
@@ -1482,6 +1516,9 @@ impl<'a> Machine<'a> {
             let new = atom_op(op, ty, old, b, c);
             for (j, byte) in cell.iter_mut().enumerate() {
                 *byte = (new >> (8 * j)) as u8;
+            }
+            if let Some(p) = &performed {
+                self.wp(w, l, p, true).map_err(|m| Stop::Msg(m, Some(l)))?;
             }
             if let Some(d) = &dst {
                 if op == AtomOp::CasSpin {
