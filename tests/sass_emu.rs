@@ -886,15 +886,7 @@ fn address_space_queries_agree_on_both_emulators() {
     for arch in ["sm_80", "sm_90"] {
         let tag = format!("sass-qspc-{arch}");
         let (dir, p, c) = assemble_for(arch, &ptxas, &kernel(arch), &tag, "k", &[]);
-        let listing = std::process::Command::new(tools::find(Tool::Nvdisasm).unwrap())
-            .arg("-c")
-            .arg(&c)
-            .output()
-            .unwrap();
-        assert!(
-            String::from_utf8_lossy(&listing.stdout).contains("QSPC"),
-            "{arch}"
-        );
+        assert!(nvdisasm_listing(&c).contains("QSPC"), "{arch}");
         assert_emulators_agree(&p, &c, &spec, 1, arch);
         // Lane 0: shared, lane 1: local, lanes 2-3: global.
         assert_eq!(
@@ -961,12 +953,7 @@ fn generic_float_atomics_are_performed_once_on_both_emulators() {
     for arch in ["sm_80", "sm_90"] {
         let tag = format!("sass-generic-atomics-{arch}");
         let (dir, p, c) = assemble_for(arch, &ptxas, &kernel(arch), &tag, "k", &[]);
-        let listing = std::process::Command::new(tools::find(Tool::Nvdisasm).unwrap())
-            .arg("-c")
-            .arg(&c)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&listing.stdout);
+        let text = nvdisasm_listing(&c);
         assert!(
             text.contains("ATOM.E.ADD.F32") && text.contains("P0, RZ"),
             "{arch}"
@@ -1106,6 +1093,17 @@ fn ptxas_and_nvdisasm() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// nvdisasm's listing of the cubin file `cubin` (to check that ptxas emitted the form a test is
+/// about).
+fn nvdisasm_listing(cubin: &Path) -> String {
+    let out = std::process::Command::new(tools::find(Tool::Nvdisasm).unwrap())
+        .arg("-c")
+        .arg(cubin)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A buffer's bytes as little-endian 32-bit words.
