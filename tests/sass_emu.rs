@@ -978,6 +978,92 @@ fn generic_float_atomics_are_performed_once_on_both_emulators() {
     }
 }
 
+/// In a relocatable cubin (`ptxas -c`) every shared variable's offset is a relocation and the
+/// linker places the variables. The emulator resolves the one placement that is not a choice —
+/// a kernel with one shared variable, at offset 0, on sm_80 — and refuses the others with the
+/// reason: two variables, or sm_90 (a reserved area comes first).
+#[test]
+fn relocatable_cubins_resolve_a_lone_shared_variable() {
+    let Some(ptxas) = ptxas_and_nvdisasm() else {
+        return;
+    };
+    let kernel = |arch: &str, second: bool| {
+        let (decl, use_it) = if second {
+            (
+                ".shared .align 4 .u32 other[32];",
+                "st.shared.u32 [other+4], %r1;\n\tld.shared.u32 %r5, [other+4];\n\tadd.u32 %r3, %r3, %r5;",
+            )
+        } else {
+            ("", "")
+        };
+        format!(
+            r#".version 8.0
+.target {arch}
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+	.shared .align 4 .u32 buf[64];
+	{decl}
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 2;
+	mov.u32 %r4, buf;
+	add.u32 %r4, %r4, %r2;
+	st.shared.u32 [%r4], %r1;
+	bar.sync 0;
+	xor.b32 %r6, %r2, 4;
+	mov.u32 %r4, buf;
+	add.u32 %r4, %r4, %r6;
+	ld.shared.u32 %r3, [%r4];
+	{use_it}
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r3;
+	ret;
+}}
+"#
+        )
+    };
+    let spec: LaunchSpec = serde_json::from_str(
+        r#"{"kernel":"k","grid":[1],"block":[64],
+            "args":[{"buffer":{"type":"u32","len":64,"init":"zero"}}]}"#,
+    )
+    .unwrap();
+    let (dir, p, c) = assemble_for(
+        "sm_80",
+        &ptxas,
+        &kernel("sm_80", false),
+        "sass-rel-shared",
+        "one",
+        &["-c"],
+    );
+    assert!(
+        nvdisasm_listing(&c).contains("`("),
+        "the offset is relocated"
+    );
+    assert_emulators_agree(&p, &c, &spec, 1, "one shared variable");
+    let words = u32_words(&cubin_run(&c, &spec).unwrap().buffers[0]);
+    assert_eq!(words, (0..64u32).map(|t| t ^ 1).collect::<Vec<_>>());
+    for (arch, second, why) in [
+        ("sm_80", true, "one of 2 shared variables"),
+        ("sm_90", false, "after a reserved area"),
+    ] {
+        let (_, _, c) = assemble_for(
+            arch,
+            &ptxas,
+            &kernel(arch, second),
+            "sass-rel-shared",
+            arch,
+            &["-c"],
+        );
+        let err = cubin_run(&c, &spec).expect_err(why).to_string();
+        assert!(err.contains(why), "{arch}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `cvta.const`: a generic pointer to a `__constant__` table (what clang emits at -O0). ptxas
 /// adds the bank's generic base from constant bank 0 (`c[0x0][0x50]` on sm_80, `c[0x0][0xd0]` on
 /// sm_90); the SASS emulator reads the bank through it, as the PTX emulator reads the table, and

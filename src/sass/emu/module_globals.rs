@@ -109,6 +109,15 @@ pub enum CodeValue {
         /// The value.
         value: u32,
     },
+    /// A shared variable's offset in its kernel's shared memory (`` `(sym)` `` or
+    /// `` `((sym + 0x20))` `` in nvdisasm's text, in relocatable cubins): the symbol and its
+    /// offset, to which the printed addend is added.
+    Shared {
+        /// The symbol's name as nvdisasm prints it.
+        name: String,
+        /// Its offset in the kernel's `.nv.shared.<k>` ([`shared_symbol`]).
+        offset: u64,
+    },
     /// Why the immediate has no value in the emulator.
     Unresolved(String),
 }
@@ -160,8 +169,14 @@ impl ModuleGlobals {
                     g.relocate_bank(&symbols, bank, &t.data, r);
                 }
             } else if t.name.starts_with(".text.") {
-                for r in rels.iter().filter(|r| is_code_word(r.r_type)) {
-                    let value = g.code_word(&symbols, &t.data, r, rela);
+                for r in &rels {
+                    let value = if let Some(v) = shared_symbol(cubin, &symbols, target, r) {
+                        v
+                    } else if is_code_word(r.r_type) {
+                        g.code_word(&symbols, &t.data, r, rela)
+                    } else {
+                        continue;
+                    };
                     g.code.insert((target, r.r_offset), value);
                 }
             }
@@ -342,6 +357,87 @@ pub fn const_address(bank: u8, offset: u64) -> u64 {
     CONST_BASE + (u64::from(bank) << 16) + offset
 }
 
+/// A code relocation against a shared variable of the kernel whose code section is `text` (in a
+/// relocatable cubin every shared variable's offset is relocated, and the symbol's value is its
+/// alignment: `nvlink` places the variables). Resolved only where the placement is not a
+/// choice — the kernel's `.nv.shared.<k>` holds this one variable, at offset 0, on sm_80–89;
+/// with several, or on sm_90 (a reserved area comes first), the layout is the linker's and the
+/// instruction is refused.
+fn shared_symbol(
+    cubin: &Cubin,
+    symbols: &[Symbol],
+    text: usize,
+    r: &Relocation,
+) -> Option<CodeValue> {
+    let s = symbols.get(r.sym as usize)?;
+    let section = usize::from(s.st_shndx);
+    let sec = cubin.sections.get(section)?;
+    let kernel = cubin.sections[text].name.strip_prefix(".text.")?;
+    let owner = sec.name.strip_prefix(".nv.shared.")?;
+    let vars = symbols
+        .iter()
+        .filter(|v| usize::from(v.st_shndx) == section && is_data(v))
+        .count();
+    if cubin.sm() >= 90 {
+        // sm_90 code finds its variables past a reserved area the linker adds (`__UDT_OFFSET`).
+        return Some(CodeValue::Unresolved(format!(
+            "`{}`: shared variables of an sm_90 relocatable cubin are placed by the linker, \
+             after a reserved area",
+            s.name
+        )));
+    }
+    Some(match (owner == kernel && is_data(s), vars) {
+        (true, 1) if s.st_size <= sec.size() => CodeValue::Shared {
+            name: s.name.clone(),
+            offset: 0,
+        },
+        (true, n) => CodeValue::Unresolved(format!(
+            "`{}` is one of {n} shared variables of a relocatable cubin, whose offsets the \
+             linker chooses",
+            s.name
+        )),
+        (false, _) => CodeValue::Unresolved(format!(
+            "its shared-memory offset is relocated against `{}` of {}, not a variable of this \
+             kernel",
+            s.name, sec.name
+        )),
+    })
+}
+
+/// `text` with the first `` `(name)` `` or `` `((name + 0xN))` `` replaced by `offset` (+ N)
+/// (`None` when the text has no such expression).
+pub fn substitute_symbol(text: &str, name: &str, offset: u64) -> Option<String> {
+    let start = text.find("`(")?;
+    let end = start + 1 + balanced_len(&text[start + 1..])?;
+    let inner = text[start + 1..end].trim_matches(|c| c == '(' || c == ')');
+    let (sym, add) = match inner.split_once('+') {
+        Some((a, b)) => {
+            let b = b.trim().strip_prefix("0x")?;
+            (a.trim(), u64::from_str_radix(b, 16).ok()?)
+        }
+        None => (inner.trim(), 0),
+    };
+    (sym == name).then(|| format!("{}{:#x}{}", &text[..start], offset + add, &text[end..]))
+}
+
+/// The length of the parenthesised group `s` starts with (`None` when it is not closed).
+fn balanced_len(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Allocates every `.global` variable of `symbols` in order, with its initial bytes.
 fn place_variables(cubin: &Cubin, symbols: &[Symbol]) -> Result<ModuleGlobals, SassEmuError> {
     let mut g = ModuleGlobals::default();
@@ -434,21 +530,8 @@ fn in_place(data: &[u8], at: usize, width: u64) -> i64 {
 pub fn substitute_word(text: &str, high: bool, value: u32) -> Option<String> {
     let key = if high { "32@hi(" } else { "32@lo(" };
     let start = text.find(key)?;
-    let mut depth = 0usize;
-    for (i, c) in text[start + 5..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let end = start + 5 + i + 1;
-                    return Some(format!("{}{value:#x}{}", &text[..start], &text[end..]));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let end = start + 5 + balanced_len(&text[start + 5..])?;
+    Some(format!("{}{value:#x}{}", &text[..start], &text[end..]))
 }
 
 #[cfg(test)]
@@ -467,6 +550,31 @@ mod tests {
         );
         assert_eq!(substitute_word("MOV R3, 32@hi(arr) ;", false, 7), None);
         assert_eq!(substitute_word("MOV R3, 32@lo(arr ;", false, 7), None);
+    }
+
+    #[test]
+    fn relocated_shared_offsets_become_immediates() {
+        assert_eq!(
+            substitute_symbol("@!P0 STS [R61+`($__xbuf__8)], R60 ;", "$__xbuf__8", 4).as_deref(),
+            Some("@!P0 STS [R61+0x4], R60 ;")
+        );
+        assert_eq!(
+            substitute_symbol("LDS R6, [R2.X4+`(($sp + 0x20))] ;", "$sp", 0x10).as_deref(),
+            Some("LDS R6, [R2.X4+0x30] ;")
+        );
+        assert_eq!(
+            substitute_symbol("UMOV UR4, `($buf) ;", "$buf", 0).as_deref(),
+            Some("UMOV UR4, 0x0 ;")
+        );
+        assert_eq!(substitute_symbol("UMOV UR4, `($buf) ;", "$other", 0), None);
+        assert_eq!(
+            substitute_symbol("UMOV UR4, `(($buf - 0x4)) ;", "$buf", 8),
+            None
+        );
+        assert_eq!(
+            substitute_symbol("UMOV UR4, `(($buf + 0x4) ;", "$buf", 8),
+            None
+        );
     }
 
     #[test]

@@ -21,7 +21,9 @@ use crate::sass::elf::Cubin;
 use crate::sass::isa::word::Control;
 use crate::sass::nvdisasm;
 
-use super::module_globals::{is_data, substitute_word, CodeValue, ModuleGlobals};
+use super::module_globals::{
+    is_data, substitute_symbol, substitute_word, CodeValue, ModuleGlobals,
+};
 use super::operand::{self, Opnd, Parsed};
 use super::SassEmuError;
 
@@ -230,6 +232,21 @@ impl SassProgram {
                                 Err("a relocation names this instruction, but its text has no \
                                      32@lo/32@hi operand"
                                     .to_string()),
+                            ),
+                        }
+                    }
+                    Some(CodeValue::Shared { name, offset }) => {
+                        match substitute_symbol(&li.text, name, *offset) {
+                            Some(t) => {
+                                let p = operand::parse(&t, &lf.labels);
+                                (t, p)
+                            }
+                            None => (
+                                li.text.clone(),
+                                Err(format!(
+                                    "a relocation against `{name}` names this instruction, but \
+                                     its text has no `({name} [+ 0xN])` operand"
+                                )),
                             ),
                         }
                     }
