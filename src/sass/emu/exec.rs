@@ -39,7 +39,7 @@ use crate::emu::exec::Limits;
 use crate::emu::float::{self, Rnd, F16, F32};
 use crate::emu::memory::{GlobalMem, CONST_BASE, LOCAL_BASE, SHARED_BASE};
 
-use super::module_globals::UnresolvedSlot;
+use super::module_globals::{const_bank_offset, UnresolvedSlot};
 
 use super::alu;
 use super::decode::{self, AtomOp, AtomTy, Class, Kind, Shfl, Space, Width};
@@ -1196,18 +1196,7 @@ impl<'a> Machine<'a> {
         peer_ok: bool,
     ) -> Result<(Space, Option<u32>, u64), String> {
         let (sp, a) = match space {
-            Space::Generic => {
-                if (SHARED_BASE..SHARED_BASE + (1 << 32)).contains(&addr) {
-                    (Space::Shared, addr - SHARED_BASE)
-                } else if (LOCAL_BASE..LOCAL_BASE + (1 << 32)).contains(&addr) {
-                    (Space::Local, addr - LOCAL_BASE)
-                } else if (CONST_BASE..CONST_BASE + (1 << 32)).contains(&addr) {
-                    // A `__constant__` variable's generic address (module_globals::const_address).
-                    (Space::Const, addr - CONST_BASE)
-                } else {
-                    (Space::Global, addr)
-                }
-            }
+            Space::Generic => generic_window(addr),
             Space::Shared | Space::Local => (space, addr & 0xffff_ffff),
             Space::Global => (Space::Global, addr),
             Space::Const => (Space::Const, addr),
@@ -1264,7 +1253,7 @@ impl<'a> Machine<'a> {
                 Ok(&mut w.local[base..base + n as usize])
             }
             (Space::Const, _) => {
-                let (bank, off) = ((a >> 16) as u8, (a & 0xffff) as usize);
+                let (bank, off) = const_bank_offset(a);
                 if let Some(why) = self.unresolved_at(bank, off, n as usize) {
                     return Err(why);
                 }
@@ -1295,10 +1284,10 @@ impl<'a> Machine<'a> {
         shared: &'m mut [u8],
     ) -> Result<&'m mut [u8], String> {
         if at.0 == Space::Const {
+            let (bank, off) = const_bank_offset(at.2);
             return Err(format!(
-                "write of {n} bytes to constant memory (c[{:#x}][{:#x}]) through a generic address",
-                at.2 >> 16,
-                at.2 & 0xffff
+                "write of {n} bytes to constant memory (c[{bank:#x}][{off:#x}]) through a \
+                 generic address"
             ));
         }
         self.bytes_of(w, l, at, n, shared)
@@ -1312,13 +1301,9 @@ impl<'a> Machine<'a> {
             return Err(Stop::Msg("QSPC operands".into(), None));
         };
         for l in lanes(exec) {
-            let addr = self.addr(w, l, a, Space::Generic);
-            let space = if (SHARED_BASE..SHARED_BASE + (1 << 32)).contains(&addr) {
-                Space::Shared
-            } else if (LOCAL_BASE..LOCAL_BASE + (1 << 32)).contains(&addr) {
-                Space::Local
-            } else {
-                Space::Global
+            let space = match generic_window(self.addr(w, l, a, Space::Generic)).0 {
+                Space::Const => Space::Global,
+                s => s,
             };
             self.wp(w, l, d, space == want)
                 .map_err(|m| Stop::Msg(m, Some(l)))?;
@@ -1806,6 +1791,22 @@ fn operand(o: &[Opnd], k: usize) -> R<&Opnd> {
 /// Whether an operand is a predicate (`P0`, `UP0`, `PT`).
 fn is_p(x: &Opnd) -> bool {
     matches!(x, Opnd::P { .. } | Opnd::Up { .. })
+}
+
+/// The window a generic address lies in and its offset there: shared, local, the constant
+/// window (a `__constant__` variable's generic address, `module_globals::const_address`), or
+/// global (everything else).
+fn generic_window(addr: u64) -> (Space, u64) {
+    let window = |base: u64| (base..base + (1 << 32)).contains(&addr);
+    if window(SHARED_BASE) {
+        (Space::Shared, addr - SHARED_BASE)
+    } else if window(LOCAL_BASE) {
+        (Space::Local, addr - LOCAL_BASE)
+    } else if window(CONST_BASE) {
+        (Space::Const, addr - CONST_BASE)
+    } else {
+        (Space::Global, addr)
+    }
 }
 
 fn space_name(s: Space) -> &'static str {

@@ -122,6 +122,29 @@ pub enum CodeValue {
     Unresolved(String),
 }
 
+impl CodeValue {
+    /// The instruction text `text` with the relocated operand replaced by its value, or why it
+    /// cannot be.
+    pub fn apply(&self, text: &str) -> Result<String, String> {
+        match self {
+            CodeValue::Word { high, value } => {
+                substitute_word(text, *high, *value).ok_or_else(|| {
+                    "a relocation names this instruction, but its text has no 32@lo/32@hi operand"
+                        .to_string()
+                })
+            }
+            CodeValue::Shared { name, offset } => substitute_symbol(text, name, *offset)
+                .ok_or_else(|| {
+                    format!(
+                        "a relocation against `{name}` names this instruction, but its text has \
+                         no `({name} [+ 0xN])` operand"
+                    )
+                }),
+            CodeValue::Unresolved(why) => Err(why.clone()),
+        }
+    }
+}
+
 /// The module's `.global` variables, placed and relocated.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleGlobals {
@@ -357,6 +380,15 @@ pub fn const_address(bank: u8, offset: u64) -> u64 {
     CONST_BASE + (u64::from(bank) << 16) + offset
 }
 
+/// The (bank, offset) an address of the constant window names, given as its offset from
+/// `CONST_BASE` (the inverse of [`const_address`]).
+pub fn const_bank_offset(window_offset: u64) -> (u8, usize) {
+    (
+        (window_offset >> 16) as u8,
+        (window_offset & 0xffff) as usize,
+    )
+}
+
 /// A code relocation against a shared variable of the kernel whose code section is `text` (in a
 /// relocatable cubin every shared variable's offset is relocated, and the symbol's value is its
 /// alignment: `nvlink` places the variables). Resolved only where the placement is not a
@@ -406,7 +438,7 @@ fn shared_symbol(
 
 /// `text` with the first `` `(name)` `` or `` `((name + 0xN))` `` replaced by `offset` (+ N)
 /// (`None` when the text has no such expression).
-pub fn substitute_symbol(text: &str, name: &str, offset: u64) -> Option<String> {
+fn substitute_symbol(text: &str, name: &str, offset: u64) -> Option<String> {
     let start = text.find("`(")?;
     let end = start + 1 + balanced_len(&text[start + 1..])?;
     let inner = text[start + 1..end].trim_matches(|c| c == '(' || c == ')');
@@ -527,7 +559,7 @@ fn in_place(data: &[u8], at: usize, width: u64) -> i64 {
 
 /// `text` with the `32@lo(…)` or `32@hi(…)` operand replaced by `value` (`None` when the text
 /// has no such operand).
-pub fn substitute_word(text: &str, high: bool, value: u32) -> Option<String> {
+fn substitute_word(text: &str, high: bool, value: u32) -> Option<String> {
     let key = if high { "32@hi(" } else { "32@lo(" };
     let start = text.find(key)?;
     let end = start + 5 + balanced_len(&text[start + 5..])?;

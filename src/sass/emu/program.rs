@@ -21,9 +21,7 @@ use crate::sass::elf::Cubin;
 use crate::sass::isa::word::Control;
 use crate::sass::nvdisasm;
 
-use super::module_globals::{
-    is_data, substitute_symbol, substitute_word, CodeValue, ModuleGlobals,
-};
+use super::module_globals::{is_data, ModuleGlobals};
 use super::operand::{self, Opnd, Parsed};
 use super::SassEmuError;
 
@@ -219,38 +217,17 @@ impl SassProgram {
                         f.name, li.offset
                     )));
                 }
-                let (text, parsed) = match globals.code.get(&(f.text, li.offset)) {
+                let (text, parsed) = match globals
+                    .code
+                    .get(&(f.text, li.offset))
+                    .map(|v| v.apply(&li.text))
+                {
                     None => (li.text.clone(), operand::parse(&li.text, &lf.labels)),
-                    Some(CodeValue::Word { high, value }) => {
-                        match substitute_word(&li.text, *high, *value) {
-                            Some(t) => {
-                                let p = operand::parse(&t, &lf.labels);
-                                (t, p)
-                            }
-                            None => (
-                                li.text.clone(),
-                                Err("a relocation names this instruction, but its text has no \
-                                     32@lo/32@hi operand"
-                                    .to_string()),
-                            ),
-                        }
+                    Some(Ok(t)) => {
+                        let p = operand::parse(&t, &lf.labels);
+                        (t, p)
                     }
-                    Some(CodeValue::Shared { name, offset }) => {
-                        match substitute_symbol(&li.text, name, *offset) {
-                            Some(t) => {
-                                let p = operand::parse(&t, &lf.labels);
-                                (t, p)
-                            }
-                            None => (
-                                li.text.clone(),
-                                Err(format!(
-                                    "a relocation against `{name}` names this instruction, but \
-                                     its text has no `({name} [+ 0xN])` operand"
-                                )),
-                            ),
-                        }
-                    }
-                    Some(CodeValue::Unresolved(why)) => (li.text.clone(), Err(why.clone())),
+                    Some(Err(why)) => (li.text.clone(), Err(why)),
                 };
                 if let Ok(p) = &parsed {
                     for o in &p.ops {
